@@ -1,0 +1,5 @@
+"""Tessera: a declarative task-taxonomy compiler for visual-reasoning RLVR data.
+
+The pipeline, one folder per stage: load → check → codegen (compile) → sample → execute → render → trace → verify.
+"""
+__version__ = "0.1.0"

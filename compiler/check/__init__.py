@@ -1,0 +1,1 @@
+"""Stage 2, check: cross-file rules (references, query bounds, task identity, taxonomy coverage)."""

@@ -1,0 +1,158 @@
+"""Compile a scene grammar: infer the typed state schema, compile samplers, constraints and the bound layout."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import Diagnostics
+from ..expr.compile import Compiled, Scope, Site, compile_expr
+from ..expr.template import Template, compile_template
+from ..expr.types import ANY, BOOL, INT, ListT, RecordT, Type, accepts, type_of_value
+from ..load.library import Loaded
+from ..load.validate_model import report
+from ..render.layouts import LAYOUTS, LayoutDef
+from pydantic import ValidationError
+
+RESERVED = {"level", "vocab", "true", "false"}
+
+
+@dataclass
+class CompiledGrammar:
+    id: str
+    domain: str
+    summary: str
+    state: list[tuple[str, Compiled]]
+    schema: dict[str, Type]
+    require: list[tuple[str, Compiled]]
+    layout: LayoutDef
+    layout_params: Any
+    items: Compiled
+    layout_exprs: dict[str, Compiled]
+    texts: dict[str, Template]
+    width: int
+    height: int
+    max_attempts: int
+    spec_hash: str
+    source: str
+    base_scope: dict[str, Type] = field(default_factory=dict)
+
+
+def spec_hash(spec) -> str:
+    return hashlib.sha256(json.dumps(spec.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()
+
+
+def vocab_type(vocab: dict[str, list]) -> RecordT:
+    return RecordT(tuple((k, type_of_value(v)) for k, v in sorted(vocab.items())))
+
+
+def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics) -> CompiledGrammar | None:
+    spec, doc = loaded.spec, loaded.doc
+    base = {"level": INT, "vocab": vocab_type(vocab)}
+    names: dict[str, Type] = dict(base)
+    state: list[tuple[str, Compiled]] = []
+    ok = True
+    for name, source in spec.state.items():
+        if name in RESERVED or not name.isidentifier() or name.startswith("_"):
+            diags.error(doc.key_pos(("state", name)), f"'{name}' cannot name a state field (reserved or not a name)")
+            ok = False
+            continue
+        c = compile_expr(source, Scope(names, allow_random=True, what="grammar state"), Site(doc, ("state", name)),
+                         diags)
+        if c is None:
+            ok = False
+            names[name] = ANY
+            continue
+        names[name] = c.type
+        state.append((name, c))
+    schema = {k: v for k, v in names.items() if k not in base}
+    require = []
+    for name, source in spec.require.items():
+        c = compile_expr(source, Scope(names, what="a grammar constraint"), Site(doc, ("require", name)), diags)
+        if c is None:
+            ok = False
+        elif not accepts(BOOL, c.type):
+            diags.error(doc.pos(("require", name)), f"constraint '{name}' must be a bool expression, got {c.type}")
+            ok = False
+        else:
+            require.append((name, c))
+
+    bound = _compile_layout(doc, spec, names, diags)
+    if bound is None or not ok:
+        return None
+    layout_def, params, items, exprs, texts = bound
+    return CompiledGrammar(
+        id=spec.grammar, domain=spec.grammar.split(".")[0], summary=spec.summary, state=state, schema=schema,
+        require=require, layout=layout_def, layout_params=params, items=items, layout_exprs=exprs, texts=texts,
+        width=spec.render.canvas.width, height=spec.render.canvas.height, max_attempts=spec.max_attempts,
+        spec_hash=spec_hash(spec), source=doc.path, base_scope=base,
+    )
+
+
+def _compile_layout(doc, spec, names: dict[str, Type], diags: Diagnostics):
+    layouts = spec.render.layout
+    loc = ("render", "layout")
+    if len(layouts) != 1:
+        diags.error(doc.pos(loc), f"render.layout names exactly one layout, got {len(layouts)} "
+                                  f"(known layouts: {', '.join(sorted(LAYOUTS))})")
+        return None
+    (name, raw), = layouts.items()
+    ldef = LAYOUTS.get(name)
+    if ldef is None:
+        diags.error(doc.key_pos(loc + (name,)), f"unknown layout '{name}' (known: {', '.join(sorted(LAYOUTS))})")
+        return None
+    if not isinstance(raw, dict):
+        diags.error(doc.pos(loc + (name,)), f"layout '{name}' takes a mapping of parameters")
+        return None
+    try:
+        params = ldef.params.model_validate(raw)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            report(ldef.params, doc, diags, loc + (name,), err)
+        return None
+    scope = Scope(names, what=f"layout '{name}'")
+    items = compile_expr(params.items, scope, Site(doc, loc + (name, "items")), diags)
+    if items is None:
+        return None
+    elem = items.type.elem if isinstance(items.type, ListT) else None
+    if not isinstance(elem, RecordT):
+        diags.error(doc.pos(loc + (name, "items")), f"layout items must be a list of records, got {items.type}")
+        return None
+    ok = True
+    for param, allowed in ldef.fields.items():
+        field_name = getattr(params, param)
+        if field_name is None:
+            continue
+        t = elem.field(field_name)
+        if t is None:
+            diags.error(doc.pos(loc + (name, param)),
+                        f"'{param}: {field_name}' names no field of the items (they have: {', '.join(elem.names)})")
+            ok = False
+        elif t not in allowed and t != ANY:
+            diags.error(doc.pos(loc + (name, param)), f"'{param}' needs a field of type "
+                                                       f"{' or '.join(map(str, allowed))}; '{field_name}' is {t}")
+            ok = False
+    exprs = {}
+    for param, want in ldef.exprs.items():
+        c = compile_expr(getattr(params, param), scope, Site(doc, loc + (name, param)), diags)
+        if c is None or not accepts(want, c.type):
+            if c is not None:
+                diags.error(doc.pos(loc + (name, param)), f"'{param}' must be {want}, got {c.type}")
+            ok = False
+            continue
+        exprs[param] = c
+    texts = {}
+    for param in ldef.texts:
+        src = getattr(params, param)
+        if src is None:
+            continue
+        t = compile_template(src, set(names), lambda line, col, p=param: doc.expr_pos(loc + (name, p), line - 1, 0),
+                             diags)
+        if t is None:
+            ok = False
+        else:
+            texts[param] = t
+    if not ok:
+        return None
+    return ldef, params, items, exprs, texts

@@ -1,0 +1,210 @@
+"""Compile a task program against its grammar and contract."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from ..errors import Diagnostics
+from ..expr.builtins import BUILTINS
+from ..expr.compile import Compiled, Scope, Site, canonical_tree, compile_expr
+from ..expr.template import Template, compile_template
+from ..expr.types import ANY, BOOL, ListT, RecordT, Scalar, Type, accepts, type_of_value, unify
+from ..load.library import Loaded
+from .contract import CompiledContract
+from .grammar import CompiledGrammar, spec_hash
+
+MAX_QUERY_VALUES = 256
+
+
+@dataclass
+class CompiledTask:
+    id: str
+    summary: str
+    grammar: CompiledGrammar
+    contract: CompiledContract
+    operations: list[str]
+    bucket: str
+    queries: dict[str, list]  # every bounded query variable with its finite list of values
+    compute: list[tuple[str, Compiled]]
+    require: list[tuple[str, Compiled]]
+    answer: Compiled
+    witness_kind: str
+    witness: Compiled
+    prompts: list[Template]
+    identity: str  # canonical form for duplicate-task detection
+    spec_hash: str
+    source: str
+
+    @property
+    def domain(self) -> str:
+        return self.grammar.domain
+
+    @property
+    def answer_type(self) -> str:
+        return self.contract.type
+
+    def query_space(self) -> list[dict]:
+        """Every combination of query values, in a fixed order."""
+        space: list[dict] = [{}]
+        for name, values in self.queries.items():
+            space = [{**q, name: v} for q in space for v in values]
+        return space
+
+
+def _bounded_query(name, raw, vocab: dict, doc, diags: Diagnostics) -> list | None:
+    loc = ("query", name)
+    unbounded = (f"query variable '{name}' is unbounded: give a list of values, {{range: [lo, hi]}}, "
+                 f"or the name of a vocabulary (vocab.NAME)")
+    if isinstance(raw, list):
+        if not raw:
+            diags.error(doc.pos(loc), f"query variable '{name}' has no values")
+            return None
+        if any(isinstance(v, (list, dict)) or v is None for v in raw):
+            diags.error(doc.pos(loc), f"query variable '{name}' values must be plain scalars")
+            return None
+        if len(set(map(repr, raw))) != len(raw):
+            diags.error(doc.pos(loc), f"query variable '{name}' lists a value twice")
+            return None
+        values = raw
+    elif isinstance(raw, dict) and set(raw) == {"range"} and isinstance(raw["range"], list) and \
+            len(raw["range"]) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in raw["range"]):
+        lo, hi = raw["range"]
+        if hi < lo:
+            diags.error(doc.pos(loc), f"query variable '{name}': empty range [{lo}, {hi}]")
+            return None
+        values = list(range(lo, hi + 1))
+    elif isinstance(raw, str) and raw.startswith("vocab."):
+        key = raw[len("vocab."):]
+        if key not in vocab:
+            diags.error(doc.pos(loc), f"query variable '{name}': unknown vocabulary '{key}' "
+                                      f"(known: {', '.join(sorted(vocab))})")
+            return None
+        values = list(vocab[key])
+    else:
+        diags.error(doc.pos(loc), unbounded)
+        return None
+    if len(values) > MAX_QUERY_VALUES:
+        diags.error(doc.pos(loc), f"query variable '{name}' has {len(values)} values; the limit is "
+                                  f"{MAX_QUERY_VALUES} (a query selects among a few variants of one task)")
+        return None
+    t = type_of_value(values)
+    if not isinstance(t, ListT) or t.elem == ANY or not isinstance(t.elem, Scalar):
+        diags.error(doc.pos(loc), f"query variable '{name}' values must all have one scalar type")
+        return None
+    return values
+
+
+def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledContract, vocab: dict,
+                 diags: Diagnostics) -> CompiledTask | None:
+    spec, doc = loaded.spec, loaded.doc
+    names: dict[str, Type] = {**grammar.base_scope, **grammar.schema}
+    ok = True
+    queries: dict[str, list] = {}
+    for qname, raw in spec.query.items():
+        if qname in names or not qname.isidentifier() or qname.startswith("_"):
+            diags.error(doc.key_pos(("query", qname)), f"query variable '{qname}' clashes with a state field or "
+                                                       f"is not a valid name")
+            ok = False
+            continue
+        values = _bounded_query(qname, raw, vocab, doc, diags)
+        if values is None:
+            ok = False
+            continue
+        queries[qname] = values
+        names[qname] = type_of_value(values).elem
+
+    compute = []
+    for step, source in spec.compute.items():
+        if step in names or not step.isidentifier() or step.startswith("_"):
+            diags.error(doc.key_pos(("compute", step)), f"step '{step}' clashes with a state field, query "
+                                                        f"variable or reserved name")
+            ok = False
+            continue
+        c = compile_expr(source, Scope(names, allow_random=True, what="task program"), Site(doc, ("compute", step)),
+                         diags)
+        if c is None:
+            ok = False
+            names[step] = ANY
+            continue
+        names[step] = c.type
+        compute.append((step, c))
+
+    require = []
+    for rname, source in spec.require.items():
+        c = compile_expr(source, Scope(names, what="a task requirement"), Site(doc, ("require", rname)), diags)
+        if c is None:
+            ok = False
+        elif not accepts(BOOL, c.type):
+            diags.error(doc.pos(("require", rname)), f"requirement '{rname}' must be a bool expression, got {c.type}")
+            ok = False
+        else:
+            require.append((rname, c))
+
+    answer = compile_expr(spec.answer.value, Scope(names, what="the answer"), Site(doc, ("answer", "value")), diags)
+    if answer is None:
+        ok = False
+    elif not accepts(contract.expected, answer.type) or (contract.expected != answer.type and
+                                                          unify(contract.expected, answer.type) is None):
+        diags.error(doc.pos(("answer", "value")), f"answer is {answer.type} but contract '{contract.id}' "
+                                                  f"({contract.type}) expects {contract.expected}")
+        ok = False
+
+    (wkind, wsource), = spec.witness.items()
+    witness = compile_expr(wsource, Scope(names, what="the witness"), Site(doc, ("witness", wkind)), diags)
+    if witness is None:
+        ok = False
+    else:
+        wt = witness.type
+        if wkind in ("bbox", "point") and not isinstance(wt, RecordT):
+            diags.error(doc.pos(("witness", wkind)), f"a {wkind} witness names one scene object (a record), got {wt}")
+            ok = False
+        elif wkind in ("set", "sequence") and not (isinstance(wt, ListT) and isinstance(wt.elem, RecordT)):
+            diags.error(doc.pos(("witness", wkind)), f"a {wkind} witness is a list of scene objects, got {wt}")
+            ok = False
+        elif wkind == "scalar" and not isinstance(wt, Scalar):
+            diags.error(doc.pos(("witness", wkind)), f"a scalar witness is a number, string or bool, got {wt}")
+            ok = False
+
+    sources = spec.prompt if isinstance(spec.prompt, list) else [spec.prompt]
+    prompts = []
+    for i, src in enumerate(sources):
+        loc = ("prompt", i) if isinstance(spec.prompt, list) else ("prompt",)
+        t = compile_template(src, set(names), lambda line, col, loc=loc: doc.expr_pos(loc, line - 1, 0), diags)
+        if t is None:
+            ok = False
+        else:
+            prompts.append(t)
+    if not prompts and ok:
+        diags.error(doc.pos(("prompt",)), "a task needs at least one prompt template")
+        ok = False
+
+    if spec.grammar.split(".")[0] != spec.task.split(".")[0]:
+        diags.error(doc.pos(("task",)), f"task id '{spec.task}' must start with its grammar's domain "
+                                        f"'{grammar.domain}.'")
+        ok = False
+    if not ok:
+        return None
+    return CompiledTask(
+        id=spec.task, summary=spec.summary, grammar=grammar, contract=contract, operations=list(spec.operations),
+        bucket=spec.bucket, queries=queries, compute=compute, require=require, answer=answer, witness_kind=wkind,
+        witness=witness, prompts=prompts, identity=_identity(spec, grammar, contract, queries),
+        spec_hash=spec_hash(spec), source=doc.path,
+    )
+
+
+def _identity(spec, grammar: CompiledGrammar, contract: CompiledContract, queries: dict) -> str:
+    """Task identity (DESIGN §1): grammar + program up to literal operands and local names + type + contract."""
+    keep = set(grammar.schema) | {"level", "vocab"} | set(BUILTINS)
+    rename = {q: "<q>" for q in queries}
+    rename.update({step: f"<s{i}>" for i, step in enumerate(spec.compute)})
+    canon = {
+        "grammar": grammar.id,
+        "compute": [canonical_tree(src, keep, rename) for src in spec.compute.values()],
+        "require": sorted(canonical_tree(src, keep, rename) for src in spec.require.values()),
+        "answer": canonical_tree(spec.answer.value, keep, rename),
+        "witness": [(k, canonical_tree(v, keep, rename)) for k, v in spec.witness.items()],
+        "type": contract.type,
+        "contract": contract.id,
+    }
+    return hashlib.sha256(json.dumps(canon, sort_keys=True).encode()).hexdigest()

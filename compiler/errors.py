@@ -1,0 +1,72 @@
+"""Diagnostics: every authoring mistake carries a source position and is collected, never raised one at a time."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    path: str
+    line: int = 0  # 1-based; 0 when unknown
+    col: int = 0  # 1-based
+
+    def shifted(self, line_offset: int, col: int) -> "Position":
+        return Position(self.path, self.line + line_offset, col)
+
+    def __str__(self) -> str:
+        if self.line:
+            return f"{self.path}:{self.line}:{self.col}"
+        return self.path
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    pos: Position
+    message: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        return f"{self.pos}: {self.severity}: {self.message}"
+
+
+@dataclass
+class Diagnostics:
+    """A bag of diagnostics gathered across a whole run."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, pos: Position, message: str) -> None:
+        self.items.append(Diagnostic(pos, message))
+
+    def warning(self, pos: Position, message: str) -> None:
+        self.items.append(Diagnostic(pos, message, "warning"))
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "error"]
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(set(self.items), key=lambda d: (d.pos, d.message))
+
+
+class CompileFailed(Exception):
+    """Raised once, at the end of loading/checking, carrying every diagnostic."""
+
+    def __init__(self, diagnostics: Diagnostics):
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(str(d) for d in diagnostics.sorted()))
+
+
+class TesseraError(Exception):
+    """A runtime failure with a message meant for a person (bad CLI input, unsatisfiable grammar, ...)."""
+
+
+class SamplingFailed(TesseraError):
+    """A grammar or program constraint could not be satisfied within its attempt budget."""
+
+
+class EvalError(TesseraError):
+    """An expression failed at run time (division by zero, empty argmax, size limit)."""

@@ -1,0 +1,37 @@
+"""Run a task program: named steps in order, uniqueness requirements, answer and witness binding."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..codegen.task import CompiledTask
+from ..errors import EvalError
+from ..expr.compile import Budget, run
+from ..sample.state import Rejected
+
+
+@dataclass
+class ProgramResult:
+    steps: dict[str, Any]
+    answer: Any
+    witness: Any  # scene object(s) or a scalar, per task.witness_kind
+
+
+def run_program(task: CompiledTask, state: dict, query: dict, level: int, vocab: dict, rng) -> ProgramResult:
+    """Raises Rejected when a requirement fails (a tie, a degenerate scene): the caller resamples the state."""
+    env = {**state, **query, "level": level, "vocab": vocab, "$rng": rng, "$budget": Budget()}
+    steps: dict[str, Any] = {}
+    try:
+        for name, c in task.compute:
+            steps[name] = env[name] = run(c, env)
+        del env["$rng"]
+        for name, c in task.require:
+            if not run(c, env):
+                raise Rejected(f"task:{name}")
+        answer = run(task.answer, env)
+        witness = run(task.witness, env)
+    except EvalError as exc:
+        raise Rejected("task:error", str(exc)) from None
+    if isinstance(answer, float):
+        answer = round(answer, 6)
+    return ProgramResult(steps, answer, witness)

@@ -1,0 +1,783 @@
+"""The standard library of the expression language.
+
+Each builtin has a *typer*: given the checker and the argument syntax trees, it checks the argument types (compiling
+lambdas with the right parameter type), and returns the compiled call. Implementations charge the step budget for
+every element they touch, so no expression can run unbounded.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..errors import EvalError
+from .compile import MAX_LIST, Compiled
+from .types import (ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, accepts, has_xy, is_numeric, record,
+                    unify)
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    min_args: int
+    max_args: int
+    signature: str
+    typer: Callable
+    random: bool = False
+    doc: str = ""
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def builtin(name: str, signature: str, min_args: int, max_args: int | None = None, random: bool = False,
+            doc: str = ""):
+    def register(typer):
+        BUILTINS[name] = Builtin(name, min_args, min_args if max_args is None else max_args, signature, typer,
+                                 random, doc)
+        return typer
+
+    return register
+
+
+# -- shared helpers ---------------------------------------------------------------------------------------------
+def _charge(env, n: int) -> None:
+    env["$budget"].charge(n)
+
+
+def _list_arg(ck, node, what: str):
+    c = ck.compile(node)
+    if c.type == ANY:
+        return c, ANY
+    if not isinstance(c.type, ListT):
+        ck.error(node, f"{what} must be a list, got {c.type}")
+        return None, None
+    return c, c.type.elem
+
+
+def _key(ck, args, elem: Type, idx: int, what: str):
+    """Optional key lambda at args[idx]; returns (key type, key(env, x))."""
+    if len(args) <= idx:
+        return elem, lambda env, x: x
+    res = ck.lambda_of(args[idx], elem, what)
+    if res is None:
+        return None, None
+    return res
+
+
+def _fail(ck):
+    return Compiled(ANY, lambda env: None)
+
+
+def _nonempty(xs, fname: str):
+    if not xs:
+        raise EvalError(f"{fname}() of an empty list")
+    return xs
+
+
+def _orderable(t: Type) -> bool:
+    return is_numeric(t) or t == STR
+
+
+# -- counting, filtering, mapping -------------------------------------------------------------------------------
+def _pred_builtin(name: str, doc: str, result: str):
+    @builtin(name, f"{name}(list, x -> bool)", 2, doc=doc)
+    def typer(ck, node, args):
+        c, elem = _list_arg(ck, args[0], f"the first argument of {name}()")
+        if c is None:
+            return _fail(ck)
+        t, pred = ck.lambda_of(args[1], elem, f"the second argument of {name}()") or (None, None)
+        if pred is None:
+            return _fail(ck)
+        if not accepts(BOOL, t):
+            return ck.error(args[1], f"the lambda given to {name}() must return bool, got {t}")
+        xf = c.fn
+        if result == "count":
+            def impl(env):
+                xs = xf(env)
+                _charge(env, len(xs))
+                return sum(1 for x in xs if pred(env, x))
+            return Compiled(INT, impl)
+        if result == "filter":
+            def impl(env):
+                xs = xf(env)
+                _charge(env, len(xs))
+                return [x for x in xs if pred(env, x)]
+            return Compiled(ListT(elem), impl)
+        if result == "any":
+            def impl(env):
+                xs = xf(env)
+                _charge(env, len(xs))
+                return any(pred(env, x) for x in xs)
+            return Compiled(BOOL, impl)
+
+        def impl(env):
+            xs = xf(env)
+            _charge(env, len(xs))
+            return all(pred(env, x) for x in xs)
+        return Compiled(BOOL, impl)
+
+
+_pred_builtin("count", "number of items for which the predicate holds", "count")
+_pred_builtin("filter", "the items for which the predicate holds, in order", "filter")
+_pred_builtin("any", "true when the predicate holds for at least one item", "any")
+_pred_builtin("all", "true when the predicate holds for every item (true for an empty list)", "all")
+
+
+@builtin("map", "map(list, x -> y)", 2, doc="apply a lambda to every item")
+def _map(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the first argument of map()")
+    if c is None:
+        return _fail(ck)
+    t, f = ck.lambda_of(args[1], elem, "the second argument of map()") or (None, None)
+    if f is None:
+        return _fail(ck)
+    xf = c.fn
+
+    def impl(env):
+        xs = xf(env)
+        _charge(env, len(xs))
+        return [f(env, x) for x in xs]
+
+    return Compiled(ListT(t), impl)
+
+
+@builtin("len", "len(list or str)", 1, doc="number of items (or characters)")
+def _len(ck, node, args):
+    c = ck.compile(args[0])
+    if c.type != ANY and not (isinstance(c.type, ListT) or c.type == STR):
+        return ck.error(args[0], f"len() needs a list or a string, got {c.type}")
+    f = c.fn
+    return Compiled(INT, lambda env: len(f(env)))
+
+
+@builtin("range", "range(stop) or range(start, stop)", 1, 2, doc="integers start..stop-1")
+def _range(ck, node, args):
+    cs = [ck.expect(a, INT, "the arguments of range()") for a in args]
+    fs = [c.fn for c in cs]
+
+    def impl(env):
+        bounds = [f(env) for f in fs]
+        r = range(*bounds)
+        if len(r) > MAX_LIST:
+            raise EvalError(f"range of {len(r)} items exceeds the limit of {MAX_LIST}")
+        _charge(env, len(r))
+        return list(r)
+
+    return Compiled(ListT(INT), impl)
+
+
+# -- aggregation ------------------------------------------------------------------------------------------------
+def _reduce_builtin(name: str, doc: str):
+    @builtin(name, f"{name}(list) or {name}(list, x -> number)" + (" or min/max(a, b)" if name in ("min", "max") else ""),
+             1, 2, doc=doc)
+    def typer(ck, node, args):
+        first = ck.compile(args[0])
+        if name in ("min", "max") and len(args) == 2 and is_numeric(first.type) and first.type != ANY:
+            second = ck.compile(args[1])
+            if not is_numeric(second.type):
+                return ck.error(args[1], f"{name}(a, b) needs two numbers, got {first.type} and {second.type}")
+            af, bf = first.fn, second.fn
+            py = min if name == "min" else max
+            return Compiled(unify(first.type, second.type) or FLOAT, lambda env: py(af(env), bf(env)))
+        if first.type != ANY and not isinstance(first.type, ListT):
+            return ck.error(args[0], f"the first argument of {name}() must be a list, got {first.type}")
+        elem = first.type.elem if isinstance(first.type, ListT) else ANY
+        kt, key = _key(ck, args, elem, 1, f"the second argument of {name}()")
+        if key is None:
+            return _fail(ck)
+        numeric_only = name in ("sum", "mean", "median")
+        if numeric_only and not is_numeric(kt):
+            return ck.error(args[-1], f"{name}() needs numbers, got {kt}")
+        if name in ("min", "max") and not _orderable(kt):
+            return ck.error(args[-1], f"{name}() needs numbers or strings, got {kt}")
+        xf = first.fn
+        rt = {"sum": kt if kt != ANY else INT, "mean": FLOAT, "median": FLOAT, "min": kt, "max": kt, "mode": kt}[name]
+
+        def values(env):
+            xs = xf(env)
+            _charge(env, len(xs))
+            return [key(env, x) for x in xs]
+
+        if name == "sum":
+            return Compiled(rt, lambda env: sum(values(env)))
+        if name == "mean":
+            return Compiled(FLOAT, lambda env: sum(_nonempty(values(env), name)) / len(values(env)))
+        if name == "median":
+            return Compiled(FLOAT, lambda env: _median(_nonempty(values(env), name)))
+        if name == "mode":
+            return Compiled(rt, lambda env: _mode(_nonempty(values(env), name)))
+        py = min if name == "min" else max
+        return Compiled(rt, lambda env: py(_nonempty(values(env), name)))
+
+
+def _median(vs):
+    s = sorted(vs)
+    n = len(s)
+    mid = n // 2
+    return float(s[mid]) if n % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+def _mode(vs):
+    """Most frequent value; ties go to the value seen first (state a uniqueness rule with unique_mode)."""
+    counts: dict = {}
+    for v in vs:
+        counts[_hashable(v)] = counts.get(_hashable(v), 0) + 1
+    best = max(counts.values())
+    for v in vs:
+        if counts[_hashable(v)] == best:
+            return v
+    raise EvalError("mode() of an empty list")  # pragma: no cover
+
+
+def _hashable(v):
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, dict):
+        return tuple((k, _hashable(x)) for k, x in v.items())
+    return v
+
+
+for _n, _d in [("sum", "sum of the items (or of a key)"), ("mean", "arithmetic mean"), ("median", "median"),
+               ("min", "smallest value"), ("max", "largest value"), ("mode", "most frequent value (first on ties)")]:
+    _reduce_builtin(_n, _d)
+
+
+def _arg_builtin(name: str, doc: str):
+    @builtin(name, f"{name}(list, x -> number)", 2, doc=doc)
+    def typer(ck, node, args):
+        c, elem = _list_arg(ck, args[0], f"the first argument of {name}()")
+        if c is None:
+            return _fail(ck)
+        kt, key = _key(ck, args, elem, 1, f"the second argument of {name}()")
+        if key is None:
+            return _fail(ck)
+        if not _orderable(kt):
+            return ck.error(args[1], f"{name}() needs a key that is a number or a string, got {kt}")
+        xf = c.fn
+        better = (lambda a, b: a > b) if name == "argmax" else (lambda a, b: a < b)
+
+        def impl(env):
+            xs = _nonempty(xf(env), name)
+            _charge(env, len(xs))
+            best, best_k = xs[0], key(env, xs[0])
+            for x in xs[1:]:
+                k = key(env, x)
+                if better(k, best_k):
+                    best, best_k = x, k
+            return best
+
+        return Compiled(elem, impl)
+
+
+_arg_builtin("argmax", "the item with the largest key (first on ties)")
+_arg_builtin("argmin", "the item with the smallest key (first on ties)")
+
+
+def _unique_extreme(name: str, doc: str):
+    @builtin(name, f"{name}(list, x -> number)", 2, doc=doc)
+    def typer(ck, node, args):
+        c, elem = _list_arg(ck, args[0], f"the first argument of {name}()")
+        if c is None:
+            return _fail(ck)
+        kt, key = _key(ck, args, elem, 1, f"the second argument of {name}()")
+        if key is None:
+            return _fail(ck)
+        xf = c.fn
+        pick = max if name == "unique_max" else min
+
+        def impl(env):
+            xs = xf(env)
+            _charge(env, len(xs))
+            ks = [key(env, x) for x in xs]
+            return bool(ks) and ks.count(pick(ks)) == 1
+
+        return Compiled(BOOL, impl)
+
+
+_unique_extreme("unique_max", "true when exactly one item attains the largest key")
+_unique_extreme("unique_min", "true when exactly one item attains the smallest key")
+
+
+@builtin("unique_mode", "unique_mode(list[, x -> key])", 1, 2, doc="true when exactly one value is the most frequent")
+def _unique_mode(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the first argument of unique_mode()")
+    if c is None:
+        return _fail(ck)
+    kt, key = _key(ck, args, elem, 1, "the second argument of unique_mode()")
+    if key is None:
+        return _fail(ck)
+    xf = c.fn
+
+    def impl(env):
+        xs = xf(env)
+        _charge(env, len(xs))
+        counts: dict = {}
+        for x in xs:
+            k = _hashable(key(env, x))
+            counts[k] = counts.get(k, 0) + 1
+        if not counts:
+            return False
+        best = max(counts.values())
+        return list(counts.values()).count(best) == 1
+
+    return Compiled(BOOL, impl)
+
+
+@builtin("sort", "sort(list[, x -> key])", 1, 2, doc="items in ascending order of the key (stable)")
+def _sort(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the first argument of sort()")
+    if c is None:
+        return _fail(ck)
+    kt, key = _key(ck, args, elem, 1, "the second argument of sort()")
+    if key is None:
+        return _fail(ck)
+    if not _orderable(kt):
+        return ck.error(args[-1], f"sort() needs keys that are numbers or strings, got {kt}")
+    xf = c.fn
+
+    def impl(env):
+        xs = xf(env)
+        _charge(env, len(xs))
+        keyed = [(key(env, x), i) for i, x in enumerate(xs)]
+        keyed.sort()
+        return [xs[i] for _, i in keyed]
+
+    return Compiled(ListT(elem), impl)
+
+
+@builtin("rank", "rank(item, list, x -> key)", 3, doc="1-based rank of item when the list is ordered by key, largest first")
+def _rank(ck, node, args):
+    item = ck.compile(args[0])
+    c, elem = _list_arg(ck, args[1], "the second argument of rank()")
+    if c is None:
+        return _fail(ck)
+    if unify(item.type, elem) is None:
+        return ck.error(args[0], f"rank() item is a {item.type} but the list holds {elem}")
+    kt, key = _key(ck, args, elem, 2, "the third argument of rank()")
+    if key is None:
+        return _fail(ck)
+    itf, xf = item.fn, c.fn
+
+    def impl(env):
+        it, xs = itf(env), xf(env)
+        _charge(env, len(xs))
+        k = key(env, it)
+        return 1 + sum(1 for x in xs if key(env, x) > k)
+
+    return Compiled(INT, impl)
+
+
+@builtin("reverse", "reverse(list)", 1, doc="the list in reverse order")
+def _reverse(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the argument of reverse()")
+    if c is None:
+        return _fail(ck)
+    f = c.fn
+    return Compiled(ListT(elem), lambda env: list(reversed(f(env))))
+
+
+def _end_builtin(name: str, at: int):
+    @builtin(name, f"{name}(list)", 1, doc=f"the {name} item")
+    def typer(ck, node, args):
+        c, elem = _list_arg(ck, args[0], f"the argument of {name}()")
+        if c is None:
+            return _fail(ck)
+        f = c.fn
+        return Compiled(elem, lambda env: _nonempty(f(env), name)[at])
+
+
+_end_builtin("first", 0)
+_end_builtin("last", -1)
+
+
+@builtin("index", "index(list, item)", 2, doc="0-based position of the first equal item")
+def _index(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the first argument of index()")
+    if c is None:
+        return _fail(ck)
+    item = ck.compile(args[1])
+    if unify(item.type, elem) is None:
+        return ck.error(args[1], f"index() looks for a {item.type} in a list of {elem}")
+    xf, itf = c.fn, item.fn
+
+    def impl(env):
+        xs, it = xf(env), itf(env)
+        _charge(env, len(xs))
+        for i, x in enumerate(xs):
+            if x == it:
+                return i
+        raise EvalError("index(): item not in list")
+
+    return Compiled(INT, impl)
+
+
+@builtin("unique", "unique(list)", 1, doc="distinct items in order of first appearance")
+def _unique(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the argument of unique()")
+    if c is None:
+        return _fail(ck)
+    f = c.fn
+    return Compiled(ListT(elem), lambda env: _unique_list(env, f(env)))
+
+
+def _unique_list(env, xs):
+    _charge(env, len(xs))
+    seen, out = set(), []
+    for x in xs:
+        h = _hashable(x)
+        if h not in seen:
+            seen.add(h)
+            out.append(x)
+    return out
+
+
+def _set_builtin(name: str, doc: str):
+    @builtin(name, f"{name}(list, list)", 2, doc=doc)
+    def typer(ck, node, args):
+        a, ea = _list_arg(ck, args[0], f"the first argument of {name}()")
+        b, eb = _list_arg(ck, args[1], f"the second argument of {name}()")
+        if a is None or b is None:
+            return _fail(ck)
+        t = unify(ea, eb)
+        if t is None:
+            return ck.error(node, f"{name}() of lists of {ea} and {eb}")
+        af, bf = a.fn, b.fn
+
+        def impl(env):
+            xs, ys = af(env), bf(env)
+            _charge(env, len(xs) + len(ys))
+            yset = {_hashable(y) for y in ys}
+            if name == "union":
+                return _unique_list(env, xs + ys)
+            if name == "intersect":
+                return _unique_list(env, [x for x in xs if _hashable(x) in yset])
+            return _unique_list(env, [x for x in xs if _hashable(x) not in yset])
+
+        return Compiled(ListT(t), impl)
+
+
+_set_builtin("union", "distinct items of either list")
+_set_builtin("intersect", "distinct items of the first list that are also in the second")
+_set_builtin("difference", "distinct items of the first list that are not in the second")
+
+
+@builtin("consecutive", "consecutive(list)", 1, doc="neighbouring pairs {a, b} in order: n-1 of them")
+def _consecutive(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the argument of consecutive()")
+    if c is None:
+        return _fail(ck)
+    f = c.fn
+    return Compiled(ListT(record(a=elem, b=elem)),
+                    lambda env: [{"a": x, "b": y} for x, y in zip(f(env), f(env)[1:])])
+
+
+@builtin("pairs", "pairs(list)", 1, doc="every unordered pair {a, b} of distinct positions")
+def _pairs(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the argument of pairs()")
+    if c is None:
+        return _fail(ck)
+    f = c.fn
+
+    def impl(env):
+        xs = f(env)
+        n = len(xs) * (len(xs) - 1) // 2
+        if n > MAX_LIST:
+            raise EvalError(f"pairs() of {len(xs)} items makes {n} pairs, over the limit of {MAX_LIST}")
+        _charge(env, n)
+        return [{"a": xs[i], "b": xs[j]} for i in range(len(xs)) for j in range(i + 1, len(xs))]
+
+    return Compiled(ListT(record(a=elem, b=elem)), impl)
+
+
+# -- numbers and strings ----------------------------------------------------------------------------------------
+def _num1(name: str, fn, result: Type | None, doc: str):
+    @builtin(name, f"{name}(number)", 1, doc=doc)
+    def typer(ck, node, args):
+        c = ck.compile(args[0])
+        if not is_numeric(c.type):
+            return ck.error(args[0], f"{name}() needs a number, got {c.type}")
+        f = c.fn
+        return Compiled(result or c.type, lambda env: fn(f(env)))
+
+
+_num1("abs", abs, None, "absolute value")
+_num1("floor", math.floor, INT, "largest integer ≤ x")
+_num1("ceil", math.ceil, INT, "smallest integer ≥ x")
+
+
+@builtin("round", "round(number[, digits])", 1, 2, doc="round half to even; with digits, a float")
+def _round(ck, node, args):
+    c = ck.compile(args[0])
+    if not is_numeric(c.type):
+        return ck.error(args[0], f"round() needs a number, got {c.type}")
+    f = c.fn
+    if len(args) == 1:
+        return Compiled(INT, lambda env: int(round(f(env))))
+    d = ck.expect(args[1], INT, "the digits of round()")
+    df = d.fn
+    return Compiled(FLOAT, lambda env: float(round(f(env), max(0, min(12, df(env))))))
+
+
+@builtin("int", "int(number or str)", 1, doc="truncate a number, or parse a string of digits")
+def _int(ck, node, args):
+    c = ck.compile(args[0])
+    if not (is_numeric(c.type) or c.type == STR):
+        return ck.error(args[0], f"int() needs a number or a string, got {c.type}")
+    f = c.fn
+
+    def impl(env):
+        v = f(env)
+        if isinstance(v, str) and len(v) > 18:
+            raise EvalError("int() of a string longer than 18 characters")
+        return int(v)
+
+    return Compiled(INT, impl)
+
+
+@builtin("float", "float(number)", 1, doc="as a float")
+def _float(ck, node, args):
+    c = ck.compile(args[0])
+    if not is_numeric(c.type):
+        return ck.error(args[0], f"float() needs a number, got {c.type}")
+    f = c.fn
+    return Compiled(FLOAT, lambda env: float(f(env)))
+
+
+@builtin("str", "str(value)", 1, doc="text of a number, bool or string")
+def _str(ck, node, args):
+    c = ck.compile(args[0])
+    if c.type not in (INT, FLOAT, BOOL, STR, ANY):
+        return ck.error(args[0], f"str() needs a scalar, got {c.type}")
+    f = c.fn
+    return Compiled(STR, lambda env: _fmt(f(env)))
+
+
+def _fmt(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+@builtin("join", "join(list[str], sep)", 2, doc="concatenate strings with a separator")
+def _join(ck, node, args):
+    c = ck.expect(args[0], ListT(STR), "the first argument of join()")
+    s = ck.expect(args[1], STR, "the separator of join()")
+    cf, sf = c.fn, s.fn
+    return Compiled(STR, lambda env: _bounded(sf(env).join(cf(env))))
+
+
+def _bounded(s: str) -> str:
+    if len(s) > MAX_LIST:
+        raise EvalError(f"string longer than {MAX_LIST} characters")
+    return s
+
+
+@builtin("letter", "letter(int)", 1, doc="option letter: 0 → 'A', 1 → 'B', ...")
+def _letter(ck, node, args):
+    c = ck.expect(args[0], INT, "the argument of letter()")
+    f = c.fn
+
+    def impl(env):
+        i = f(env)
+        if not 0 <= i < 26:
+            raise EvalError(f"letter({i}): only 26 option letters")
+        return chr(65 + i)
+
+    return Compiled(STR, impl)
+
+
+# -- geometry (state coordinates: x to the right, y downward, as in the image) ----------------------------------
+def _xy_args(ck, args, name: str):
+    cs = [ck.compile(a) for a in args]
+    for a, c in zip(args, cs):
+        if c.type != ANY and not has_xy(c.type):
+            ck.error(a, f"{name}() needs records with numeric x and y fields, got {c.type}")
+            return None
+    return cs
+
+
+def _geo2(name: str, fn, result: Type, doc: str):
+    @builtin(name, f"{name}(a, b)", 2, doc=doc)
+    def typer(ck, node, args):
+        cs = _xy_args(ck, args, name)
+        if cs is None:
+            return _fail(ck)
+        af, bf = cs[0].fn, cs[1].fn
+        return Compiled(result, lambda env: fn(af(env), bf(env)))
+
+
+_geo2("distance", lambda a, b: math.hypot(a["x"] - b["x"], a["y"] - b["y"]), FLOAT, "Euclidean distance")
+_geo2("left_of", lambda a, b: a["x"] < b["x"], BOOL, "a is left of b (smaller x)")
+_geo2("right_of", lambda a, b: a["x"] > b["x"], BOOL, "a is right of b")
+_geo2("above", lambda a, b: a["y"] < b["y"], BOOL, "a is above b (smaller y: y grows downward)")
+_geo2("below", lambda a, b: a["y"] > b["y"], BOOL, "a is below b")
+_geo2("angle", lambda a, b: math.degrees(math.atan2(a["y"] - b["y"], b["x"] - a["x"])) % 360.0, FLOAT,
+      "direction from a to b in degrees, counter-clockwise from east as seen in the image")
+
+BOX = record(x0=FLOAT, y0=FLOAT, x1=FLOAT, y1=FLOAT)
+
+
+@builtin("bbox", "bbox(list of points)", 1, doc="bounding box {x0, y0, x1, y1} of records with x and y")
+def _bbox(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the argument of bbox()")
+    if c is None:
+        return _fail(ck)
+    if elem != ANY and not has_xy(elem):
+        return ck.error(args[0], f"bbox() needs records with numeric x and y fields, got {elem}")
+    f = c.fn
+
+    def impl(env):
+        ps = _nonempty(f(env), "bbox")
+        _charge(env, len(ps))
+        xs, ys = [p["x"] for p in ps], [p["y"] for p in ps]
+        return {"x0": float(min(xs)), "y0": float(min(ys)), "x1": float(max(xs)), "y1": float(max(ys))}
+
+    return Compiled(BOX, impl)
+
+
+@builtin("inside", "inside(point, box)", 2, doc="point lies in the box {x0, y0, x1, y1} (edges included)")
+def _inside(ck, node, args):
+    p = ck.compile(args[0])
+    b = ck.compile(args[1])
+    if p.type != ANY and not has_xy(p.type):
+        return ck.error(args[0], f"inside() needs a point with x and y, got {p.type}")
+    if b.type != ANY and not (isinstance(b.type, RecordT) and all(
+            is_numeric(b.type.field(k) or BOOL) for k in ("x0", "y0", "x1", "y1"))):
+        return ck.error(args[1], f"inside() needs a box with x0, y0, x1, y1, got {b.type}")
+    pf, bf = p.fn, b.fn
+
+    def impl(env):
+        pt, bx = pf(env), bf(env)
+        return bx["x0"] <= pt["x"] <= bx["x1"] and bx["y0"] <= pt["y"] <= bx["y1"]
+
+    return Compiled(BOOL, impl)
+
+
+def _near_builtin(name: str, doc: str):
+    @builtin(name, f"{name}(list, point)", 2, doc=doc)
+    def typer(ck, node, args):
+        c, elem = _list_arg(ck, args[0], f"the first argument of {name}()")
+        p = ck.compile(args[1])
+        if c is None:
+            return _fail(ck)
+        if (elem != ANY and not has_xy(elem)) or (p.type != ANY and not has_xy(p.type)):
+            return ck.error(node, f"{name}() needs records with numeric x and y fields")
+        xf, pf = c.fn, p.fn
+        pick = min if name == "nearest" else max
+
+        def impl(env):
+            xs, pt = xf(env), pf(env)
+            _charge(env, len(xs))
+            others = [x for x in xs if x is not pt]
+            _nonempty(others, name)
+            return pick(others, key=lambda x: math.hypot(x["x"] - pt["x"], x["y"] - pt["y"]))
+
+        return Compiled(elem, impl)
+
+
+_near_builtin("nearest", "the item closest to the point (the point itself excluded)")
+_near_builtin("farthest", "the item farthest from the point (the point itself excluded)")
+
+
+# -- random sampling (state sampling and program option building only) ------------------------------------------
+def _rng(env):
+    rng = env.get("$rng")
+    if rng is None:
+        raise EvalError("random function used where no random stream is available")
+    return rng
+
+
+@builtin("randint", "randint(lo, hi)", 2, random=True, doc="uniform integer in [lo, hi], both ends included")
+def _randint(ck, node, args):
+    lo, hi = (ck.expect(a, INT, "the bounds of randint()") for a in args)
+    lf, hf = lo.fn, hi.fn
+
+    def impl(env):
+        a, b = lf(env), hf(env)
+        if b < a:
+            raise EvalError(f"randint({a}, {b}): empty range")
+        return _rng(env).randint(a, b)
+
+    return Compiled(INT, impl)
+
+
+@builtin("uniform", "uniform(lo, hi)", 2, random=True, doc="uniform float in [lo, hi), rounded to 4 decimals")
+def _uniform(ck, node, args):
+    lo, hi = (ck.expect(a, FLOAT, "the bounds of uniform()") for a in args)
+    lf, hf = lo.fn, hi.fn
+    return Compiled(FLOAT, lambda env: round(_rng(env).uniform(lf(env), hf(env)), 4))
+
+
+@builtin("choice", "choice(list)", 1, random=True, doc="one item, uniformly")
+def _choice(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the argument of choice()")
+    if c is None:
+        return _fail(ck)
+    f = c.fn
+    return Compiled(elem, lambda env: _rng(env).choice(_nonempty(f(env), "choice")))
+
+
+@builtin("sample", "sample(list, k)", 2, random=True, doc="k distinct positions, in random order")
+def _sample(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the first argument of sample()")
+    k = ck.expect(args[1], INT, "the size of sample()")
+    if c is None:
+        return _fail(ck)
+    f, kf = c.fn, k.fn
+
+    def impl(env):
+        xs, n = f(env), kf(env)
+        if not 0 <= n <= len(xs):
+            raise EvalError(f"sample(): cannot take {n} items from a list of {len(xs)}")
+        _charge(env, len(xs))
+        return _rng(env).sample(xs, n)
+
+    return Compiled(ListT(elem), impl)
+
+
+@builtin("shuffle", "shuffle(list)", 1, random=True, doc="the items in random order")
+def _shuffle(ck, node, args):
+    c, elem = _list_arg(ck, args[0], "the argument of shuffle()")
+    if c is None:
+        return _fail(ck)
+    f = c.fn
+
+    def impl(env):
+        xs = f(env)
+        _charge(env, len(xs))
+        return _rng(env).shuffle(xs)
+
+    return Compiled(ListT(elem), impl)
+
+
+POINT = record(x=FLOAT, y=FLOAT)
+
+
+@builtin("scatter", "scatter(n, min_dist)", 2, random=True,
+         doc="n points {x, y} in the unit square (margin 0.08) at least min_dist apart (rejection-sampled)")
+def _scatter(ck, node, args):
+    n = ck.expect(args[0], INT, "the count of scatter()")
+    d = ck.expect(args[1], FLOAT, "the spacing of scatter()")
+    nf, df = n.fn, d.fn
+
+    def impl(env):
+        count, gap = nf(env), df(env)
+        if not 0 <= count <= 400:
+            raise EvalError(f"scatter(): {count} points (allowed 0..400)")
+        rng = _rng(env)
+        pts: list[dict] = []
+        tries = 0
+        while len(pts) < count:
+            tries += 1
+            if tries > 300 * (count + 1):
+                raise EvalError(f"scatter(): could not place {count} points {gap} apart")
+            p = {"x": round(rng.uniform(0.08, 0.92), 4), "y": round(rng.uniform(0.08, 0.92), 4)}
+            if all(math.hypot(p["x"] - q["x"], p["y"] - q["y"]) >= gap for q in pts):
+                pts.append(p)
+        _charge(env, tries)
+        return pts
+
+    return Compiled(ListT(POINT), impl)

@@ -1,0 +1,612 @@
+"""Type-check and compile an expression in one pass: every node becomes (static type, closure over an env dict).
+
+The env maps names to values; two reserved entries that no author name can spell carry the run-time budget
+(`$budget`) and the random stream (`$rng`). Lambda parameters are bound by writing into the env and restoring the
+previous value afterwards, which is safe because evaluation is pure and single-threaded.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ..errors import Diagnostics, EvalError, Position
+from .types import ANY, BOOL, FLOAT, INT, LAMBDA, STR, ListT, RecordT, Type, accepts, is_numeric, unify
+
+MAX_LIST = 10_000  # longest list any expression may build
+MAX_STEPS = 2_000_000  # element evaluations allowed per instance (comprehensions and builtins over lists)
+MAX_INT = 2**62
+MAX_SOURCE = 4_000  # characters in one expression
+
+Fn = Callable[[dict], Any]
+
+_PARSER = Lark.open(
+    str(Path(__file__).with_name("expr.lark")), parser="lalr", propagate_positions=True, maybe_placeholders=True
+)
+
+
+class Budget:
+    __slots__ = ("left",)
+
+    def __init__(self, steps: int = MAX_STEPS):
+        self.left = steps
+
+    def charge(self, n: int) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise EvalError(f"expression evaluation exceeded {MAX_STEPS} steps")
+
+
+@dataclass
+class Compiled:
+    type: Type
+    fn: Fn
+    source: str = ""
+
+
+@dataclass
+class Site:
+    """Where an expression string lives, so positions inside it map back to the YAML file."""
+
+    doc: Any  # SourceDoc or None
+    loc: tuple
+    path: str = "<expr>"
+
+    def at(self, line: int, col: int) -> Position:
+        if self.doc is None:
+            return Position(self.path, line, col)
+        return self.doc.expr_pos(self.loc, line - 1, col - 1)
+
+
+@dataclass
+class Scope:
+    names: dict[str, Type]
+    allow_random: bool = False
+    what: str = "expression"  # used in messages: "grammar state", "task program", ...
+
+    def child(self, **extra: Type) -> "Scope":
+        return Scope({**self.names, **extra}, self.allow_random, self.what)
+
+
+class _Checker:
+    def __init__(self, site: Site, diags: Diagnostics, scope: Scope):
+        self.site = site
+        self.diags = diags
+        self.scope = scope
+        self.failed = False
+
+    # -- diagnostics -------------------------------------------------------------------------------------------
+    def pos(self, node) -> Position:
+        if isinstance(node, Token):
+            return self.site.at(node.line or 1, node.column or 1)
+        meta = getattr(node, "meta", None)
+        if meta is not None and not getattr(meta, "empty", True):
+            return self.site.at(meta.line, meta.column)
+        return self.site.at(1, 1)
+
+    def error(self, node, message: str) -> Compiled:
+        self.failed = True
+        self.diags.error(self.pos(node), message)
+        return Compiled(ANY, _raise_checked)
+
+    # -- dispatch ---------------------------------------------------------------------------------------------
+    def compile(self, node, scope: Scope | None = None) -> Compiled:
+        saved = self.scope
+        if scope is not None:
+            self.scope = scope
+        try:
+            handler = getattr(self, "c_" + node.data, None) if isinstance(node, Tree) else None
+            if handler is None:
+                return self.error(node, f"unsupported expression form '{getattr(node, 'data', node)}'")
+            return handler(node)
+        finally:
+            self.scope = saved
+
+    def expect(self, node, expected: Type, what: str, scope: Scope | None = None) -> Compiled:
+        c = self.compile(node, scope)
+        if not accepts(expected, c.type):
+            self.error(node, f"{what} must be {expected}, got {c.type}")
+            return Compiled(ANY, c.fn)
+        return c
+
+    # -- literals and names -----------------------------------------------------------------------------------
+    def c_int_lit(self, node):
+        v = int(node.children[0])
+        if v >= MAX_INT:
+            return self.error(node, f"integer literal {v} is too large (limit {MAX_INT})")
+        return Compiled(INT, lambda env: v)
+
+    def c_float_lit(self, node):
+        v = float(node.children[0])
+        return Compiled(FLOAT, lambda env: v)
+
+    def c_str_lit(self, node):
+        v = _unquote(str(node.children[0]))
+        return Compiled(STR, lambda env: v)
+
+    def c_true_lit(self, node):
+        return Compiled(BOOL, lambda env: True)
+
+    def c_false_lit(self, node):
+        return Compiled(BOOL, lambda env: False)
+
+    def c_name(self, node):
+        name = str(node.children[0])
+        if name.startswith("_"):
+            return self.error(node, f"names starting with '_' are not allowed ('{name}')")
+        t = self.scope.names.get(name)
+        if t is None:
+            from .builtins import BUILTINS
+
+            if name in BUILTINS:
+                return self.error(node, f"'{name}' is a function: call it as {name}(...)")
+            known = ", ".join(sorted(k for k in self.scope.names if not k.startswith("$")))
+            return self.error(node, f"unknown name '{name}' in {self.scope.what} (known here: {known})")
+        return Compiled(t, operator.itemgetter(name))
+
+    # -- records and lists ------------------------------------------------------------------------------------
+    def c_field(self, node):
+        base_node, name_tok = node.children
+        name = str(name_tok)
+        if name.startswith("_"):
+            return self.error(name_tok, f"field names starting with '_' are not allowed ('{name}')")
+        base = self.compile(base_node)
+        if base.type == ANY:
+            return Compiled(ANY, _raise_checked)
+        if not isinstance(base.type, RecordT):
+            return self.error(name_tok, f"cannot take field '.{name}' of a {base.type}")
+        t = base.type.field(name)
+        if t is None:
+            return self.error(
+                name_tok, f"unknown field '{name}' (this record has: {', '.join(base.type.names)})"
+            )
+        bf = base.fn
+        return Compiled(t, lambda env: bf(env)[name])
+
+    def c_index(self, node):
+        base_node, idx_node = node.children
+        base = self.compile(base_node)
+        idx = self.expect(idx_node, INT, "a list index")
+        if base.type == ANY:
+            return Compiled(ANY, _raise_checked)
+        if isinstance(base.type, ListT):
+            bf, xf = base.fn, idx.fn
+
+            def index(env):
+                xs, i = bf(env), xf(env)
+                if not -len(xs) <= i < len(xs):
+                    raise EvalError(f"index {i} out of range for a list of {len(xs)}")
+                return xs[i]
+
+            return Compiled(base.type.elem, index)
+        if base.type == STR:
+            bf, xf = base.fn, idx.fn
+            return Compiled(STR, lambda env: _str_index(bf(env), xf(env)))
+        return self.error(node, f"cannot index a {base.type}")
+
+    def c_list_lit(self, node):
+        items = [self.compile(c) for c in node.children if c is not None]
+        t: Type = ANY
+        for c, item in zip([c for c in node.children if c is not None], items):
+            u = unify(t, item.type)
+            if u is None:
+                return self.error(c, f"list items must share one type: {t} and {item.type} do not mix")
+            t = u
+        fns = [i.fn for i in items]
+        return Compiled(ListT(t), lambda env: [f(env) for f in fns])
+
+    def c_record_lit(self, node):
+        fields: list[tuple[str, Type]] = []
+        fns: list[tuple[str, Fn]] = []
+        for pair in node.children:
+            if pair is None:
+                continue
+            key_tok, value_node = pair.children
+            key = str(key_tok)
+            if key.startswith("_"):
+                self.error(key_tok, f"field names starting with '_' are not allowed ('{key}')")
+                continue
+            if any(k == key for k, _ in fields):
+                self.error(key_tok, f"duplicate field '{key}' in record")
+                continue
+            c = self.compile(value_node)
+            fields.append((key, c.type))
+            fns.append((key, c.fn))
+        return Compiled(RecordT(tuple(fields)), lambda env: {k: f(env) for k, f in fns})
+
+    def c_listcomp(self, node):
+        elem_node, *fors = node.children
+        scope = self.scope
+        # Each `for` clause binds a name; compile clauses left to right, then the element in the innermost scope.
+        clauses = []
+        for clause in fors:
+            name_tok, src_node, *ifs = clause.children
+            name = str(name_tok)
+            if name.startswith("_"):
+                self.error(name_tok, f"names starting with '_' are not allowed ('{name}')")
+            src = self.compile(src_node, scope)
+            if src.type != ANY and not isinstance(src.type, ListT):
+                self.error(src_node, f"a comprehension iterates over a list, got {src.type}")
+                elem_t: Type = ANY
+            else:
+                elem_t = src.type.elem if isinstance(src.type, ListT) else ANY
+            scope = scope.child(**{name: elem_t})
+            conds = [self.expect(i.children[0], BOOL, "a comprehension filter", scope).fn for i in ifs]
+            clauses.append((name, src.fn, conds))
+        elem = self.compile(elem_node, scope)
+        efn = elem.fn
+
+        def run(env, depth=0, out=None):
+            out = [] if out is None else out
+            name, src, conds = clauses[depth]
+            xs = src(env)
+            env["$budget"].charge(len(xs))
+            had = name in env
+            old = env.get(name)
+            try:
+                for x in xs:
+                    env[name] = x
+                    if all(c(env) for c in conds):
+                        if depth + 1 < len(clauses):
+                            run(env, depth + 1, out)
+                        else:
+                            out.append(efn(env))
+                            if len(out) > MAX_LIST:
+                                raise EvalError(f"a comprehension built more than {MAX_LIST} items")
+            finally:
+                if had:
+                    env[name] = old
+                else:
+                    env.pop(name, None)
+            return out
+
+        return Compiled(ListT(elem.type), run)
+
+    # -- operators --------------------------------------------------------------------------------------------
+    def c_neg(self, node):
+        c = self.compile(node.children[0])
+        if not is_numeric(c.type):
+            return self.error(node, f"cannot negate a {c.type}")
+        f = c.fn
+        return Compiled(c.type, lambda env: -f(env))
+
+    def c_binop(self, node):
+        left_node, op_tok, right_node = node.children
+        op = str(op_tok)
+        a, b = self.compile(left_node), self.compile(right_node)
+        if a.type == ANY or b.type == ANY:
+            return Compiled(ANY, _raise_checked)
+        af, bf = a.fn, b.fn
+        if op == "+" and a.type == STR and b.type == STR:
+            return Compiled(STR, lambda env: _bounded_str(af(env) + bf(env)))
+        if op == "+" and isinstance(a.type, ListT) and isinstance(b.type, ListT):
+            t = unify(a.type, b.type)
+            if t is None:
+                return self.error(op_tok, f"cannot concatenate {a.type} and {b.type}")
+            return Compiled(t, lambda env: _bounded_list(af(env) + bf(env)))
+        if not (is_numeric(a.type) and is_numeric(b.type)):
+            return self.error(op_tok, f"operator '{op}' needs numbers, got {a.type} and {b.type}")
+        both_int = a.type == INT and b.type == INT
+        if op == "/":
+            return Compiled(FLOAT, lambda env: _div(af(env), bf(env)))
+        if op in ("//", "%"):
+            f = _floordiv if op == "//" else _mod
+            return Compiled(INT if both_int else FLOAT, lambda env: f(af(env), bf(env)))
+        if op == "**":
+            return Compiled(INT if both_int else FLOAT, lambda env: _pow(af(env), bf(env)))
+        py = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
+        rt = INT if both_int else FLOAT
+        if op == "*":
+            return Compiled(rt, lambda env: _check_int(af(env) * bf(env)))
+        return Compiled(rt, lambda env: py(af(env), bf(env)))
+
+    def c_compare(self, node):
+        left_node, op_tok, right_node = node.children
+        op = str(op_tok)
+        a, b = self.compile(left_node), self.compile(right_node)
+        if op in ("==", "!="):
+            if unify(a.type, b.type) is None:
+                return self.error(op_tok, f"cannot compare {a.type} with {b.type}")
+        elif not ((is_numeric(a.type) and is_numeric(b.type)) or (a.type == b.type == STR)):
+            return self.error(op_tok, f"operator '{op}' needs two numbers or two strings, got {a.type} and {b.type}")
+        py = {
+            "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+            "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+        }[op]
+        af, bf = a.fn, b.fn
+        # `a < b < c` parses as compare(compare(a, b), c); we reject chaining rather than guess.
+        if isinstance(left_node, Tree) and left_node.data == "compare":
+            return self.error(op_tok, "chained comparisons are not supported; write (a < b) and (b < c)")
+        return Compiled(BOOL, lambda env: py(af(env), bf(env)))
+
+    def _membership(self, node, negate: bool):
+        left_node, right_node = node.children
+        a, b = self.compile(left_node), self.compile(right_node)
+        if b.type == STR:
+            if not accepts(STR, a.type):
+                return self.error(left_node, f"'in' a string needs a string on the left, got {a.type}")
+        elif isinstance(b.type, ListT):
+            if unify(a.type, b.type.elem) is None:
+                return self.error(left_node, f"cannot look for a {a.type} in a {b.type}")
+        elif b.type != ANY:
+            return self.error(right_node, f"'in' needs a list or a string on the right, got {b.type}")
+        af, bf = a.fn, b.fn
+        if negate:
+            return Compiled(BOOL, lambda env: af(env) not in bf(env))
+        return Compiled(BOOL, lambda env: af(env) in bf(env))
+
+    def c_in_(self, node):
+        return self._membership(node, False)
+
+    def c_not_in(self, node):
+        return self._membership(node, True)
+
+    def c_not_(self, node):
+        c = self.expect(node.children[0], BOOL, "the operand of 'not'")
+        f = c.fn
+        return Compiled(BOOL, lambda env: not f(env))
+
+    def c_and_(self, node):
+        a = self.expect(node.children[0], BOOL, "the operands of 'and'")
+        b = self.expect(node.children[1], BOOL, "the operands of 'and'")
+        af, bf = a.fn, b.fn
+        return Compiled(BOOL, lambda env: af(env) and bf(env))
+
+    def c_or_(self, node):
+        a = self.expect(node.children[0], BOOL, "the operands of 'or'")
+        b = self.expect(node.children[1], BOOL, "the operands of 'or'")
+        af, bf = a.fn, b.fn
+        return Compiled(BOOL, lambda env: af(env) or bf(env))
+
+    def c_ifelse(self, node):
+        then_node, cond_node, else_node = node.children
+        cond = self.expect(cond_node, BOOL, "the condition of 'if'")
+        a, b = self.compile(then_node), self.compile(else_node)
+        t = unify(a.type, b.type)
+        if t is None:
+            return self.error(node, f"both branches of 'if' must have one type, got {a.type} and {b.type}")
+        cf, af, bf = cond.fn, a.fn, b.fn
+        return Compiled(t, lambda env: af(env) if cf(env) else bf(env))
+
+    def c_lambda(self, node):
+        return self.error(node, "a lambda (x -> ...) can only be passed to a function such as count, argmax or sort")
+
+    def c_call(self, node):
+        from .builtins import BUILTINS
+
+        name_tok, args_node = node.children
+        name = str(name_tok)
+        args = [] if args_node is None else list(args_node.children)
+        spec = BUILTINS.get(name)
+        if spec is None:
+            if name in self.scope.names:
+                return self.error(name_tok, f"'{name}' is a value, not a function")
+            from difflib import get_close_matches
+
+            close = get_close_matches(name, list(BUILTINS), n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            return self.error(name_tok, f"unknown function '{name}'{hint}")
+        if spec.random and not self.scope.allow_random:
+            return self.error(name_tok, f"random function '{name}' is not allowed in {self.scope.what}")
+        if not spec.min_args <= len(args) <= spec.max_args:
+            want = str(spec.min_args) if spec.min_args == spec.max_args else f"{spec.min_args} to {spec.max_args}"
+            return self.error(name_tok, f"{name}() takes {want} arguments ({spec.signature}), got {len(args)}")
+        return spec.typer(self, node, args)
+
+    # -- helpers for builtins ---------------------------------------------------------------------------------
+    def lambda_of(self, node, param: Type, what: str) -> tuple[Type, Callable[[dict, Any], Any]] | None:
+        """Compile a one-argument lambda whose parameter has type `param`; returns (result type, call(env, x))."""
+        if not (isinstance(node, Tree) and node.data == "lambda"):
+            self.error(node, f"{what} must be a lambda such as x -> x.value")
+            return None
+        name_tok, body_node = node.children
+        name = str(name_tok)
+        if name.startswith("_"):
+            self.error(name_tok, f"names starting with '_' are not allowed ('{name}')")
+            return None
+        body = self.compile(body_node, self.scope.child(**{name: param}))
+        bf = body.fn
+
+        def call(env, x):
+            had = name in env
+            old = env.get(name)
+            env[name] = x
+            try:
+                return bf(env)
+            finally:
+                if had:
+                    env[name] = old
+                else:
+                    del env[name]
+
+        return body.type, call
+
+
+def _raise_checked(env):  # pragma: no cover - only reachable if a failed compile were run
+    raise EvalError("expression has compile errors")
+
+
+def _unquote(s: str) -> str:
+    body = s[1:-1]
+    out, i = [], 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _str_index(s: str, i: int) -> str:
+    if not -len(s) <= i < len(s):
+        raise EvalError(f"index {i} out of range for a string of {len(s)}")
+    return s[i]
+
+
+def _bounded_str(s: str) -> str:
+    if len(s) > MAX_LIST:
+        raise EvalError(f"string longer than {MAX_LIST} characters")
+    return s
+
+
+def _bounded_list(xs: list) -> list:
+    if len(xs) > MAX_LIST:
+        raise EvalError(f"list longer than {MAX_LIST} items")
+    return xs
+
+
+def _check_int(v):
+    if isinstance(v, int) and not -MAX_INT < v < MAX_INT:
+        raise EvalError(f"integer overflow (limit {MAX_INT})")
+    return v
+
+
+def _div(a, b):
+    if b == 0:
+        raise EvalError("division by zero")
+    return a / b
+
+
+def _floordiv(a, b):
+    if b == 0:
+        raise EvalError("division by zero")
+    return a // b
+
+
+def _mod(a, b):
+    if b == 0:
+        raise EvalError("modulo by zero")
+    return a % b
+
+
+def _pow(a, b):
+    if abs(b) > 64:
+        raise EvalError(f"exponent {b} is too large (limit 64)")
+    if isinstance(b, int) and b < 0 and isinstance(a, int):
+        if a == 0:
+            raise EvalError("zero to a negative power")
+        return a**b
+    try:
+        return _check_int(a**b)
+    except (OverflowError, ZeroDivisionError) as exc:
+        raise EvalError(f"power failed: {exc}") from None
+
+
+# -- entry points -----------------------------------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def _parse_cached(source: str):
+    return _PARSER.parse(source)
+
+
+def parse(source: str, site: Site, diags: Diagnostics):
+    if len(source) > MAX_SOURCE:
+        diags.error(site.at(1, 1), f"expression is {len(source)} characters long; the limit is {MAX_SOURCE}")
+        return None
+    try:
+        return _parse_cached(source)
+    except UnexpectedInput as exc:
+        diags.error(site.at(exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else 1),
+                    _syntax_message(exc, source))
+        return None
+
+
+def _syntax_message(exc: UnexpectedInput, source: str) -> str:
+    if isinstance(exc, UnexpectedEOF):
+        return "expression ends too early"
+    if isinstance(exc, UnexpectedCharacters):
+        ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else "?"
+        return f"unexpected character '{ch}' in expression"
+    if isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        if tok.type == "$END":
+            return "expression ends too early"
+        expected = sorted(_pretty_terminal(t) for t in exc.expected)[:8]
+        return f"unexpected '{tok}' in expression (expected {', '.join(expected)})"
+    return "invalid expression"
+
+
+_TERMINALS = {
+    "RPAR": "')'", "LPAR": "'('", "RSQB": "']'", "LSQB": "'['", "RBRACE": "'}'", "LBRACE": "'{'", "COMMA": "','",
+    "COLON": "':'", "NAME": "a name", "INT": "a number", "FLOAT": "a number", "STRING": "a string", "DOT": "'.'",
+    "IF": "'if'", "ELSE": "'else'", "FOR": "'for'", "IN": "'in'", "NOT": "'not'", "AND": "'and'", "OR": "'or'",
+    "MINUS": "'-'", "COMP_OP": "a comparison", "ADD_OP": "'+'/'-'", "MUL_OP": "'*'/'/'", "POW_OP": "'**'",
+    "TRUE": "'true'", "FALSE": "'false'", "__ANON_0": "'->'",
+}
+
+
+def _pretty_terminal(t: str) -> str:
+    return _TERMINALS.get(t, t.lower())
+
+
+def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> Compiled | None:
+    """Parse, type-check and compile one expression. Errors go to `diags`; returns None on any error."""
+    if isinstance(source, bool):
+        source = "true" if source else "false"
+    elif isinstance(source, (int, float)):
+        source = repr(source)
+    if not isinstance(source, str):
+        diags.error(site.at(1, 1), f"expected an expression (a string), got {type(source).__name__}")
+        return None
+    tree = parse(source, site, diags)
+    if tree is None:
+        return None
+    checker = _Checker(site, diags, scope)
+    c = checker.compile(tree)
+    if checker.failed:
+        return None
+    c.source = source
+    return c
+
+
+def run(c: Compiled, env: dict) -> Any:
+    """Evaluate a compiled expression, turning any Python-level failure into an EvalError that names the source."""
+    try:
+        return c.fn(env)
+    except EvalError as exc:
+        raise EvalError(f"{exc} (in `{c.source}`)") from None
+    except (ZeroDivisionError, IndexError, ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
+        raise EvalError(f"{type(exc).__name__}: {exc} (in `{c.source}`)") from None
+
+
+def new_env(values: dict, rng=None, budget: Budget | None = None) -> dict:
+    env = dict(values)
+    env["$budget"] = budget or Budget()
+    if rng is not None:
+        env["$rng"] = rng
+    return env
+
+
+def canonical_tree(source: Any, keep: set[str], rename: dict[str, str]) -> str:
+    """A print of the expression for task identity: literals become <lit>; names in `rename` are replaced; names
+    in `keep` (state fields, level, vocab) stay; any other name (lambda or loop variable) becomes <v>."""
+    if not isinstance(source, str):
+        return "<lit>"
+    try:
+        tree = _parse_cached(source)
+    except UnexpectedInput:
+        return source
+
+    def walk(n) -> str:
+        if n is None:
+            return "_"
+        if isinstance(n, Token):
+            return str(n)
+        if n.data in ("int_lit", "float_lit", "str_lit", "true_lit", "false_lit"):
+            return "<lit>"
+        if n.data == "name":
+            name = str(n.children[0])
+            return name if name in keep else rename.get(name, "<v>")
+        if n.data in ("lambda", "comp_for"):
+            return n.data + "(<v>," + ",".join(walk(c) for c in n.children[1:]) + ")"
+        return n.data + "(" + ",".join(walk(c) for c in n.children) + ")"
+
+    return walk(tree)

@@ -1,0 +1,113 @@
+"""The authoring surfaces as pydantic models. Expressions stay strings here; stage 2 (check) types them."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from typing_extensions import Annotated
+
+ID_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
+NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
+
+OPERATIONS = (
+    "lookup", "filter", "count", "compare", "rank", "aggregate", "logic", "spatial_relation", "topology",
+    "matching", "transformation", "state_update", "formula",
+)
+BUCKETS = ("spatial", "math", "diagram", "pattern_logic", "counting")
+ANSWER_TYPES = ("integer", "number", "string", "option", "boolean", "list", "set")
+
+
+def _as_source(v: Any) -> Any:
+    """YAML reads `n: 5` as an int; expressions are text, so scalars become their source form."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    return v
+
+
+Expr = Annotated[str, BeforeValidator(_as_source)]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# -- scene grammars ---------------------------------------------------------------------------------------------
+class Canvas(Model):
+    width: int = Field(512, ge=64, le=2048)
+    height: int = Field(384, ge=64, le=2048)
+
+
+class RenderSpec(Model):
+    canvas: Canvas = Canvas()
+    # Exactly one layout, named by its key: {bar_chart: {items: bars, label: label, value: value}}.
+    layout: dict[str, dict[str, Any]]
+
+
+class GrammarSpec(Model):
+    grammar: str = Field(pattern=ID_PATTERN)
+    summary: str
+    state: dict[str, Expr]
+    require: dict[str, Expr] = {}
+    render: RenderSpec
+    max_attempts: int = Field(200, ge=1, le=10_000)
+
+
+# -- reward contracts -------------------------------------------------------------------------------------------
+class Tolerance(Model):
+    abs: float = Field(0.0, ge=0)
+    rel: float = Field(0.0, ge=0)
+
+
+class Normalize(Model):
+    case: Literal["fold", "keep"] = "fold"
+    whitespace: Literal["collapse", "keep"] = "collapse"
+    strip_punctuation: bool = True
+    strip_articles: bool = False
+
+
+class ContractSpec(Model):
+    contract: str = Field(pattern=NAME_PATTERN)
+    summary: str
+    type: Literal["integer", "number", "string", "option", "boolean", "list", "set"]
+    items: Literal["integer", "number", "string"] | None = None
+    tolerance: Tolerance = Tolerance()
+    normalize: Normalize = Normalize()
+    key: str = Field("answer", pattern=NAME_PATTERN)
+
+
+# -- task programs ----------------------------------------------------------------------------------------------
+class AnswerSpec(Model):
+    value: Expr
+    contract: str
+
+
+class ProgramSpec(Model):
+    task: str = Field(pattern=ID_PATTERN)
+    grammar: str = Field(pattern=ID_PATTERN)
+    summary: str
+    operations: list[Literal[OPERATIONS]] = Field(min_length=1)  # type: ignore[valid-type]
+    bucket: Literal[BUCKETS]  # type: ignore[valid-type]
+    query: dict[str, Any] = {}  # bounded variables; checked by check.program (lists, ranges, vocab names)
+    compute: dict[str, Expr] = {}
+    require: dict[str, Expr] = {}
+    answer: AnswerSpec
+    witness: dict[Literal["bbox", "point", "set", "sequence", "scalar"], Expr] = Field(min_length=1, max_length=1)
+    prompt: str | list[str]
+
+
+# -- taxonomy ---------------------------------------------------------------------------------------------------
+class DomainSpec(Model):
+    summary: str
+    tasks: list[str] = Field(min_length=1)  # task ids or patterns ending in `.*`
+
+
+class TaxonomySpec(Model):
+    taxonomy: str
+    version: int
+    domains: dict[str, DomainSpec]
+
+
+class VocabSpec(Model):
+    vocab: dict[str, list[str] | list[int]]

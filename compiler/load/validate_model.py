@@ -1,0 +1,116 @@
+"""Turn pydantic validation errors into positioned, human diagnostics."""
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import Diagnostics
+from .yaml_source import SourceDoc
+
+
+def describe(v: Any) -> str:
+    if v is None:
+        return "nothing"
+    if isinstance(v, bool):
+        return f"boolean {str(v).lower()}"
+    if isinstance(v, int):
+        return f"integer {v}"
+    if isinstance(v, float):
+        return f"number {v}"
+    if isinstance(v, str):
+        return f"string '{v[:40]}'"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a mapping"
+    return type(v).__name__
+
+
+def _model_at(model: type, loc: tuple) -> type | None:
+    """The pydantic model class found by following `loc` through field annotations (for 'allowed keys' hints)."""
+    t: Any = model
+    for part in loc:
+        t = _unwrap(t)
+        if isinstance(t, type) and issubclass(t, BaseModel):
+            field = t.model_fields.get(part) if isinstance(part, str) else None
+            if field is None:
+                return None
+            t = field.annotation
+        else:
+            origin = typing.get_origin(t)
+            args = typing.get_args(t)
+            if origin in (list, dict) and args:
+                t = args[-1]
+            else:
+                return None
+    t = _unwrap(t)
+    return t if isinstance(t, type) and issubclass(t, BaseModel) else None
+
+
+def _unwrap(t: Any) -> Any:
+    while True:
+        origin = typing.get_origin(t)
+        if origin is typing.Annotated:
+            t = typing.get_args(t)[0]
+        elif origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+            models = [a for a in typing.get_args(t) if isinstance(a, type) and issubclass(a, BaseModel)]
+            if models:
+                return models[0]
+            return t
+        else:
+            return t
+
+
+def validate(model: type[BaseModel], doc: SourceDoc, diags: Diagnostics, loc: tuple = ()) -> Any:
+    """Validate doc.data (or the value at `loc`) against a model; every error becomes a positioned diagnostic."""
+    data = doc.data
+    for part in loc:
+        data = data[part]
+    if not isinstance(data, dict):
+        diags.error(doc.pos(loc), f"expected a mapping, got {describe(data)}")
+        return None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            report(model, doc, diags, loc, err)
+        return None
+
+
+def report(model: type, doc: SourceDoc, diags: Diagnostics, base: tuple, err: dict) -> None:
+    # Drop pydantic's union/validator tags from the location ('function-after[...]', 'str', ...).
+    raw = tuple(err["loc"])
+    loc = base + tuple(p for p in raw if isinstance(p, int) or not _is_tag(p))
+    kind = err["type"]
+    value = err.get("input")
+    if kind == "extra_forbidden":
+        owner = _model_at(model, tuple(p for p in raw if isinstance(p, int) or not _is_tag(p))[:-1])
+        hint = f" (allowed here: {', '.join(owner.model_fields)})" if owner else ""
+        diags.error(doc.key_pos(loc), f"unknown key '{loc[-1]}'{hint}")
+        return
+    if kind == "missing":
+        diags.error(doc.pos(loc[:-1]), f"missing required key '{loc[-1]}'")
+        return
+    where = doc.pos(loc)
+    what = {
+        "int_type": "an integer", "float_type": "a number", "string_type": "a string", "bool_type": "true or false",
+        "list_type": "a list", "dict_type": "a mapping", "model_type": "a mapping", "model_attributes_type":
+        "a mapping",
+    }.get(kind)
+    if what:
+        diags.error(where, f"expected {what}, got {describe(value)}")
+    elif kind == "literal_error":
+        expected = err["msg"].removeprefix("Input should be ")
+        diags.error(where, f"expected {expected}, got {describe(value)}")
+    elif kind == "string_pattern_mismatch":
+        diags.error(where, f"'{value}' is not a valid name here (expected lowercase dotted ids like charts.bar_chart)")
+    elif kind in ("too_short", "too_long"):
+        diags.error(where, err["msg"].replace("Value", "this value").replace("List", "this list"))
+    else:
+        diags.error(where, err["msg"])
+
+
+def _is_tag(p: str) -> bool:
+    return "[" in p or p in ("str", "int", "float", "bool", "list", "dict") or p.startswith("function-")

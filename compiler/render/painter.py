@@ -1,0 +1,194 @@
+"""Marks: the drawing primitives layouts compose. A mark bound to a state object records its pixel box.
+
+The render map is keyed by the object's path in the state ("bars[2]"), which is how witnesses find pixels: the
+program names an object, the trace names its path, the render map gives its geometry in final-image pixels.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import skia
+
+from .theme import Theme
+
+FONT_DIR = Path(__file__).with_name("fonts")
+RGB = tuple[int, int, int]
+
+
+@lru_cache(maxsize=None)
+def _typeface(bold: bool) -> skia.Typeface:
+    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    return skia.Typeface.MakeFromFile(str(FONT_DIR / name))
+
+
+@lru_cache(maxsize=256)
+def _font(size: float, bold: bool) -> skia.Font:
+    font = skia.Font(_typeface(bold), size)
+    # Fixed rasterisation settings: no hinting, no subpixel positioning, plain anti-aliasing.
+    font.setEdging(skia.Font.Edging.kAntiAlias)
+    font.setHinting(skia.FontHinting.kNone)
+    font.setSubpixel(False)
+    return font
+
+
+def _color(rgb: RGB, alpha: int = 255) -> int:
+    return skia.Color(rgb[0], rgb[1], rgb[2], alpha)
+
+
+class Painter:
+    def __init__(self, width: int, height: int, theme: Theme, paths: dict[int, str]):
+        self.width, self.height = width, height
+        self.theme = theme
+        self.paths = paths
+        self.surface = skia.Surface(width, height)
+        self.canvas = self.surface.getCanvas()
+        self.canvas.clear(_color(theme.background))
+        self.render_map: dict[str, dict] = {}
+        self.marks = 0
+        self.no_overlap_groups: dict[str, list[tuple[str, tuple]]] = {}
+
+    # -- binding -------------------------------------------------------------------------------------------------
+    def bind(self, obj, box: tuple[float, float, float, float], group: str | None = None) -> None:
+        path = self.paths.get(id(obj))
+        if path is None:
+            return
+        x0, y0, x1, y1 = (round(v, 2) for v in box)
+        old = self.render_map.get(path)
+        if old is not None:
+            bx = old["bbox"]
+            x0, y0, x1, y1 = min(x0, bx[0]), min(y0, bx[1]), max(x1, bx[2]), max(y1, bx[3])
+        self.render_map[path] = {"bbox": [x0, y0, x1, y1], "point": [round((x0 + x1) / 2, 2), round((y0 + y1) / 2, 2)]}
+        if group is not None:
+            self.no_overlap_groups.setdefault(group, []).append((path, (x0, y0, x1, y1)))
+
+    def _paint(self, rgb: RGB, stroke: bool = False, width: float = 1.0, alpha: int = 255) -> skia.Paint:
+        p = skia.Paint(AntiAlias=True, Color=_color(rgb, alpha))
+        if stroke:
+            p.setStyle(skia.Paint.kStroke_Style)
+            p.setStrokeWidth(width)
+        return p
+
+    # -- marks ---------------------------------------------------------------------------------------------------
+    def rect(self, x0, y0, x1, y1, fill: RGB | None, stroke: RGB | None = None, width: float = 1.0, obj=None,
+             group: str | None = None):
+        r = skia.Rect.MakeLTRB(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+        if fill is not None:
+            self.canvas.drawRect(r, self._paint(fill))
+        if stroke is not None:
+            self.canvas.drawRect(r, self._paint(stroke, True, width))
+        self.marks += 1
+        if obj is not None:
+            self.bind(obj, (r.left(), r.top(), r.right(), r.bottom()), group)
+
+    def circle(self, cx, cy, r, fill: RGB | None, stroke: RGB | None = None, width: float = 1.0, obj=None,
+               group: str | None = None):
+        if fill is not None:
+            self.canvas.drawCircle(cx, cy, r, self._paint(fill))
+        if stroke is not None:
+            self.canvas.drawCircle(cx, cy, r, self._paint(stroke, True, width))
+        self.marks += 1
+        if obj is not None:
+            self.bind(obj, (cx - r, cy - r, cx + r, cy + r), group)
+
+    def polygon(self, pts: list[tuple[float, float]], fill: RGB | None, stroke: RGB | None = None,
+                width: float = 1.0, obj=None, group: str | None = None):
+        path = skia.Path()
+        path.addPoly([skia.Point(x, y) for x, y in pts], True)
+        if fill is not None:
+            self.canvas.drawPath(path, self._paint(fill))
+        if stroke is not None:
+            self.canvas.drawPath(path, self._paint(stroke, True, width))
+        self.marks += 1
+        if obj is not None:
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            self.bind(obj, (min(xs), min(ys), max(xs), max(ys)), group)
+
+    def line(self, x0, y0, x1, y1, color: RGB, width: float = 1.0, dash: tuple[float, float] | None = None, obj=None):
+        p = self._paint(color, True, width)
+        if dash:
+            p.setPathEffect(skia.DashPathEffect.Make(list(dash), 0))
+        self.canvas.drawLine(x0, y0, x1, y1, p)
+        self.marks += 1
+        if obj is not None:
+            self.bind(obj, (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
+
+    def polyline(self, pts: list[tuple[float, float]], color: RGB, width: float = 2.0):
+        path = skia.Path()
+        path.addPoly([skia.Point(x, y) for x, y in pts], False)
+        self.canvas.drawPath(path, self._paint(color, True, width))
+        self.marks += 1
+
+    def arrow(self, x0, y0, x1, y1, color: RGB, width: float = 2.0, head: float = 9.0, obj=None):
+        self.line(x0, y0, x1, y1, color, width)
+        ang = math.atan2(y1 - y0, x1 - x0)
+        left = (x1 - head * math.cos(ang - 0.45), y1 - head * math.sin(ang - 0.45))
+        right = (x1 - head * math.cos(ang + 0.45), y1 - head * math.sin(ang + 0.45))
+        self.polygon([(x1, y1), left, right], color)
+        if obj is not None:
+            self.bind(obj, (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
+
+    def text_width(self, s: str, size: float, bold: bool = False) -> float:
+        return _font(round(size * self.theme.font_scale, 1), bold).measureText(s)
+
+    def text(self, x, y, s: str, size: float = 13.0, color: RGB | None = None, anchor: str = "middle",
+             bold: bool = False, rotate: float = 0.0, obj=None, group: str | None = None):
+        """Draw text with its vertical centre at y; anchor is start, middle or end along x."""
+        font = _font(round(size * self.theme.font_scale, 1), bold)
+        w = font.measureText(s)
+        metrics = font.getMetrics()
+        ascent, descent = -metrics.fAscent, metrics.fDescent
+        dx = {"start": 0.0, "middle": -w / 2, "end": -w}[anchor]
+        baseline = (ascent - descent) / 2
+        paint = self._paint(color or self.theme.ink)
+        if rotate:
+            self.canvas.save()
+            self.canvas.translate(x, y)
+            self.canvas.rotate(rotate)
+            self.canvas.drawString(s, dx, baseline, font, paint)
+            self.canvas.restore()
+        else:
+            self.canvas.drawString(s, x + dx, y + baseline, font, paint)
+        self.marks += 1
+        box = (x + dx, y - (ascent + descent) / 2, x + dx + w, y + (ascent + descent) / 2)
+        if obj is not None and not rotate:
+            self.bind(obj, box, group)
+        return box
+
+    def shape(self, kind: str, cx, cy, r, fill: RGB, obj=None, group: str | None = None,
+              outline: RGB | None = None):
+        """A glyph from the shape family; r is the radius of its bounding circle."""
+        if kind == "circle":
+            self.circle(cx, cy, r, fill, outline, 1.5, obj=obj, group=group)
+            return
+        if kind == "square":
+            s = r * 0.85
+            self.rect(cx - s, cy - s, cx + s, cy + s, fill, outline, 1.5, obj=obj, group=group)
+            return
+        sides, rot, inner = {
+            "triangle": (3, -90.0, None), "diamond": (4, 0.0, None), "pentagon": (5, -90.0, None),
+            "hexagon": (6, 0.0, None), "star": (5, -90.0, 0.45),
+        }.get(kind, (0, 0.0, None))
+        if not sides:
+            from ..errors import EvalError
+
+            raise EvalError(f"unknown shape '{kind}' (known: {', '.join(SHAPES)})")
+        pts = []
+        for i in range(sides * (2 if inner else 1)):
+            step = 360.0 / (sides * (2 if inner else 1))
+            a = math.radians(rot + i * step)
+            rr = r if not inner or i % 2 == 0 else r * inner
+            pts.append((cx + rr * math.cos(a), cy + rr * math.sin(a)))
+        self.polygon(pts, fill, outline, 1.5, obj=obj, group=group)
+
+    # -- output --------------------------------------------------------------------------------------------------
+    def pixels(self) -> np.ndarray:
+        arr = np.empty((self.height, self.width, 4), dtype=np.uint8)
+        info = skia.ImageInfo.Make(self.width, self.height, skia.kRGBA_8888_ColorType, skia.kUnpremul_AlphaType)
+        self.surface.readPixels(info, arr, self.width * 4, 0, 0)
+        return arr[:, :, :3]
+
+
+SHAPES = ("circle", "square", "triangle", "diamond", "pentagon", "hexagon", "star")

@@ -1,0 +1,56 @@
+"""Render a state through its grammar's layout, then check legibility of the answer-bearing marks."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..codegen.grammar import CompiledGrammar
+from ..errors import EvalError
+from ..expr.compile import Budget, run
+from .painter import Painter
+from .png import encode_png
+from .theme import pick_theme
+
+MIN_MARK_PX = 2.0
+
+
+class RenderRejected(Exception):
+    pass
+
+
+@dataclass
+class RenderResult:
+    png: bytes
+    render_map: dict[str, dict]
+    decisions: dict
+
+
+def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str]
+                 ) -> RenderResult:
+    theme = pick_theme(rng)
+    env = {**state, "level": level, "vocab": vocab, "$budget": Budget()}
+    items = run(grammar.items, env)
+    if not items:
+        raise EvalError(f"layout '{grammar.layout.name}' got no items to draw")
+    extra = {k: run(c, env) for k, c in grammar.layout_exprs.items()}
+    texts = {k: t.render(env) for k, t in grammar.texts.items()}
+    painter = Painter(grammar.width, grammar.height, theme, paths)
+    decisions = grammar.layout.draw(painter, grammar.layout_params, items, texts, rng, **extra)
+    _check_legibility(painter)
+    return RenderResult(encode_png(painter.pixels()), painter.render_map, {"theme": theme.to_trace(), **decisions})
+
+
+def _check_legibility(p: Painter) -> None:
+    for path, entry in p.render_map.items():
+        x0, y0, x1, y1 = entry["bbox"]
+        if x0 < -0.5 or y0 < -0.5 or x1 > p.width + 0.5 or y1 > p.height + 0.5:
+            raise RenderRejected(f"{path} falls outside the canvas")
+        if x1 - x0 < MIN_MARK_PX or y1 - y0 < MIN_MARK_PX:
+            raise RenderRejected(f"{path} is smaller than {MIN_MARK_PX} px")
+    for group, marks in p.no_overlap_groups.items():
+        boxes = sorted(marks, key=lambda m: m[1][0])
+        for i, (pa, a) in enumerate(boxes):
+            for pb, b in boxes[i + 1:]:
+                if b[0] >= a[2]:
+                    break
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    raise RenderRejected(f"{pa} and {pb} overlap")

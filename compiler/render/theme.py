@@ -1,0 +1,65 @@
+"""Named colours and render-only themes.
+
+State values name colours ("red"); the renderer owns the pixels. Each name has a few shades that stay clearly that
+colour, and the render stream picks one, together with the background, the typeface weight and small layout
+jitter. None of these can change an answer: answer-bearing properties (which colour, which shape, which order) are
+fixed by the state.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# name → shades (RGB); shades of one name are perceptually the same colour word.
+COLORS: dict[str, list[tuple[int, int, int]]] = {
+    "red": [(220, 40, 40), (200, 30, 45), (235, 60, 50)],
+    "orange": [(245, 140, 20), (240, 120, 10), (250, 155, 40)],
+    "yellow": [(240, 205, 20), (250, 215, 40), (235, 195, 10)],
+    "green": [(40, 160, 60), (30, 145, 70), (60, 175, 55)],
+    "blue": [(35, 95, 215), (30, 80, 200), (50, 110, 225)],
+    "purple": [(135, 60, 190), (120, 50, 175), (150, 75, 200)],
+    "pink": [(240, 110, 180), (230, 100, 170), (245, 125, 190)],
+    "brown": [(140, 85, 40), (125, 75, 35), (150, 95, 50)],
+    "gray": [(130, 130, 130), (120, 120, 120), (140, 140, 140)],
+    "black": [(25, 25, 25), (35, 35, 35), (15, 15, 15)],
+    "cyan": [(20, 180, 200), (15, 165, 190), (30, 190, 210)],
+}
+
+BACKGROUNDS = [(255, 255, 255), (250, 250, 246), (247, 249, 252), (252, 250, 245), (246, 248, 246)]
+SERIES = ["blue", "green", "orange", "purple", "red", "cyan"]  # single-series chart colours
+
+
+@dataclass(frozen=True)
+class Theme:
+    background: tuple[int, int, int]
+    ink: tuple[int, int, int]
+    grid: tuple[int, int, int]
+    shade: int  # which shade of each named colour
+    series: str  # colour name for single-series charts
+    font_scale: float
+    jitter: float  # in pixels, for layouts that allow it
+
+    def color(self, name: str) -> tuple[int, int, int]:
+        shades = COLORS.get(name)
+        if shades is None:
+            from ..errors import EvalError
+
+            raise EvalError(f"unknown colour '{name}' (known: {', '.join(COLORS)})")
+        return shades[self.shade % len(shades)]
+
+    def to_trace(self) -> dict:
+        return {
+            "background": list(self.background), "shade": self.shade, "series": self.series,
+            "font_scale": self.font_scale, "jitter": self.jitter,
+        }
+
+
+def pick_theme(rng) -> Theme:
+    return Theme(
+        background=rng.choice(BACKGROUNDS),
+        ink=(30, 30, 35),
+        grid=(215, 215, 220),
+        shade=rng.below(3),
+        series=rng.choice(SERIES),
+        font_scale=rng.choice([0.95, 1.0, 1.05]),
+        jitter=rng.choice([0.0, 1.0, 2.0]),
+    )

@@ -1,0 +1,30 @@
+"""Sample a grammar's state: evaluate samplers in order, enforce `require` by bounded rejection."""
+from __future__ import annotations
+
+from ..codegen.grammar import CompiledGrammar
+from ..errors import EvalError
+from ..expr.compile import Budget, run
+
+
+class Rejected(Exception):
+    """One attempt was rejected; `reason` names the constraint (or error) that failed."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
+def sample_state(grammar: CompiledGrammar, level: int, vocab: dict, rng) -> dict:
+    """One attempt: returns the state, or raises Rejected."""
+    env = {"level": level, "vocab": vocab, "$rng": rng, "$budget": Budget()}
+    try:
+        for name, c in grammar.state:
+            env[name] = run(c, env)
+        del env["$rng"]
+        for name, c in grammar.require:
+            if not run(c, env):
+                raise Rejected(f"grammar:{name}")
+    except EvalError as exc:
+        raise Rejected("grammar:error", str(exc)) from None
+    return {name: env[name] for name, _ in grammar.state}

@@ -1,0 +1,206 @@
+"""One instance from one seed: D = (image, prompt, answer, label, witness, trace).
+
+The four seed streams are derived from (seed, task id, stream name), so render-only choices never move the state
+or the answer. The answer is computed from the state before anything is drawn.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import zlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from ..codegen.task import CompiledTask
+from ..errors import EvalError, SamplingFailed, TesseraError
+from ..execute.program import run_program
+from ..render.scene import RenderRejected, render_scene
+from ..sample.rng import STREAMS, derive_seed, stream
+from ..sample.state import Rejected, sample_state
+from ..verify.score import format_instruction
+
+TRACE_FORMAT = "tessera.trace/1"
+RENDER_ATTEMPTS = 8
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def sha256(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode()
+    return hashlib.sha256(data).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def versions() -> dict[str, str]:
+    import jinja2
+    import lark
+    import numpy
+    import skia
+
+    from .. import __version__
+
+    return {"tessera": __version__, "python": platform.python_version(), "skia": skia.__version__,
+            "numpy": numpy.__version__, "zlib": zlib.ZLIB_RUNTIME_VERSION, "lark": lark.__version__,
+            "jinja2": jinja2.__version__}
+
+
+@dataclass
+class Instance:
+    instance_id: str
+    task: CompiledTask
+    png: bytes
+    prompt: str
+    answer: Any
+    label: dict
+    witness: dict
+    trace: dict
+    stats: dict = field(default_factory=dict)
+
+    def record(self) -> dict:
+        """The instance as written next to its image: what a consumer needs, without the full trace."""
+        t = self.task
+        return {
+            "instance_id": self.instance_id, "task": t.id, "domain": t.domain, "grammar": t.grammar.id,
+            "operations": t.operations, "bucket": t.bucket, "answer_type": t.answer_type,
+            "query": self.trace["query"], "level": self.trace["level"], "seed": self.trace["seed"],
+            "prompt": self.prompt, "answer": self.answer, "label": self.label, "witness": self.witness,
+            "image_sha256": self.trace["hashes"]["image"],
+        }
+
+
+def object_paths(state: dict) -> dict[int, str]:
+    """id(record) → its path in the state ("bars[2]"); records are the scene objects witnesses can name."""
+    paths: dict[int, str] = {}
+
+    def walk(v, path):
+        if isinstance(v, dict):
+            paths.setdefault(id(v), path)
+            for k, x in v.items():
+                walk(x, f"{path}.{k}")
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(x, f"{path}[{i}]")
+
+    for name, v in state.items():
+        walk(v, name)
+    return paths
+
+
+def _traced(value: Any, paths: dict[int, str]) -> Any:
+    """A value for the trace: scene objects become {"$ref": path} so steps read as references into the state."""
+    if isinstance(value, dict):
+        p = paths.get(id(value))
+        if p is not None:
+            return {"$ref": p}
+        return {k: _traced(v, paths) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_traced(v, paths) for v in value]
+    return value
+
+
+def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: dict) -> dict:
+    kind = task.witness_kind
+    if kind == "scalar":
+        return {"kind": kind, "value": value}
+
+    def geom(obj, what: str):
+        p = paths.get(id(obj))
+        if p is None:
+            raise TesseraError(f"task {task.id}: the witness is not a scene object from the state")
+        entry = render_map.get(p)
+        if entry is None:
+            raise TesseraError(f"task {task.id}: witness object {p} was not drawn by the layout")
+        return p, entry[what]
+
+    if kind in ("bbox", "point"):
+        p, g = geom(value, kind)
+        return {"kind": kind, "objects": [p], "value": g}
+    pairs = [geom(v, "bbox") for v in value]
+    return {"kind": kind, "objects": [p for p, _ in pairs], "value": [g for _, g in pairs]}
+
+
+def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None = None, vocab: dict | None = None
+             ) -> Instance:
+    """Build one instance. Raises SamplingFailed (with per-constraint counts) when no attempt satisfies the task."""
+    if not 0 <= level <= 9:
+        raise TesseraError(f"level must be between 0 and 9, got {level}")
+    vocab = vocab if vocab is not None else {}
+    space = task.query_space()
+    q_rng = stream(seed, task.id, "query")
+    if query is None:
+        q = q_rng.choice(space)
+        forced = False
+    else:
+        if query not in space:
+            raise TesseraError(f"query {query} is not in the query space of {task.id}: "
+                               f"{', '.join(f'{k} ∈ {v}' for k, v in task.queries.items()) or 'no query variables'}")
+        q, forced = dict(query), True
+
+    s_rng = stream(seed, task.id, "state")
+    grammar = task.grammar
+    rejections: dict[str, int] = {}
+    last_detail = ""
+    for attempt in range(1, grammar.max_attempts + 1):
+        try:
+            state = sample_state(grammar, level, vocab, s_rng)
+            result = run_program(task, state, q, level, vocab, q_rng)
+            break
+        except Rejected as rej:
+            rejections[rej.reason] = rejections.get(rej.reason, 0) + 1
+            last_detail = rej.detail or last_detail
+    else:
+        table = ", ".join(f"{k} ×{v}" for k, v in sorted(rejections.items(), key=lambda kv: -kv[1]))
+        detail = f"; last error: {last_detail}" if last_detail else ""
+        raise SamplingFailed(f"{task.id} (level {level}, seed {seed}): no state satisfied the constraints in "
+                             f"{grammar.max_attempts} attempts ({table}){detail}")
+
+    paths = object_paths(state)
+    r_rng = stream(seed, task.id, "render")
+    for render_attempt in range(1, RENDER_ATTEMPTS + 1):
+        try:
+            rendered = render_scene(grammar, state, level, vocab, r_rng, paths)
+            break
+        except RenderRejected as exc:
+            rejections["render:" + str(exc).split(" ")[-1]] = rejections.get("render:" + str(exc).split(" ")[-1], 0) + 1
+            last_detail = str(exc)
+        except EvalError as exc:
+            raise SamplingFailed(f"{task.id}: rendering failed: {exc}") from None
+    else:
+        raise SamplingFailed(f"{task.id} (level {level}, seed {seed}): no legible render in {RENDER_ATTEMPTS} "
+                             f"attempts ({last_detail}); the grammar's constraints must keep marks apart")
+
+    values = {**state, **q, **result.steps, "level": level}
+    p_rng = stream(seed, task.id, "prompt")
+    template_index = p_rng.below(len(task.prompts))
+    body = task.prompts[template_index].render(values).strip()
+    contract = task.contract
+    prompt = f"{body}\n\n{format_instruction(contract.type, contract.items, contract.spec.key)}"
+
+    label = contract.label(result.answer)
+    witness = _witness(task, result.witness, paths, rendered.render_map)
+    hashes = {
+        "task_spec": task.spec_hash, "grammar_spec": grammar.spec_hash,
+        "contract": sha256(canonical_json(label | {"answer": None})),
+        "state": sha256(canonical_json(state)), "prompt": sha256(prompt), "image": sha256(rendered.png),
+    }
+    instance_id = sha256(canonical_json([task.id, hashes["state"], hashes["prompt"], hashes["image"],
+                                         result.answer]))[:24]
+    trace = {
+        "format": TRACE_FORMAT, "instance_id": instance_id, "task": task.id, "seed": seed, "level": level,
+        "query": q, "query_forced": forced,
+        "streams": {name: derive_seed(seed, task.id, name) for name in STREAMS},
+        "attempts": attempt, "rejections": rejections,
+        "state": state, "steps": {k: _traced(v, paths) for k, v in result.steps.items()},
+        "answer": result.answer, "label": label, "witness": witness,
+        "render": {"decisions": rendered.decisions, "render_attempts": render_attempt,
+                   "render_map": rendered.render_map, "width": grammar.width, "height": grammar.height},
+        "prompt_template": template_index, "prompt": prompt,
+        "versions": versions(), "hashes": hashes,
+    }
+    return Instance(instance_id, task, rendered.png, prompt, result.answer, label, witness, trace,
+                    {"attempts": attempt, "rejections": rejections})
