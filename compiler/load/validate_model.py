@@ -88,7 +88,10 @@ def report(model: type, doc: SourceDoc, diags: Diagnostics, base: tuple, err: di
     if kind == "extra_forbidden":
         owner = _model_at(model, tuple(p for p in raw if isinstance(p, int) or not _is_tag(p))[:-1])
         hint = f" (allowed here: {', '.join(owner.model_fields)})" if owner else ""
-        diags.error(doc.key_pos(loc), f"unknown key '{loc[-1]}'{hint}")
+        key = str(loc[-1])
+        if any(ch in key for ch in "()->'\""):
+            hint += "; an expression with commas or colons inside {...} or [...] must be quoted"
+        diags.error(doc.key_pos(loc), f"unknown key '{key}'{hint}")
         return
     if kind == "missing":
         diags.error(doc.pos(loc[:-1]), f"missing required key '{loc[-1]}'")

@@ -18,7 +18,7 @@ from ..expr.types import FLOAT, INT, STR, Type
 from ..load.models import Expr, Model
 from .painter import SHAPES, Painter
 
-SIZE_WORDS = {"small": 0.035, "medium": 0.05, "large": 0.07}
+SIZE_WORDS = {"small": 0.03, "medium": 0.04, "large": 0.05}
 
 
 @dataclass

@@ -18,10 +18,17 @@ FONT_DIR = Path(__file__).with_name("fonts")
 RGB = tuple[int, int, int]
 
 
+@lru_cache(maxsize=1)
+def _font_manager() -> skia.FontMgr:
+    # An empty custom manager: typefaces come only from the files shipped in fonts/, and the system's fontconfig is
+    # never initialised (its set-up differs between machines and can print warnings).
+    return skia.FontMgr.New_Custom_Empty()
+
+
 @lru_cache(maxsize=None)
 def _typeface(bold: bool) -> skia.Typeface:
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    return skia.Typeface.MakeFromFile(str(FONT_DIR / name))
+    return _font_manager().makeFromFile(str(FONT_DIR / name))
 
 
 @lru_cache(maxsize=256)
@@ -48,10 +55,12 @@ class Painter:
         self.canvas.clear(_color(theme.background))
         self.render_map: dict[str, dict] = {}
         self.marks = 0
-        self.no_overlap_groups: dict[str, list[tuple[str, tuple]]] = {}
+        # group → [(path, bbox, circle or None)]: answer-bearing marks that must not touch each other
+        self.no_overlap_groups: dict[str, list[tuple[str, tuple, tuple | None]]] = {}
 
     # -- binding -------------------------------------------------------------------------------------------------
-    def bind(self, obj, box: tuple[float, float, float, float], group: str | None = None) -> None:
+    def bind(self, obj, box: tuple[float, float, float, float], group: str | None = None,
+             circle: tuple[float, float, float] | None = None) -> None:
         path = self.paths.get(id(obj))
         if path is None:
             return
@@ -62,7 +71,7 @@ class Painter:
             x0, y0, x1, y1 = min(x0, bx[0]), min(y0, bx[1]), max(x1, bx[2]), max(y1, bx[3])
         self.render_map[path] = {"bbox": [x0, y0, x1, y1], "point": [round((x0 + x1) / 2, 2), round((y0 + y1) / 2, 2)]}
         if group is not None:
-            self.no_overlap_groups.setdefault(group, []).append((path, (x0, y0, x1, y1)))
+            self.no_overlap_groups.setdefault(group, []).append((path, (x0, y0, x1, y1), circle))
 
     def _paint(self, rgb: RGB, stroke: bool = False, width: float = 1.0, alpha: int = 255) -> skia.Paint:
         p = skia.Paint(AntiAlias=True, Color=_color(rgb, alpha))
@@ -91,7 +100,7 @@ class Painter:
             self.canvas.drawCircle(cx, cy, r, self._paint(stroke, True, width))
         self.marks += 1
         if obj is not None:
-            self.bind(obj, (cx - r, cy - r, cx + r, cy + r), group)
+            self.bind(obj, (cx - r, cy - r, cx + r, cy + r), group, (cx, cy, r))
 
     def polygon(self, pts: list[tuple[float, float]], fill: RGB | None, stroke: RGB | None = None,
                 width: float = 1.0, obj=None, group: str | None = None):
@@ -165,23 +174,35 @@ class Painter:
             return
         if kind == "square":
             s = r * 0.85
-            self.rect(cx - s, cy - s, cx + s, cy + s, fill, outline, 1.5, obj=obj, group=group)
+            self.rect(cx - s, cy - s, cx + s, cy + s, fill, outline, 1.5)
+            if obj is not None:
+                self.bind(obj, (cx - s, cy - s, cx + s, cy + s), group, (cx, cy, s * math.sqrt(2)))
             return
         sides, rot, inner = {
             "triangle": (3, -90.0, None), "diamond": (4, 0.0, None), "pentagon": (5, -90.0, None),
             "hexagon": (6, 0.0, None), "star": (5, -90.0, 0.45),
         }.get(kind, (0, 0.0, None))
+        if sides and obj is not None and group is not None:
+            # Glyphs are checked for overlap by their bounding circles, which is tighter than their boxes.
+            self.polygon(self._glyph(sides, rot, inner, cx, cy, r), fill, outline, 1.5)
+            xs, ys = zip(*self._glyph(sides, rot, inner, cx, cy, r))
+            self.bind(obj, (min(xs), min(ys), max(xs), max(ys)), group, (cx, cy, r))
+            return
         if not sides:
             from ..errors import EvalError
 
             raise EvalError(f"unknown shape '{kind}' (known: {', '.join(SHAPES)})")
+        self.polygon(self._glyph(sides, rot, inner, cx, cy, r), fill, outline, 1.5, obj=obj, group=group)
+
+    @staticmethod
+    def _glyph(sides: int, rot: float, inner: float | None, cx, cy, r) -> list[tuple[float, float]]:
         pts = []
-        for i in range(sides * (2 if inner else 1)):
-            step = 360.0 / (sides * (2 if inner else 1))
-            a = math.radians(rot + i * step)
+        count = sides * (2 if inner else 1)
+        for i in range(count):
+            a = math.radians(rot + i * 360.0 / count)
             rr = r if not inner or i % 2 == 0 else r * inner
             pts.append((cx + rr * math.cos(a), cy + rr * math.sin(a)))
-        self.polygon(pts, fill, outline, 1.5, obj=obj, group=group)
+        return pts
 
     # -- output --------------------------------------------------------------------------------------------------
     def pixels(self) -> np.ndarray:

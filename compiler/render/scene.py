@@ -1,6 +1,7 @@
 """Render a state through its grammar's layout, then check legibility of the answer-bearing marks."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..codegen.grammar import CompiledGrammar
@@ -11,6 +12,7 @@ from .png import encode_png
 from .theme import pick_theme
 
 MIN_MARK_PX = 2.0
+GAP_PX = 1.0  # answer-bearing marks of one group keep at least this much clear space between them
 
 
 class RenderRejected(Exception):
@@ -47,10 +49,15 @@ def _check_legibility(p: Painter) -> None:
         if x1 - x0 < MIN_MARK_PX or y1 - y0 < MIN_MARK_PX:
             raise RenderRejected(f"{path} is smaller than {MIN_MARK_PX} px")
     for group, marks in p.no_overlap_groups.items():
-        boxes = sorted(marks, key=lambda m: m[1][0])
-        for i, (pa, a) in enumerate(boxes):
-            for pb, b in boxes[i + 1:]:
-                if b[0] >= a[2]:
-                    break
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+        marks = sorted(marks, key=lambda m: m[1][0])
+        for i, (pa, a, ca) in enumerate(marks):
+            for pb, b, cb in marks[i + 1:]:
+                if b[0] >= a[2] + GAP_PX:
+                    break  # sorted by left edge: nothing further right can touch a
+                if ca and cb:
+                    touching = math.hypot(ca[0] - cb[0], ca[1] - cb[1]) < ca[2] + cb[2] + GAP_PX
+                else:
+                    touching = a[0] < b[2] + GAP_PX and b[0] < a[2] + GAP_PX and a[1] < b[3] + GAP_PX and \
+                        b[1] < a[3] + GAP_PX
+                if touching:
                     raise RenderRejected(f"{pa} and {pb} overlap")

@@ -1,0 +1,305 @@
+"""`tessera`: compile, list, sample, replay, score and demo. Bad input gets a message and an exit status, never a
+traceback: 2 for authoring/usage errors, 1 for a failed check (replay mismatch, unsatisfiable task)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from .errors import CompileFailed, TesseraError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def _root(arg: str | None) -> Path:
+    from .taxonomy import DEFAULT_ROOT
+
+    if arg:
+        return Path(arg)
+    here = Path.cwd()
+    return here if (here / "taxonomy" / "taxonomy.yaml").is_file() else DEFAULT_ROOT
+
+
+def _compile(root: str | None):
+    from .taxonomy import compile_taxonomy
+
+    return compile_taxonomy(_root(root))
+
+
+# -- compile ----------------------------------------------------------------------------------------------------
+def summary(tax, seconds: float) -> dict:
+    tasks = tax.tasks.values()
+    return {
+        "taxonomy": tax.name, "domains": len(tax.domains), "grammars": len(tax.grammars), "tasks": len(tax.tasks),
+        "queries": sum(len(t.query_space()) for t in tasks),
+        "contracts": len(tax.contracts),
+        "answer_types": dict(sorted(Counter(t.answer_type for t in tasks).items())),
+        "buckets": dict(sorted(Counter(t.bucket for t in tasks).items())),
+        "operations": dict(sorted(Counter(op for t in tasks for op in t.operations).items())),
+        "by_domain": {
+            d: {"grammars": len({tax.tasks[t].grammar.id for t in ids}), "tasks": len(ids)}
+            for d, ids in sorted(tax.domains.items())
+        },
+        "compile_seconds": round(seconds, 4),
+    }
+
+
+def cmd_compile(args) -> int:
+    from . import taxonomy  # noqa: F401 - import outside the timed region: we report compile time, not start-up
+
+    t0 = time.perf_counter()
+    tax = _compile(args.root)
+    info = summary(tax, time.perf_counter() - t0)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return EXIT_OK
+    from rich.table import Table
+
+    con = _console()
+    table = Table(title=f"taxonomy {tax.name} — compiled in {info['compile_seconds'] * 1000:.0f} ms")
+    for col in ("domain", "grammars", "tasks", "queries", "answer types", "buckets"):
+        table.add_column(col)
+    for d, ids in sorted(tax.domains.items()):
+        ts = [tax.tasks[t] for t in ids]
+        table.add_row(d, str(len({t.grammar.id for t in ts})), str(len(ts)), str(sum(len(t.query_space()) for t in ts)),
+                      ", ".join(f"{k} {v}" for k, v in sorted(Counter(t.answer_type for t in ts).items())),
+                      ", ".join(f"{k} {v}" for k, v in sorted(Counter(t.bucket for t in ts).items())))
+    table.add_section()
+    table.add_row("total", str(info["grammars"]), str(info["tasks"]), str(info["queries"]),
+                  ", ".join(f"{k} {v}" for k, v in info["answer_types"].items()),
+                  ", ".join(f"{k} {v}" for k, v in info["buckets"].items()))
+    con.print(table)
+    con.print("operation families: " + ", ".join(f"{k} {v}" for k, v in info["operations"].items()))
+    return EXIT_OK
+
+
+# -- list -------------------------------------------------------------------------------------------------------
+def cmd_list(args) -> int:
+    tax = _compile(args.root)
+    ids = sorted(t for t in tax.tasks if args.domain is None or tax.tasks[t].domain == args.domain)
+    if args.domain is not None and args.domain not in tax.domains:
+        raise TesseraError(f"unknown domain '{args.domain}' (known: {', '.join(sorted(tax.domains))})")
+    rows = [{
+        "task": t.id, "domain": t.domain, "grammar": t.grammar.id, "answer_type": t.answer_type,
+        "contract": t.contract.id, "queries": t.queries, "operations": t.operations, "bucket": t.bucket,
+        "summary": t.summary, "source": t.source,
+    } for t in (tax.tasks[i] for i in ids)]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} tasks")
+    for col in ("task", "answer", "queries", "operations", "bucket"):
+        table.add_column(col)
+    for r in rows:
+        q = "; ".join(f"{k}: {len(v)}" for k, v in r["queries"].items()) or "—"
+        table.add_row(r["task"], r["answer_type"], q, ", ".join(r["operations"]), r["bucket"])
+    _console().print(table)
+    return EXIT_OK
+
+
+# -- sample -----------------------------------------------------------------------------------------------------
+def parse_query(text: str | None, task) -> dict | None:
+    if not text:
+        return None
+    out = {}
+    for part in text.split(","):
+        if "=" not in part:
+            raise TesseraError(f"--query takes name=value pairs separated by commas, got '{part}'")
+        k, v = (s.strip() for s in part.split("=", 1))
+        if k not in task.queries:
+            known = ", ".join(task.queries) or "none"
+            raise TesseraError(f"task {task.id} has no query variable '{k}' (its variables: {known})")
+        values = task.queries[k]
+        match = [x for x in values if str(x) == v or (isinstance(x, bool) and v.lower() == str(x).lower())]
+        if not match:
+            raise TesseraError(f"'{v}' is not a value of {k} (values: {', '.join(map(str, values))})")
+        out[k] = match[0]
+    missing = [k for k in task.queries if k not in out]
+    if missing:
+        raise TesseraError(f"--query must set every query variable of {task.id}; missing: {', '.join(missing)}")
+    return out
+
+
+def write_instance(inst, out: Path) -> list[Path]:
+    from .trace.instance import canonical_json
+
+    out.mkdir(parents=True, exist_ok=True)
+    base = out / inst.instance_id
+    files = [base.with_suffix(".png"), base.with_suffix(".json"), out / f"{inst.instance_id}.trace.json"]
+    files[0].write_bytes(inst.png)
+    files[1].write_text(json.dumps(inst.record(), indent=2, ensure_ascii=False) + "\n")
+    files[2].write_text(canonical_json(inst.trace) + "\n")
+    return files
+
+
+def cmd_sample(args) -> int:
+    from .trace.instance import generate
+
+    tax = _compile(args.root)
+    task = tax.task(args.task)
+    inst = generate(task, args.seed, args.level, parse_query(args.query, task), tax.vocab)
+    files = write_instance(inst, Path(args.out))
+    if args.json:
+        print(json.dumps({"instance_id": inst.instance_id, "files": [str(f) for f in files],
+                          "answer": inst.answer}, indent=2))
+    else:
+        con = _console()
+        con.print(f"[bold]{task.id}[/] seed {args.seed} level {args.level} query {inst.trace['query']}")
+        con.print(inst.prompt)
+        con.print(f"answer: [bold]{json.dumps(inst.answer)}[/]   witness: {inst.witness['kind']} "
+                  f"{inst.witness.get('objects', '')}")
+        for f in files:
+            con.print(f"wrote {f}")
+    return EXIT_OK
+
+
+# -- replay -----------------------------------------------------------------------------------------------------
+def _trace_files(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(p.rglob("*.trace.json")))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise TesseraError(f"no such file or folder: {p}")
+    if not files:
+        raise TesseraError("no trace files found (looked for *.trace.json)")
+    return files
+
+
+def cmd_replay(args) -> int:
+    from rich.progress import track
+
+    from .trace.replay import replay_trace
+
+    tax = _compile(args.root)
+    files = _trace_files(args.traces)
+    failed = []
+    results = []
+    for f in track(files, description="replaying", console=_console(True), disable=len(files) < 20):
+        try:
+            trace = json.loads(f.read_text())
+        except (OSError, ValueError) as exc:
+            raise TesseraError(f"{f}: not a readable JSON trace ({exc})") from None
+        try:
+            r = replay_trace(trace, tax)
+        except TesseraError as exc:
+            raise TesseraError(f"{f}: {exc}") from None
+        results.append({"file": str(f), "instance_id": r.instance_id, "ok": r.ok, "differences": r.differences})
+        if not r.ok:
+            failed.append((f, r))
+    if args.json:
+        print(json.dumps({"replayed": len(results), "matched": len(results) - len(failed), "results": results},
+                         indent=2))
+    else:
+        con = _console()
+        for f, r in failed:
+            con.print(f"[red]MISMATCH[/] {f} ({r.task})")
+            for d in r.differences:
+                con.print(f"  - {d}")
+        con.print(f"{len(results) - len(failed)}/{len(results)} instances replayed byte for byte")
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+# -- score ------------------------------------------------------------------------------------------------------
+def cmd_score(args) -> int:
+    from .verify.score import score
+
+    try:
+        raw = json.loads(Path(args.label).read_text())
+    except (OSError, ValueError) as exc:
+        raise TesseraError(f"{args.label}: cannot read a JSON label ({exc})") from None
+    label = raw.get("label", raw) if isinstance(raw, dict) else raw
+    if not isinstance(label, dict) or "type" not in label or "answer" not in label:
+        raise TesseraError(f"{args.label}: expected a verifier label (or an instance .json holding one)")
+    try:
+        response = sys.stdin.read() if args.response == "-" else Path(args.response).read_text(errors="replace")
+    except OSError as exc:
+        raise TesseraError(f"{args.response}: {exc.strerror}") from None
+    print(json.dumps(score(label, response).to_dict(), indent=2))
+    return EXIT_OK
+
+
+# -- demo -------------------------------------------------------------------------------------------------------
+def cmd_demo(args) -> int:
+    from .gallery import run_demo
+
+    return run_demo(_root(args.root), Path(args.out), args.per_task, _console())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tessera", description="Declarative task-taxonomy compiler for visual RLVR.")
+    p.add_argument("--root", help="taxonomy root (default: the current folder if it has taxonomy/, else the bundled one)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    c = sub.add_parser("compile", help="load, check and compile the taxonomy; print a summary")
+    c.add_argument("path", nargs="?", help="taxonomy root (same as --root)")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_compile)
+
+    c = sub.add_parser("list", help="list tasks")
+    c.add_argument("--domain")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_list)
+
+    c = sub.add_parser("sample", help="generate one instance: <id>.png, <id>.json, <id>.trace.json")
+    c.add_argument("task")
+    c.add_argument("--seed", type=int, required=True)
+    c.add_argument("--level", type=int, default=0, choices=range(10), metavar="0..9")
+    c.add_argument("--query", help="fix the query, e.g. extreme=lowest")
+    c.add_argument("--out", required=True)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_sample)
+
+    c = sub.add_parser("replay", help="rebuild instances from traces and compare byte for byte")
+    c.add_argument("traces", nargs="+", help="trace files or folders holding *.trace.json")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_replay)
+
+    c = sub.add_parser("score", help="score a response against a verifier label")
+    c.add_argument("label", help="label JSON (or an instance .json holding one)")
+    c.add_argument("response", help="response text file, or - for standard input")
+    c.set_defaults(fn=cmd_score)
+
+    c = sub.add_parser("demo", help="compile the taxonomy, sample every task, write a gallery")
+    c.add_argument("--out", default="out/demo")
+    c.add_argument("--per-task", type=int, default=3)
+    c.set_defaults(fn=cmd_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "path", None):
+        args.root = args.path
+    try:
+        return args.fn(args)
+    except CompileFailed as exc:
+        diags = exc.diagnostics.sorted()
+        for d in diags:
+            print(d, file=sys.stderr)
+        n = len([d for d in diags if d.severity == "error"])
+        print(f"{n} error{'s' if n != 1 else ''}; nothing was compiled", file=sys.stderr)
+        return EXIT_USAGE
+    except TesseraError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
