@@ -308,6 +308,9 @@ class _Checker:
     def c_compare(self, node):
         left_node, op_tok, right_node = node.children
         op = str(op_tok)
+        # `a < b < c` parses as compare(compare(a, b), c); we reject chaining rather than guess.
+        if isinstance(left_node, Tree) and left_node.data == "compare":
+            return self.error(op_tok, "chained comparisons are not supported; write (a < b) and (b < c)")
         a, b = self.compile(left_node), self.compile(right_node)
         if op in ("==", "!="):
             if unify(a.type, b.type) is None:
@@ -319,9 +322,6 @@ class _Checker:
             "<=": operator.le, ">": operator.gt, ">=": operator.ge,
         }[op]
         af, bf = a.fn, b.fn
-        # `a < b < c` parses as compare(compare(a, b), c); we reject chaining rather than guess.
-        if isinstance(left_node, Tree) and left_node.data == "compare":
-            return self.error(op_tok, "chained comparisons are not supported; write (a < b) and (b < c)")
         return Compiled(BOOL, lambda env: py(af(env), bf(env)))
 
     def _membership(self, node, negate: bool):
@@ -514,8 +514,12 @@ def parse(source: str, site: Site, diags: Diagnostics):
     try:
         return _parse_cached(source)
     except UnexpectedInput as exc:
-        diags.error(site.at(exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else 1),
-                    _syntax_message(exc, source))
+        message = _syntax_message(exc, source)
+        if message == "expression ends too early":
+            lines = source.rstrip("\n").split("\n")
+            diags.error(site.at(len(lines), len(lines[-1]) + 1), message)
+        else:
+            diags.error(site.at(exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else 1), message)
         return None
 
 

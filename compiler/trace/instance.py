@@ -17,7 +17,7 @@ from ..codegen.task import CompiledTask
 from ..errors import EvalError, SamplingFailed, TesseraError
 from ..execute.program import run_program
 from ..render.scene import RenderRejected, render_scene
-from ..sample.rng import STREAMS, derive_seed, stream
+from ..sample.rng import STREAMS, Rng, derive_seed
 from ..sample.state import Rejected, sample_state
 from ..verify.score import format_instruction
 
@@ -124,14 +124,22 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
     return {"kind": kind, "objects": [p for p, _ in pairs], "value": [g for _, g in pairs]}
 
 
-def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None = None, vocab: dict | None = None
-             ) -> Instance:
-    """Build one instance. Raises SamplingFailed (with per-constraint counts) when no attempt satisfies the task."""
+def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None = None, vocab: dict | None = None,
+             stream_seeds: dict[str, int] | None = None) -> Instance:
+    """Build one instance. Raises SamplingFailed (with per-constraint counts) when no attempt satisfies the task.
+
+    `stream_seeds` replaces the derived seed of named streams (state, query, render, prompt); it exists to show that
+    the streams are independent, and is recorded in the trace so replay rebuilds the same instance."""
     if not 0 <= level <= 9:
         raise TesseraError(f"level must be between 0 and 9, got {level}")
     vocab = vocab if vocab is not None else {}
     space = task.query_space()
-    q_rng = stream(seed, task.id, "query")
+    seeds = {name: derive_seed(seed, task.id, name) for name in STREAMS}
+    for name, value in (stream_seeds or {}).items():
+        if name not in seeds:
+            raise TesseraError(f"unknown seed stream '{name}' (streams: {', '.join(STREAMS)})")
+        seeds[name] = value
+    q_rng = Rng(seeds["query"])
     if query is None:
         q = q_rng.choice(space)
         forced = False
@@ -141,7 +149,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
                                f"{', '.join(f'{k} ∈ {v}' for k, v in task.queries.items()) or 'no query variables'}")
         q, forced = dict(query), True
 
-    s_rng = stream(seed, task.id, "state")
+    s_rng = Rng(seeds["state"])
     grammar = task.grammar
     rejections: dict[str, int] = {}
     last_detail = ""
@@ -160,13 +168,14 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
                              f"{grammar.max_attempts} attempts ({table}){detail}")
 
     paths = object_paths(state)
-    r_rng = stream(seed, task.id, "render")
+    r_rng = Rng(seeds["render"])
     for render_attempt in range(1, RENDER_ATTEMPTS + 1):
         try:
             rendered = render_scene(grammar, state, level, vocab, r_rng, paths)
             break
         except RenderRejected as exc:
-            rejections["render:" + str(exc).split(" ")[-1]] = rejections.get("render:" + str(exc).split(" ")[-1], 0) + 1
+            reason = "render:" + str(exc).split(" ")[-1]  # "render:overlap", "render:canvas", ...
+            rejections[reason] = rejections.get(reason, 0) + 1
             last_detail = str(exc)
         except EvalError as exc:
             raise SamplingFailed(f"{task.id}: rendering failed: {exc}") from None
@@ -175,7 +184,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
                              f"attempts ({last_detail}); the grammar's constraints must keep marks apart")
 
     values = {**state, **q, **result.steps, "level": level}
-    p_rng = stream(seed, task.id, "prompt")
+    p_rng = Rng(seeds["prompt"])
     template_index = p_rng.below(len(task.prompts))
     body = task.prompts[template_index].render(values).strip()
     contract = task.contract
@@ -193,7 +202,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     trace = {
         "format": TRACE_FORMAT, "instance_id": instance_id, "task": task.id, "seed": seed, "level": level,
         "query": q, "query_forced": forced,
-        "streams": {name: derive_seed(seed, task.id, name) for name in STREAMS},
+        "streams": seeds, "stream_overrides": dict(stream_seeds or {}),
         "attempts": attempt, "rejections": rejections,
         "state": state, "steps": {k: _traced(v, paths) for k, v in result.steps.items()},
         "answer": result.answer, "label": label, "witness": witness,

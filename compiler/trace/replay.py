@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from ..errors import TesseraError
 from .instance import TRACE_FORMAT, canonical_json, generate
 
-COMPARED = ("instance_id", "query", "attempts", "state", "steps", "answer", "label", "witness", "render",
+COMPARED = ("instance_id", "query", "streams", "attempts", "rejections", "state", "steps", "answer", "label", "witness", "render",
             "prompt_template", "prompt", "hashes")
 
 
@@ -32,7 +32,7 @@ def replay_trace(trace: dict, taxonomy) -> ReplayResult:
     if old.get("grammar_spec") != task.grammar.spec_hash:
         diffs.append("hashes.grammar_spec: the grammar's YAML changed since this trace was written")
     rebuilt = generate(task, trace["seed"], trace["level"], trace["query"] if trace.get("query_forced") else None,
-                       taxonomy.vocab).trace
+                       taxonomy.vocab, trace.get("stream_overrides") or None).trace
     for key in COMPARED:
         if canonical_json(trace.get(key)) != canonical_json(rebuilt.get(key)):
             if key == "hashes":

@@ -234,3 +234,24 @@ def format_instruction(label_type: str, items: str | None, key: str = "answer") 
     }[label_type]
     return (f'Think it through, then end your response with a JSON object {{"{key}": ...}} whose value is {shape}, '
             f'for example {{"{key}": {example}}}.')
+
+
+def wrong_answer(label: dict):
+    """A value of the right type that the label must reject (used by the gates and the per-task battery)."""
+    kind, truth = label["type"], label["answer"]
+    if kind == "integer":
+        return truth + 1
+    if kind == "number":
+        return truth + 1 + 10 * float((label.get("tolerance") or {}).get("abs", 0))
+    if kind == "boolean":
+        return not truth
+    if kind == "option":
+        return "B" if truth == "A" else "A"
+    if kind == "string":
+        return f"not {truth} at all"
+    if kind == "list":
+        flipped = list(reversed(truth))
+        return flipped if flipped != list(truth) else list(truth) + [truth[0] if truth else "no such item"]
+    if kind == "set":
+        return list(truth) + ["no such item"] if label.get("items") == "string" else list(truth) + [10**9]
+    raise ValueError(f"unknown answer type {kind}")

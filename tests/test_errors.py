@@ -1,0 +1,212 @@
+"""Authoring mistakes: each class gets its exact message at file:line:col, all of them in one run, exit status 2."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from compiler.errors import CompileFailed
+from compiler.taxonomy import compile_taxonomy
+from tests.conftest import ROOT
+
+
+def write(root, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def diagnostics(root) -> list[str]:
+    with pytest.raises(CompileFailed) as info:
+        compile_taxonomy(root)
+    return [str(d) for d in info.value.diagnostics.sorted()]
+
+
+GOOD_TASK = """
+task: charts.bar_chart.extra_{name}
+grammar: charts.bar_chart
+summary: test task
+operations: [count]
+bucket: counting
+compute:
+  hits: filter(bars, b -> b.value > {literal})
+answer: {{value: len(hits), contract: integer_exact}}
+witness: {{set: hits}}
+prompt: How many bars exceed {literal}?
+"""
+
+
+def test_each_error_class_has_its_exact_message(library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    r = library_copy
+    write(r, "programs/bad/unknown_key.yaml", """
+        task: charts.bar_chart.unknown_key
+        grammar: charts.bar_chart
+        summary: s
+        operations: [count]
+        bucket: counting
+        answr: 3
+        answer: {value: len(bars), contract: integer_exact}
+        witness: {set: bars}
+        prompt: p
+        """)
+    write(r, "programs/bad/refs.yaml", """
+        task: charts.bar_chart.refs
+        grammar: charts.no_such_grammar
+        summary: s
+        operations: [count]
+        bucket: counting
+        answer: {value: len(bars), contract: no_such_contract}
+        witness: {set: bars}
+        prompt: p
+        """)
+    write(r, "programs/bad/types.yaml", """
+        task: charts.bar_chart.types
+        grammar: charts.bar_chart
+        summary: s
+        operations: [lookup]
+        bucket: math
+        query:
+          k: "randint(1, 5)"
+        compute:
+          best: argmax(bars, b -> b.valu)
+        answer: {value: "bars[0].label", contract: integer_exact}
+        witness: {bbox: "bars[0]"}
+        prompt: p
+        """)
+    write(r, "programs/bad/dup_id.yaml", """
+        task: charts.bar_chart.extremum_label
+        grammar: charts.bar_chart
+        summary: s
+        operations: [count]
+        bucket: counting
+        answer: {value: len(bars), contract: integer_exact}
+        witness: {set: bars}
+        prompt: p
+        """)
+    write(r, "programs/bad/extra_a.yaml", GOOD_TASK.format(name="a", literal=5))
+    write(r, "programs/bad/extra_b.yaml", GOOD_TASK.format(name="b", literal=8))
+    write(r, "grammars/bad/wrong_type.yaml", """
+        grammar: shapes.wrong_type
+        summary: s
+        state:
+          n: randint(1, 3)
+        render:
+          canvas: {width: big, height: 300}
+          layout:
+            bar_chart: {items: "[]", label: label, value: value}
+        """)
+    write(r, "contracts/broken.yaml", "contract: broken\nsummary: [unclosed\n")
+    with open(r / "taxonomy/taxonomy.yaml", "a") as f:
+        f.write("  games:\n    summary: nothing here yet\n    tasks: [games.board.no_such_task]\n")
+
+    assert diagnostics(r) == [
+        "contracts/broken.yaml:3:1: error: YAML syntax: expected ',' or ']', but got '<stream end>' "
+        "(while parsing a flow sequence)",
+        "grammars/bad/wrong_type.yaml:6:19: error: expected an integer, got string 'big'",
+        "programs/bad/extra_b.yaml:1:7: error: task 'charts.bar_chart.extra_b' duplicates task "
+        "'charts.bar_chart.extra_a' (programs/bad/extra_a.yaml): same grammar, same program up to literal operands "
+        "and names, same answer type and contract. Make the differing literal a query variable of one task instead",
+        "programs/bad/refs.yaml:2:10: error: task 'charts.bar_chart.refs' uses unknown grammar "
+        "'charts.no_such_grammar' (known: charts.bar_chart, charts.line_chart, charts.scatter_plot, "
+        "shapes.shape_field, shapes.shape_grid)",
+        "programs/bad/refs.yaml:6:38: error: task 'charts.bar_chart.refs' uses unknown contract 'no_such_contract' "
+        "(known: integer_exact, label_sequence, label_set, label_string, number_tenth, option_letter, yes_no)",
+        "programs/bad/types.yaml:7:6: error: query variable 'k' is unbounded: give a list of values, "
+        "{range: [lo, hi]}, or the name of a vocabulary (vocab.NAME)",
+        "programs/bad/types.yaml:9:29: error: unknown field 'valu' (this record has: label, value)",
+        "programs/bad/types.yaml:10:17: error: answer is str but contract 'integer_exact' (integer) expects int",
+        "programs/bad/unknown_key.yaml:6:1: error: unknown key 'answr' (allowed here: task, grammar, summary, "
+        "operations, bucket, query, compute, require, answer, witness, prompt)",
+        # Files load in path order, so the bundled file is the second definition here.
+        "programs/charts/bar_chart/extremum_label.yaml:1:7: error: duplicate task id "
+        "'charts.bar_chart.extremum_label' (first defined at programs/bad/dup_id.yaml:1:7)",
+        "taxonomy/taxonomy.yaml:13:13: error: taxonomy lists unknown task 'games.board.no_such_task'",
+    ]
+
+
+def test_missing_keys_and_bad_enums(library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    write(library_copy, "programs/bad/missing.yaml", """
+        task: charts.bar_chart.missing
+        grammar: charts.bar_chart
+        operations: [counting]
+        bucket: vision
+        answer: {value: len(bars), contract: integer_exact}
+        witness: {box: bars}
+        prompt: p
+        """)
+    got = diagnostics(library_copy)
+    assert "programs/bad/missing.yaml:1:1: error: missing required key 'summary'" in got
+    assert any(m.startswith("programs/bad/missing.yaml:3:14: error: expected 'lookup', 'filter'") and
+               m.endswith("got string 'counting'") for m in got)
+    assert any(m.startswith("programs/bad/missing.yaml:4:9: error: expected 'spatial', 'math'") for m in got)
+    assert any(m.startswith("programs/bad/missing.yaml:6:") and "got string 'box'" in m for m in got)
+
+
+def test_unquoted_flow_expression_gets_a_hint(library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    write(library_copy, "programs/bad/flow.yaml", """
+        task: charts.bar_chart.flow
+        grammar: charts.bar_chart
+        summary: s
+        operations: [count]
+        bucket: counting
+        answer: {value: count(bars, b -> b.value > 3), contract: integer_exact}
+        witness: {set: bars}
+        prompt: p
+        """)
+    got = diagnostics(library_copy)
+    assert got == ["programs/bad/flow.yaml:6:29: error: unknown key 'b -> b.value > 3)' (allowed here: value, "
+                   "contract); an expression with commas or colons inside {...} or [...] must be quoted"]
+
+
+def test_unsatisfiable_grammar_names_the_constraint(library_copy, monkeypatch):
+    from compiler.errors import SamplingFailed
+    from compiler.trace.instance import generate
+
+    monkeypatch.chdir(library_copy)
+    path = library_copy / "grammars/charts/bar_chart.yaml"
+    path.write_text(path.read_text().replace("render:", "require:\n  impossible: n > 100\nrender:"))
+    tax = compile_taxonomy(library_copy)
+    with pytest.raises(SamplingFailed, match=r"no state satisfied the constraints in 200 attempts "
+                                             r"\(grammar:impossible ×200\)"):
+        generate(tax.tasks["charts.bar_chart.value_difference"], 1, 0, vocab=tax.vocab)
+
+
+def test_cli_reports_errors_without_traceback(library_copy):
+    write(library_copy, "programs/bad/unknown_key.yaml", "task: charts.bar_chart.x\nfoo: [1\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "compiler.cli", "compile", str(library_copy)], capture_output=True,
+                          text=True, env=env, cwd=library_copy)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "programs/bad/unknown_key.yaml:3:1: error: YAML syntax:" in proc.stderr
+    assert proc.stderr.strip().endswith("1 error; nothing was compiled")
+
+
+def test_templates_are_sandboxed(library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    write(library_copy, "programs/bad/template.yaml", """
+        task: charts.bar_chart.template
+        grammar: charts.bar_chart
+        summary: s
+        operations: [count]
+        bucket: counting
+        answer: {value: len(bars), contract: integer_exact}
+        witness: {set: bars}
+        prompt: "{% for i in range(9) %}{{ bars.__class__ }}{% endfor %}{{ cycler }}"
+        """)
+    got = diagnostics(library_copy)
+    assert "programs/bad/template.yaml:8:10: error: templates may only print values, use if and filters; " \
+           "'For' is not allowed" in got
+    assert "programs/bad/template.yaml:8:10: error: template attribute '__class__' is not allowed" in got
+    assert any("unknown name 'cycler' in template" in m for m in got)
+
+
+def test_bundled_library_compiles_clean():
+    tax = compile_taxonomy(ROOT)
+    assert len(tax.domains) >= 2 and len(tax.grammars) >= 4 and len(tax.tasks) >= 12
