@@ -1,0 +1,92 @@
+"""The verifier on correct, wrong, malformed, huge and adversarial responses. It never raises."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from compiler.verify.score import MAX_TAIL, final_json, score, wrong_answer
+
+
+def label(kind, answer, items=None, **extra):
+    base = {"type": kind, "answer": answer, "key": "answer", "contract": "t", "items": items,
+            "tolerance": {"abs": 0.0, "rel": 0.0},
+            "normalize": {"case": "fold", "whitespace": "collapse", "strip_punctuation": True,
+                          "strip_articles": True}}
+    base.update(extra)
+    return base
+
+
+@pytest.mark.parametrize("lab,response,answer,fmt", [
+    (label("integer", 12), 'so {"answer": 12}', 1, 1),
+    (label("integer", 12), '{"answer": "12"}', 1, 1),
+    (label("integer", 1200), '{"answer": "1,200"}', 1, 1),
+    (label("integer", 12), '{"answer": 12.0}', 1, 1),
+    (label("integer", 12), '{"answer": 12.5}', 0, 1),
+    (label("integer", 12), '{"answer": true}', 0, 1),
+    (label("integer", 12), '{"answer": 13}', 0, 1),
+    (label("number", 2.5, tolerance={"abs": 0.05, "rel": 0}), '{"answer": 2.54}', 1, 1),
+    (label("number", 2.5, tolerance={"abs": 0.05, "rel": 0}), '{"answer": 2.6}', 0, 1),
+    (label("number", 100.0, tolerance={"abs": 0, "rel": 0.01}), '{"answer": "100.9"}', 1, 1),
+    (label("number", 1.0), '{"answer": NaN}', 0, 1),
+    (label("string", "Banana"), '{"answer": "  the banana. "}', 1, 1),
+    (label("string", "banana"), '{"answer": "bananas"}', 0, 1),
+    (label("string", "7"), '{"answer": 7}', 1, 1),
+    (label("option", "C"), '{"answer": "(c)"}', 1, 1),
+    (label("option", "C"), '{"answer": "C."}', 1, 1),
+    (label("option", "C"), '{"answer": "Option C"}', 1, 1),
+    (label("option", "C"), '{"answer": "CD"}', 0, 1),
+    (label("boolean", True), '{"answer": "yes"}', 1, 1),
+    (label("boolean", False), '{"answer": false}', 1, 1),
+    (label("boolean", False), '{"answer": 0}', 0, 1),
+    (label("list", ["red", "blue"], "string"), '{"answer": ["Red", "blue"]}', 1, 1),
+    (label("list", ["red", "blue"], "string"), '{"answer": "red, blue"}', 1, 1),
+    (label("list", ["red", "blue"], "string"), '{"answer": ["blue", "red"]}', 0, 1),
+    (label("set", ["red", "blue"], "string"), '{"answer": ["blue", "RED"]}', 1, 1),
+    (label("set", ["red", "blue"], "string"), '{"answer": ["blue"]}', 0, 1),
+    (label("set", [1, 2], "integer"), '{"answer": [2, 1, 1]}', 1, 1),
+    (label("integer", 3), '```json\n{"answer": 3}\n```', 1, 1),
+    (label("integer", 3), '{"answer": 3, "why": "counted"}', 1, 0),
+    (label("integer", 3), '{"result": 3}', 0, 0),
+    (label("integer", 3), 'the answer is 3', 0, 0),
+    (label("integer", 3), '{"answer": 3} and then more text', 0, 0),
+    (label("integer", 3), 'first {"answer": 5} then {"answer": 3}', 1, 1),
+    (label("integer", 3), 'text with a brace { and then {"answer": 3}', 1, 1),
+])
+def test_scoring(lab, response, answer, fmt):
+    s = score(lab, response)
+    assert (s.answer, s.format) == (answer, fmt)
+    assert s.reward == pytest.approx(0.95 * answer + 0.05 * fmt)
+
+
+@pytest.mark.parametrize("response", [
+    None, 12, b'{"answer": 3}', "", "}", "{" * 100_000 + "}" * 100_000, '{"answer": ' + "[" * 50_000 + "]" * 50_000 + "}",
+    "x" * 20_000_000 + '{"answer": 3}', '{"answer": "' + "9" * 100_000 + '"}', "\x00\ud800" * 1000 + "}",
+    '{"answer": {"nested": ' * 2000 + "1" + "}" * 4000,
+])
+def test_adversarial_responses_never_raise(response):
+    s = score(label("integer", 3), response)
+    assert 0.0 <= s.reward <= 1.0
+
+
+def test_huge_response_is_read_from_its_tail_only():
+    big = "noise " * 5_000_000 + '{"answer": 3}'
+    assert score(label("integer", 3), big).reward == 1.0
+    # an object that starts before the tail window cannot be read
+    assert final_json("{" + " " * (MAX_TAIL + 10) + '"answer": 3}')[0] is None
+
+
+@pytest.mark.parametrize("broken", [{}, {"type": "integer"}, {"type": "nonsense", "answer": 1}, None,
+                                    {"type": "list", "answer": 5, "items": "string"}])
+def test_broken_labels_score_zero_without_raising(broken):
+    s = score(broken, '{"answer": 1}')
+    assert s.answer == 0.0
+
+
+@pytest.mark.parametrize("lab", [label("integer", 4), label("number", 2.5), label("boolean", True),
+                                 label("option", "A"), label("string", "red"),
+                                 label("list", ["a", "b"], "string"), label("list", ["a", "a"], "string"),
+                                 label("set", ["a"], "string"), label("set", [3], "integer")])
+def test_wrong_answers_are_rejected(lab):
+    assert score(lab, json.dumps({"answer": lab["answer"]})).answer == 1.0
+    assert score(lab, json.dumps({"answer": wrong_answer(lab)})).answer == 0.0
