@@ -165,3 +165,18 @@ def same_answer(answer_type: str, expected, actual) -> bool:
     if answer_type == "set":
         return sorted(expected) == sorted(actual)
     return expected == actual
+
+
+def _merge_domain_oracles() -> None:
+    """Oracles of other domains live in tests/oracles_<domain>.py, each with its own ORACLES dict."""
+    import importlib
+    from pathlib import Path
+
+    for path in sorted(Path(__file__).parent.glob("oracles_*.py")):
+        module = importlib.import_module(f"tests.{path.stem}")
+        overlap = set(module.ORACLES) & set(ORACLES)
+        assert not overlap, f"{path.name} redefines oracles for {sorted(overlap)}"
+        ORACLES.update(module.ORACLES)
+
+
+_merge_domain_oracles()

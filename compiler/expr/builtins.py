@@ -781,3 +781,7 @@ def _scatter(ck, node, args):
         return pts
 
     return Compiled(ListT(POINT), impl)
+
+
+# -- operator families in their own modules (importing one registers its builtins) ------------------------------
+# (one line per module; keep this list sorted)

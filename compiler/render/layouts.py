@@ -289,3 +289,7 @@ def draw_grid_board(p: Painter, prm: GridBoard, items: list[dict], text: dict, r
         p.shape(_check_shape(it[prm.shape]), x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell, cell * fill_ratio,
                 p.theme.color(it[prm.color]), obj=it, group="cells", outline=p.theme.ink)
     return {"fill_ratio": fill_ratio}
+
+
+# -- layouts in their own modules (importing one registers its layouts) -----------------------------------------
+# (one line per module; keep this list sorted)
