@@ -19,8 +19,9 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 def encode_png(rgb: np.ndarray) -> bytes:
     h, w, _ = rgb.shape
-    raw = np.zeros((h, w * 3 + 1), dtype=np.uint8)  # first byte of each row: filter type 0
-    raw[:, 1:] = rgb.reshape(h, w * 3)
+    raw = np.empty((h, w * 3 + 1), dtype=np.uint8)
+    raw[:, 0] = 0  # filter type 0 (none) on every row
+    raw[:, 1:] = np.ascontiguousarray(rgb).reshape(h, w * 3)
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header)
             + _chunk(b"IDAT", zlib.compress(raw.tobytes(), ZLIB_LEVEL)) + _chunk(b"IEND", b""))
