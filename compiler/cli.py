@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -17,7 +18,9 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 def _console(stderr: bool = False):
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    stream = sys.stderr if stderr else sys.stdout
+    # Tables stay readable when piped (CI logs): no 80-column squeeze for long task ids.
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, width=None if stream.isatty() else 140)
 
 
 def _root(arg: str | None) -> Path:
@@ -179,12 +182,18 @@ def _trace_files(paths: list[str]) -> list[Path]:
     return files
 
 
+def _is_dataset(p: Path) -> bool:
+    return p.is_dir() and ((p / "manifest.json").exists() or any((p / "data").glob("*.parquet")))
+
+
 def cmd_replay(args) -> int:
     from rich.progress import track
 
     from .trace.replay import replay_trace
 
     tax = _compile(args.root)
+    if len(args.traces) == 1 and _is_dataset(Path(args.traces[0])):
+        return _replay_dataset(Path(args.traces[0]), tax, args)
     files = _trace_files(args.traces)
     failed = []
     results = []
@@ -211,6 +220,90 @@ def cmd_replay(args) -> int:
                 con.print(f"  - {d}")
         con.print(f"{len(results) - len(failed)}/{len(results)} instances replayed byte for byte")
     return EXIT_FAIL if failed else EXIT_OK
+
+
+def _progress():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=_console(True), transient=True)
+
+
+def _replay_dataset(path: Path, tax, args) -> int:
+    from .trace.replay import replay_dataset
+
+    with _progress() as progress:
+        results = replay_dataset(path, tax.root, args.workers, progress)
+    failed = [r for r in results if not r.ok]
+    if args.json:
+        print(json.dumps({"replayed": len(results), "matched": len(results) - len(failed),
+                          "mismatches": [{"instance_id": r.instance_id, "task": r.task, "differences": r.differences}
+                                         for r in failed]}, indent=2))
+    else:
+        con = _console()
+        for r in failed[:50]:
+            con.print(f"[red]MISMATCH[/] {r.instance_id} ({r.task})")
+            for d in r.differences:
+                con.print(f"  - {d}")
+        con.print(f"{len(results) - len(failed)}/{len(results)} instances of {path} replayed byte for byte")
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+# -- build and validate ---------------------------------------------------------------------------------------
+def cmd_build(args) -> int:
+    from .export.build import build
+    from .export.config import load_build_config
+
+    tax = _compile(args.root)
+    config = load_build_config(Path(args.config), tax)
+    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
+    con = _console()
+    with _progress() as progress:
+        result = build(config, tax, Path(args.out), workers, args.ray if args.ray else None, args.ray is not None,
+                       progress)
+    if result.already_complete:
+        con.print(f"{args.out} already holds this finished build ({config.spec.build}); nothing to do")
+        return EXIT_OK
+    print_build_table(con, result, config)
+    return EXIT_OK
+
+
+def print_build_table(con, result, config) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"build {config.spec.build}: {sum(s['rows'] for s in result.manifest['splits'].values())} "
+                        f"rows in {result.seconds:.1f} s" + (f" ({result.resumed_shards} shards resumed)"
+                                                             if result.resumed_shards else ""))
+    for col in ("task", "accepted", "rejected (reason ×n)", "retries", "ms/inst"):
+        table.add_column(col, justify="left" if col in ("task", "rejected (reason ×n)") else "right")
+    for tid in config.tasks:
+        st = result.stats.get(tid)
+        if st is None:
+            continue
+        rej = ", ".join(f"{k} ×{v}" for k, v in st.rejected.most_common(3)) or "—"
+        ms = f"{st.seconds / st.accepted * 1000:.1f}" if st.accepted and st.seconds else "—"
+        table.add_row(tid, str(st.accepted), rej, str(sum(st.retries.values())), ms)
+    con.print(table)
+    splits = ", ".join(f"{k}: {v['rows']} rows in {len(v['files'])} shard(s)" for k, v in result.manifest["splits"].items())
+    con.print(f"wrote {result.out} ({splits}); load it with datasets.load_dataset('{result.out}')")
+
+
+def cmd_validate(args) -> int:
+    from .validate.dataset import validate_dataset
+
+    with _progress() as progress:
+        rep = validate_dataset(Path(args.dataset), progress)
+    if args.json:
+        print(json.dumps({"ok": rep.ok, "rows": rep.rows, "tasks": rep.tasks, "problems": rep.problems}, indent=2))
+    else:
+        con = _console()
+        for p in rep.problems[:100]:
+            con.print(f"[red]problem[/] {p}")
+        if len(rep.problems) > 100:
+            con.print(f"... and {len(rep.problems) - 100} more")
+        state = "valid" if rep.ok else f"INVALID ({len(rep.problems)} problems)"
+        con.print(f"{args.dataset}: {state}; rows {rep.rows}; {rep.tasks} tasks")
+    return EXIT_OK if rep.ok else EXIT_FAIL
 
 
 # -- score ------------------------------------------------------------------------------------------------------
@@ -263,19 +356,34 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_sample)
 
-    c = sub.add_parser("replay", help="rebuild instances from traces and compare byte for byte")
-    c.add_argument("traces", nargs="+", help="trace files or folders holding *.trace.json")
+    c = sub.add_parser("replay", help="rebuild instances (trace files, folders, or a dataset) byte for byte")
+    c.add_argument("traces", nargs="+", help="trace files, folders holding *.trace.json, or one dataset folder")
+    c.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for a dataset replay")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_replay)
+
+    c = sub.add_parser("build", help="build a dataset: task-uniform, gated, parallel, resumable Parquet shards")
+    c.add_argument("config", help="build config YAML (see taxonomy/builds/)")
+    c.add_argument("--out", required=True)
+    c.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    c.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run on Ray (a local instance, or the cluster at ADDRESS)")
+    c.set_defaults(fn=cmd_build)
+
+    c = sub.add_parser("validate", help="check a dataset: manifest, hashes, schema, counts, gates, split overlap")
+    c.add_argument("dataset")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_validate)
 
     c = sub.add_parser("score", help="score a response against a verifier label")
     c.add_argument("label", help="label JSON (or an instance .json holding one)")
     c.add_argument("response", help="response text file, or - for standard input")
     c.set_defaults(fn=cmd_score)
 
-    c = sub.add_parser("demo", help="compile the taxonomy, sample every task, write a gallery")
+    c = sub.add_parser("demo", help="compile the taxonomy, build a small dataset, validate and replay it, "
+                                    "write its gallery")
     c.add_argument("--out", default="out/demo")
-    c.add_argument("--per-task", type=int, default=3)
+    c.add_argument("--per-task", type=int, help="training instances per task (default: taxonomy/builds/demo.yaml)")
     c.set_defaults(fn=cmd_demo)
     return p
 

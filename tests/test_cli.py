@@ -67,6 +67,8 @@ def test_demo_writes_gallery(capsys, tmp_path, taxonomy):
     out = tmp_path / "demo"
     code, stdout, _ = run(capsys, "demo", "--out", str(out), "--per-task", "1")
     assert code == 0
-    assert (out / "index.html").read_text().count('class="card"') == len(taxonomy.tasks)
-    assert not (tmp_path / "demo.partial").exists()
-    assert "wrote" in stdout
+    page = (out / "gallery" / "index.html").read_text()
+    assert page.count('class="card"') == 2 * len(taxonomy.tasks)  # one train + one validation row per task
+    assert (out / "dataset" / "manifest.json").exists()
+    assert not (out / "gallery.partial").exists()
+    assert "replay: " in stdout and "valid" in stdout

@@ -24,6 +24,7 @@ class RenderResult:
     png: bytes
     render_map: dict[str, dict]
     decisions: dict
+    rgb: object = None  # the pixels the PNG encodes (numpy, height × width × 3), kept for gates and hashes
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str]
@@ -38,7 +39,8 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     painter = Painter(grammar.width, grammar.height, theme, paths)
     decisions = grammar.layout.draw(painter, grammar.layout_params, items, texts, rng, **extra)
     _check_legibility(painter)
-    return RenderResult(encode_png(painter.pixels()), painter.render_map, {"theme": theme.to_trace(), **decisions})
+    rgb = painter.pixels()
+    return RenderResult(encode_png(rgb), painter.render_map, {"theme": theme.to_trace(), **decisions}, rgb)
 
 
 def _check_legibility(p: Painter) -> None:

@@ -60,6 +60,7 @@ class Instance:
     witness: dict
     trace: dict
     stats: dict = field(default_factory=dict)
+    rgb: Any = None  # decoded pixels of `png` (not serialised)
 
     def record(self) -> dict:
         """The instance as written next to its image: what a consumer needs, without the full trace."""
@@ -212,4 +213,4 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
         "versions": versions(), "hashes": hashes,
     }
     return Instance(instance_id, task, rendered.png, prompt, result.answer, label, witness, trace,
-                    {"attempts": attempt, "rejections": rejections})
+                    {"attempts": attempt, "rejections": rejections}, rendered.rgb)

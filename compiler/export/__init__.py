@@ -1,0 +1,1 @@
+"""Stage 9, export: build configs, task-uniform build plans, parallel gated builds, Parquet shards, manifests."""

@@ -1,0 +1,148 @@
+"""Build configs: which tasks, how many instances per split, which levels, seed, shards. YAML, checked like the
+rest of the library (file:line:col errors, all at once)."""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from ..errors import CompileFailed, Diagnostics
+from ..load.models import OPERATIONS, Model
+from ..load.validate_model import validate
+from ..load.yaml_source import SourceDoc, read_yaml
+
+
+class Select(Model):
+    tasks: list[str] = []  # ids or fnmatch patterns
+    domains: list[str] = []
+    grammars: list[str] = []
+    operations: list[str] = []
+    buckets: list[str] = []
+
+
+class BuildSpec(Model):
+    build: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    summary: str = ""
+    seed: int = Field(ge=0, lt=2**63)
+    select: Select = Select()
+    per_task: dict[str, int] | None = None  # split → instances per task
+    total: dict[str, int] | None = None  # split → instances in all, spread evenly over tasks
+    levels: Any = {"range": [0, 9]}
+    task_levels: dict[str, Any] = {}  # task id or pattern → levels, overriding `levels`
+    shard_size: int = Field(256, ge=1, le=100_000)
+    max_reject_rate: float = Field(0.5, ge=0.0, le=1.0)
+    max_retries: int = Field(20, ge=0, le=1000)
+    near_duplicate_bits: int = Field(12, ge=0, le=128)
+    jsonl: bool = False
+
+
+@dataclass
+class BuildConfig:
+    spec: BuildSpec
+    doc: SourceDoc
+    tasks: list[str]  # selected task ids, sorted
+    counts: dict[str, dict[str, int]]  # split → task → instances
+    levels: dict[str, list[int]]  # task → levels to cycle through
+    sha256: str
+
+    @property
+    def splits(self) -> list[str]:
+        return list(self.counts)
+
+
+def _levels(raw: Any, doc: SourceDoc, loc: tuple, diags: Diagnostics) -> list[int] | None:
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        values = [raw]
+    elif isinstance(raw, list) and raw and all(isinstance(v, int) and not isinstance(v, bool) for v in raw):
+        values = list(raw)
+    elif isinstance(raw, dict) and set(raw) == {"range"} and isinstance(raw["range"], list) and \
+            len(raw["range"]) == 2 and all(isinstance(v, int) for v in raw["range"]):
+        values = list(range(raw["range"][0], raw["range"][1] + 1))
+    else:
+        diags.error(doc.pos(loc), "levels must be a level (0-9), a list of levels, or {range: [lo, hi]}")
+        return None
+    bad = [v for v in values if not 0 <= v <= 9]
+    if bad or not values:
+        diags.error(doc.pos(loc), f"levels must lie in 0..9, got {bad or values}")
+        return None
+    return values
+
+
+def load_build_config(path: Path, taxonomy) -> BuildConfig:
+    diags = Diagnostics()
+    doc = read_yaml(Path(path), str(path), diags)
+    spec = validate(BuildSpec, doc, diags) if doc is not None else None
+    if spec is None:
+        raise CompileFailed(diags)
+    tasks = select_tasks(spec, doc, taxonomy, diags)
+    if (spec.per_task is None) == (spec.total is None):
+        diags.error(doc.pos(()), "give exactly one of per_task (instances per task per split) or total")
+    counts: dict[str, dict[str, int]] = {}
+    raw_counts = spec.per_task if spec.per_task is not None else spec.total or {}
+    for split, n in raw_counts.items():
+        key = "per_task" if spec.per_task is not None else "total"
+        if not split.isidentifier():
+            diags.error(doc.key_pos((key, split)), f"split name '{split}' must be a plain name like train")
+        if n < 0:
+            diags.error(doc.pos((key, split)), f"instance count must be ≥ 0, got {n}")
+            continue
+        if spec.per_task is not None:
+            counts[split] = {t: n for t in tasks}
+        elif tasks:
+            base, extra = divmod(n, len(tasks))
+            counts[split] = {t: base + (1 if i < extra else 0) for i, t in enumerate(tasks)}
+    if not raw_counts and doc is not None and (spec.per_task is not None or spec.total is not None):
+        diags.error(doc.pos(("per_task",) if spec.per_task is not None else ("total",)), "name at least one split")
+    default = _levels(spec.levels, doc, ("levels",), diags)
+    levels = {t: default for t in tasks}
+    for pattern, raw in spec.task_levels.items():
+        hits = [t for t in tasks if fnmatch.fnmatchcase(t, pattern)]
+        if not hits:
+            diags.error(doc.key_pos(("task_levels", pattern)), f"task_levels: '{pattern}' matches no selected task")
+        lv = _levels(raw, doc, ("task_levels", pattern), diags)
+        for t in hits:
+            levels[t] = lv
+    if diags:
+        raise CompileFailed(diags)
+    canonical = json.dumps(spec.model_dump(mode="json"), sort_keys=True)
+    return BuildConfig(spec, doc, tasks, counts, levels, hashlib.sha256(canonical.encode()).hexdigest())
+
+
+def select_tasks(spec: BuildSpec, doc: SourceDoc, taxonomy, diags: Diagnostics) -> list[str]:
+    """A task is selected when it matches every non-empty criterion (any value within one criterion)."""
+    sel = spec.select
+    for i, d in enumerate(sel.domains):
+        if d not in taxonomy.domains:
+            diags.error(doc.pos(("select", "domains", i)), f"unknown domain '{d}' (known: "
+                                                           f"{', '.join(sorted(taxonomy.domains))})")
+    for i, g in enumerate(sel.grammars):
+        if g not in taxonomy.grammars:
+            diags.error(doc.pos(("select", "grammars", i)), f"unknown grammar '{g}'")
+    for i, op in enumerate(sel.operations):
+        if op not in OPERATIONS:
+            diags.error(doc.pos(("select", "operations", i)), f"unknown operation family '{op}' "
+                                                              f"(known: {', '.join(OPERATIONS)})")
+    for i, pattern in enumerate(sel.tasks):
+        if not any(fnmatch.fnmatchcase(t, pattern) for t in taxonomy.tasks):
+            diags.error(doc.pos(("select", "tasks", i)), f"'{pattern}' matches no task")
+    chosen = []
+    for tid, t in sorted(taxonomy.tasks.items()):
+        if sel.tasks and not any(fnmatch.fnmatchcase(tid, p) for p in sel.tasks):
+            continue
+        if sel.domains and t.domain not in sel.domains:
+            continue
+        if sel.grammars and t.grammar.id not in sel.grammars:
+            continue
+        if sel.operations and not set(sel.operations) & set(t.operations):
+            continue
+        if sel.buckets and t.bucket not in sel.buckets:
+            continue
+        chosen.append(tid)
+    if not chosen and not diags:
+        diags.error(doc.pos(("select",)), "the selection matches no task")
+    return chosen

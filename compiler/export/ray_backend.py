@@ -1,0 +1,39 @@
+"""Run a build's shards as Ray tasks. The driver collects results in shard order and writes them, so a Ray build
+is byte-identical to a local one. Ray is an optional dependency (`pip install tessera[ray]`)."""
+from __future__ import annotations
+
+from ..errors import TesseraError
+
+
+def _remote_shard(args, items):
+    from .build import build_shard_items, init_worker
+
+    init_worker(*args)  # compiles the taxonomy once per Ray worker process
+    return build_shard_items(items)
+
+
+def run_shards(shards, args, address, progress, job):
+    try:
+        import ray
+    except ImportError:
+        raise TesseraError("--ray needs the ray package: pip install 'tessera[ray]'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        try:
+            ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
+                     configure_logging=False)
+        except Exception as exc:  # noqa: BLE001 - connection problems become a message
+            raise TesseraError(f"could not start or reach Ray at {address or 'a local instance'}: {exc}") from None
+    try:
+        remote = ray.remote(_remote_shard)
+        args_ref = ray.put(args)
+        refs = [remote.remote(args_ref, shard) for shard in shards]
+        results = []
+        for ref, shard in zip(refs, shards):
+            results.append(ray.get(ref))
+            if progress:
+                progress.advance(job, len(shard))
+        return results
+    finally:
+        if started_here:
+            ray.shutdown()

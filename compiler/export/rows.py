@@ -1,0 +1,88 @@
+"""The dataset row: one Parquet row per instance, loadable by Hugging Face `datasets` with `image` as an Image."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..trace.instance import Instance, canonical_json
+
+STRING_COLUMNS = ("instance_id", "split", "task", "domain", "grammar", "bucket", "answer_type", "contract")
+JSON_COLUMNS = ("query", "answer", "label", "witness", "trace")
+
+# Fields stay nullable: `datasets` only honours our feature metadata (image → Image) for fields equal to its own.
+SCHEMA = pa.schema([
+    *(pa.field(name, pa.string()) for name in STRING_COLUMNS),
+    pa.field("operations", pa.list_(pa.string())),
+    pa.field("query", pa.string()),  # canonical JSON object
+    pa.field("level", pa.int32()),
+    pa.field("seed", pa.int64()),
+    pa.field("prompt", pa.string()),
+    pa.field("answer", pa.string()),  # canonical JSON of the typed answer
+    pa.field("label", pa.string()),  # canonical JSON verifier label
+    pa.field("witness", pa.string()),
+    pa.field("image", pa.struct([pa.field("bytes", pa.binary()), pa.field("path", pa.string())])),
+    pa.field("phash", pa.binary()),  # 256-bit dHash of the image (32 bytes)
+    pa.field("trace", pa.string()),
+])
+
+# Hugging Face `datasets` reads features from this schema metadata, so `image` decodes as a PIL image.
+_HF_FEATURES = {
+    **{name: {"dtype": "string", "_type": "Value"} for name in STRING_COLUMNS},
+    "operations": {"feature": {"dtype": "string", "_type": "Value"}, "_type": "Sequence"},
+    "query": {"dtype": "string", "_type": "Value"},
+    "level": {"dtype": "int32", "_type": "Value"},
+    "seed": {"dtype": "int64", "_type": "Value"},
+    "prompt": {"dtype": "string", "_type": "Value"},
+    "answer": {"dtype": "string", "_type": "Value"},
+    "label": {"dtype": "string", "_type": "Value"},
+    "witness": {"dtype": "string", "_type": "Value"},
+    "image": {"_type": "Image"},
+    "phash": {"dtype": "binary", "_type": "Value"},
+    "trace": {"dtype": "string", "_type": "Value"},
+}
+SCHEMA = SCHEMA.with_metadata({"huggingface": json.dumps({"info": {"features": _HF_FEATURES}}, sort_keys=True)})
+
+
+def instance_row(inst: Instance, split: str, phash: bytes) -> dict:
+    t = inst.task
+    return {
+        "instance_id": inst.instance_id, "split": split, "task": t.id, "domain": t.domain, "grammar": t.grammar.id,
+        "bucket": t.bucket, "answer_type": t.answer_type, "contract": t.contract.id, "operations": list(t.operations),
+        "query": canonical_json(inst.trace["query"]), "level": inst.trace["level"], "seed": inst.trace["seed"],
+        "prompt": inst.prompt, "answer": canonical_json(inst.answer), "label": canonical_json(inst.label),
+        "witness": canonical_json(inst.witness), "image": {"bytes": inst.png, "path": f"{inst.instance_id}.png"},
+        "phash": phash, "trace": canonical_json(inst.trace),
+    }
+
+
+def write_shard(rows: list[dict], path: Path) -> None:
+    """Write under a temporary name, then rename: a shard with its final name is always complete."""
+    table = pa.Table.from_pylist(rows, schema=SCHEMA)
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(table, tmp, compression="zstd", row_group_size=max(1, min(len(rows), 512)),
+                   write_statistics=False)
+    _fsync(tmp)
+    tmp.replace(path)
+
+
+def _fsync(path: Path) -> None:
+    import os
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_rows(path: Path, columns: list[str] | None = None) -> Iterator[dict]:
+    table = pq.read_table(path, columns=columns)
+    yield from table.to_pylist()
+
+
+def shard_name(split: str, index: int, count: int) -> str:
+    return f"{split}-{index:05d}-of-{count:05d}.parquet"

@@ -1,0 +1,1 @@
+"""Stage 8, validate: per-instance quality gates, perceptual hashes, whole-dataset validation."""
