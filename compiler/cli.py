@@ -81,7 +81,16 @@ def cmd_compile(args) -> int:
                   ", ".join(f"{k} {v}" for k, v in info["answer_types"].items()),
                   ", ".join(f"{k} {v}" for k, v in info["buckets"].items()))
     con.print(table)
-    con.print("operation families: " + ", ".join(f"{k} {v}" for k, v in info["operations"].items()))
+    fam = Table(title="operation families by domain (a task counts once for each family it names)")
+    fam.add_column("family")
+    domains = sorted(tax.domains)
+    for d in domains:
+        fam.add_column(d, justify="right")
+    fam.add_column("total", justify="right")
+    for op, total in info["operations"].items():
+        fam.add_row(op, *(str(sum(op in tax.tasks[t].operations for t in tax.domains[d]) or "·") for d in domains),
+                    str(total))
+    con.print(fam)
     return EXIT_OK
 
 

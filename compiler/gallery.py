@@ -72,7 +72,7 @@ def _card(row: dict, rel: str) -> str:
     trace = json.loads(row["trace"])
     w, h = trace["render"]["width"], trace["render"]["height"]
     wit = json.loads(row["witness"])
-    geoms = [] if wit["kind"] == "scalar" else ([wit["value"]] if wit["kind"] in ("bbox", "point") else wit["value"])
+    geoms = witness_geometries(wit)
     boxes = ""
     for g in geoms:
         if len(g) == 4:
@@ -86,6 +86,20 @@ def _card(row: dict, rel: str) -> str:
             f'<div class="meta"><b>{html.escape(row["task"])}</b> · {row["split"]} · level {row["level"]} · '
             f'{html.escape(row["query"])}<pre>{html.escape(row["prompt"])}</pre><div>answer: '
             f'<b>{html.escape(row["answer"])}</b> ({row["answer_type"]}) · witness: {wit["kind"]}</div></div></div>')
+
+
+def witness_geometries(wit: dict) -> list[list[float]]:
+    """Boxes ([x0, y0, x1, y1]) and points ([x, y]) to draw for a witness; a segment shows as its two ends."""
+    kind, value = wit["kind"], wit.get("value")
+    if kind == "scalar":
+        return []
+    if kind in ("bbox", "point"):
+        return [value]
+    if kind == "segment":
+        return [value[:2], value[2:]]
+    if kind == "map":
+        return list(value.values())
+    return list(value)
 
 
 def _page(name: str, dataset: Path, cards: list[str]) -> str:

@@ -162,6 +162,14 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         elif wkind in ("set", "sequence") and not (isinstance(wt, ListT) and isinstance(wt.elem, RecordT)):
             diags.error(doc.pos(("witness", wkind)), f"a {wkind} witness is a list of scene objects, got {wt}")
             ok = False
+        elif wkind == "segment" and not (isinstance(wt, ListT) and isinstance(wt.elem, RecordT)):
+            diags.error(doc.pos(("witness", wkind)), f"a segment witness is a list of two scene objects, got {wt}")
+            ok = False
+        elif wkind == "map" and not (isinstance(wt, RecordT) and wt.fields and
+                                     all(isinstance(t, RecordT) for _, t in wt.fields)):
+            diags.error(doc.pos(("witness", wkind)), f"a map witness is a record whose fields are scene objects, "
+                                                     f"e.g. {{start: a, end: b}}; got {wt}")
+            ok = False
         elif wkind == "scalar" and not isinstance(wt, Scalar):
             diags.error(doc.pos(("witness", wkind)), f"a scalar witness is a number, string or bool, got {wt}")
             ok = False

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..codegen.task import CompiledTask
 from ..errors import EvalError
-from ..expr.compile import Budget, run
+from ..expr.compile import MAX_STEPS, Budget, run
 from ..sample.state import Rejected
 
 
@@ -15,11 +15,13 @@ class ProgramResult:
     steps: dict[str, Any]
     answer: Any
     witness: Any  # scene object(s) or a scalar, per task.witness_kind
+    work: int = 0  # element evaluations the program needed (a measure of reasoning steps, for level audits)
 
 
 def run_program(task: CompiledTask, state: dict, query: dict, level: int, vocab: dict, rng) -> ProgramResult:
     """Raises Rejected when a requirement fails (a tie, a degenerate scene): the caller resamples the state."""
-    env = {**state, **query, "level": level, "vocab": vocab, "$rng": rng, "$budget": Budget()}
+    budget = Budget()
+    env = {**state, **query, "level": level, "vocab": vocab, "$rng": rng, "$budget": budget}
     steps: dict[str, Any] = {}
     try:
         for name, c in task.compute:
@@ -34,4 +36,4 @@ def run_program(task: CompiledTask, state: dict, query: dict, level: int, vocab:
         raise Rejected("task:error", str(exc)) from None
     if isinstance(answer, float):
         answer = round(answer, 6)
-    return ProgramResult(steps, answer, witness)
+    return ProgramResult(steps, answer, witness, MAX_STEPS - budget.left)

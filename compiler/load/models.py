@@ -93,7 +93,8 @@ class ProgramSpec(Model):
     compute: dict[str, Expr] = {}
     require: dict[str, Expr] = {}
     answer: AnswerSpec
-    witness: dict[Literal["bbox", "point", "set", "sequence", "scalar"], Expr] = Field(min_length=1, max_length=1)
+    witness: dict[Literal["bbox", "point", "segment", "set", "sequence", "map", "scalar"], Expr] = Field(
+        min_length=1, max_length=1)
     prompt: str | list[str]
 
 

@@ -40,7 +40,8 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     decisions = grammar.layout.draw(painter, grammar.layout_params, items, texts, rng, **extra)
     _check_legibility(painter)
     rgb = painter.pixels()
-    return RenderResult(encode_png(rgb), painter.render_map, {"theme": theme.to_trace(), **decisions}, rgb)
+    return RenderResult(encode_png(rgb), painter.render_map,
+                        {"theme": theme.to_trace(), "marks": painter.marks, **decisions}, rgb)
 
 
 def _check_legibility(p: Painter) -> None:

@@ -121,6 +121,15 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
     if kind in ("bbox", "point"):
         p, g = geom(value, kind)
         return {"kind": kind, "objects": [p], "value": g}
+    if kind == "segment":
+        if len(value) != 2:
+            raise TesseraError(f"task {task.id}: a segment witness needs exactly two objects, got {len(value)}")
+        (pa, a), (pb, b) = geom(value[0], "point"), geom(value[1], "point")
+        return {"kind": kind, "objects": [pa, pb], "value": [a[0], a[1], b[0], b[1]]}
+    if kind == "map":
+        entries = {name: geom(obj, "bbox") for name, obj in value.items()}
+        return {"kind": kind, "objects": [p for p, _ in entries.values()],
+                "value": {name: g for name, (_, g) in entries.items()}}
     pairs = [geom(v, "bbox") for v in value]
     return {"kind": kind, "objects": [p for p, _ in pairs], "value": [g for _, g in pairs]}
 
@@ -206,6 +215,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
         "streams": seeds, "stream_overrides": dict(stream_seeds or {}),
         "attempts": attempt, "rejections": rejections,
         "state": state, "steps": {k: _traced(v, paths) for k, v in result.steps.items()},
+        "program_work": result.work,
         "answer": result.answer, "label": label, "witness": witness,
         "render": {"decisions": rendered.decisions, "render_attempts": render_attempt,
                    "render_map": rendered.render_map, "width": grammar.width, "height": grammar.height},

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from ..errors import TesseraError
 from .instance import TRACE_FORMAT, canonical_json, generate
 
-COMPARED = ("instance_id", "query", "streams", "attempts", "rejections", "state", "steps", "answer", "label", "witness", "render",
+COMPARED = ("instance_id", "query", "streams", "attempts", "rejections", "program_work", "state", "steps", "answer", "label", "witness", "render",
             "prompt_template", "prompt", "hashes")
 
 

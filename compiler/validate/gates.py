@@ -98,7 +98,12 @@ def gate_witness(x: GateInput) -> str | None:
         return "witness:missing"
     if w["kind"] == "scalar":
         return None
-    geoms = [w["value"]] if w["kind"] in ("bbox", "point") else w["value"]
+    if w["kind"] in ("bbox", "point", "segment"):
+        geoms = [w["value"]]
+    elif w["kind"] == "map":
+        geoms = list(w["value"].values())
+    else:
+        geoms = w["value"]
     for g in geoms:
         xs, ys = g[0::2], g[1::2]
         if min(xs) < 0 or min(ys) < 0 or max(xs) > x.width or max(ys) > x.height:
