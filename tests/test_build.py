@@ -212,7 +212,7 @@ def test_config_errors_have_positions(tmp_path, taxonomy):
     got = [str(d) for d in info.value.diagnostics.sorted()]
     assert got == [f"{cfg}:6:1: error: unknown key 'shard_sise' (allowed here: build, summary, seed, select, "
                    "per_task, total, levels, task_levels, shard_size, max_reject_rate, max_retries, "
-                   "near_duplicate_bits, jsonl)"]
+                   "near_duplicate_bits, image, jsonl)"]
     cfg.write_text("build: bad\nseed: 1\nselect: {domains: [charts, cartoons]}\nper_task: {train: 2}\n"
                    "levels: [0, 12]\n")
     with pytest.raises(CompileFailed) as info:
@@ -238,3 +238,30 @@ def test_schema_is_what_consumers_read():
         assert col in names
     meta = json.loads(SCHEMA.metadata[b"huggingface"])
     assert meta["info"]["features"]["image"] == {"_type": "Image"}
+
+
+def test_image_scale_and_jsonl(tmp_path, taxonomy):
+    cfg = tmp_path / "s.yaml"
+    cfg.write_text("build: scaled\nseed: 5\nselect: {tasks: [shapes.shape_grid.empty_cells, "
+                   "charts.bar_chart.value_difference]}\nper_task: {train: 2}\nimage: {scale: 1.5}\njsonl: true\n")
+    out = tmp_path / "ds"
+    build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
+    data = rows(out)
+    from compiler.render.png import decode_png_rgb
+    from compiler.trace.replay import replay_trace
+
+    for r in data:
+        trace = json.loads(r["trace"])
+        h, w, _ = decode_png_rgb(r["image"]["bytes"]).shape
+        assert (w, h) == (trace["render"]["width"], trace["render"]["height"])
+        assert w in (round(448 * 1.5), round(512 * 1.5))
+        from compiler.gallery import witness_geometries
+
+        for g in witness_geometries(json.loads(r["witness"])):
+            assert 0 <= min(g) and max(g[0::2]) <= w and max(g[1::2]) <= h
+        assert replay_trace(trace, taxonomy).ok
+    lines = (out / "jsonl" / "train-00000-of-00001.jsonl").read_text().splitlines()
+    assert len(lines) == 4
+    first = json.loads(lines[0])
+    assert (out / first["image"]).read_bytes() == data[0]["image"]["bytes"]
+    assert validate_dataset(out).ok

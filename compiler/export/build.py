@@ -47,6 +47,7 @@ class Item:
     level: int
     query: tuple  # ((name, value), ...) — hashable and picklable
     dataset_seed: int
+    image_scale: float = 1.0
 
 
 @dataclass
@@ -80,7 +81,8 @@ def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
                 levels = config.levels[tid]
                 query = space[i % len(space)]
                 level = levels[(i // len(space)) % len(levels)]
-                items.append(Item(split, si, tid, i, level, tuple(query.items()), config.spec.seed))
+                items.append(Item(split, si, tid, i, level, tuple(query.items()), config.spec.seed,
+                                  config.spec.image.scale))
         out[split] = items
     return out
 
@@ -109,7 +111,8 @@ def build_item(item: Item) -> ItemResult:
     last = ""
     for attempt in range(_WORKER["retries"] + 1):
         try:
-            inst = generate(task, item_seed(item, attempt), item.level, dict(item.query), tax.vocab)
+            inst = generate(task, item_seed(item, attempt), item.level, dict(item.query), tax.vocab,
+                            image_scale=item.image_scale)
         except SamplingFailed as exc:
             rejections["sampling_failed"] += 1
             last = str(exc)
@@ -324,7 +327,8 @@ def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
     lines = []
     for r in rows:
         (images / f"{r['instance_id']}.png").write_bytes(r["image"]["bytes"])
-        rec = {k: v for k, v in r.items() if k not in ("image", "trace")}
+        rec = {k: v for k, v in r.items() if k not in ("image", "trace", "phash")}
+        rec["phash"] = r["phash"].hex()
         rec["image"] = f"images/{split}/{r['instance_id']}.png"
         lines.append(canonical_json(rec))
     target = out / "jsonl" / shard.replace(".parquet", ".jsonl")

@@ -25,6 +25,10 @@ class Select(Model):
     buckets: list[str] = []
 
 
+class ImageSettings(Model):
+    scale: float = Field(1.0, ge=0.25, le=4.0)  # pixels per layout unit: 2.0 doubles each side of every grammar's canvas
+
+
 class BuildSpec(Model):
     build: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     summary: str = ""
@@ -38,6 +42,7 @@ class BuildSpec(Model):
     max_reject_rate: float = Field(0.5, ge=0.0, le=1.0)
     max_retries: int = Field(20, ge=0, le=1000)
     near_duplicate_bits: int = Field(12, ge=0, le=128)
+    image: ImageSettings = ImageSettings()
     jsonl: bool = False
 
 

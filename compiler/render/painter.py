@@ -46,13 +46,19 @@ def _color(rgb: RGB, alpha: int = 255) -> int:
 
 
 class Painter:
-    def __init__(self, width: int, height: int, theme: Theme, paths: dict[int, str]):
+    def __init__(self, width: int, height: int, theme: Theme, paths: dict[int, str], scale: float = 1.0):
+        # Layouts draw in logical units (width × height); the image has scale × that many pixels, and the render
+        # map is kept in final-image pixels.
         self.width, self.height = width, height
+        self.scale = scale
+        self.pixel_width, self.pixel_height = round(width * scale), round(height * scale)
         self.theme = theme
         self.paths = paths
-        self.surface = skia.Surface(width, height)
+        self.surface = skia.Surface(self.pixel_width, self.pixel_height)
         self.canvas = self.surface.getCanvas()
         self.canvas.clear(_color(theme.background))
+        if scale != 1.0:
+            self.canvas.scale(scale, scale)
         self.render_map: dict[str, dict] = {}
         self.marks = 0
         # group → [(path, bbox, circle or None)]: answer-bearing marks that must not touch each other
@@ -64,7 +70,10 @@ class Painter:
         path = self.paths.get(id(obj))
         if path is None:
             return
-        x0, y0, x1, y1 = (round(v, 2) for v in box)
+        k = self.scale
+        x0, y0, x1, y1 = (round(v * k, 2) for v in box)
+        if circle is not None:
+            circle = (circle[0] * k, circle[1] * k, circle[2] * k)
         old = self.render_map.get(path)
         if old is not None:
             bx = old["bbox"]
@@ -207,10 +216,11 @@ class Painter:
     # -- output --------------------------------------------------------------------------------------------------
     def pixels(self) -> np.ndarray:
         """The image as a (height, width, 4) uint8 RGBA array (alpha is always 255)."""
-        rgba = np.empty((self.height, self.width, 4), dtype=np.uint8)
+        w, h = self.pixel_width, self.pixel_height
+        rgba = np.empty((h, w, 4), dtype=np.uint8)
         # The canvas is opaque, so premultiplied equals unpremultiplied and skia can skip the conversion.
-        info = skia.ImageInfo.Make(self.width, self.height, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType)
-        self.surface.readPixels(info, rgba, self.width * 4, 0, 0)
+        info = skia.ImageInfo.Make(w, h, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType)
+        self.surface.readPixels(info, rgba, w * 4, 0, 0)
         return rgba
 
 

@@ -27,8 +27,8 @@ class RenderResult:
     rgb: object = None  # the pixels the PNG encodes (numpy, height × width × 4, RGBA), kept for gates and hashes
 
 
-def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str]
-                 ) -> RenderResult:
+def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
+                 scale: float = 1.0) -> RenderResult:
     theme = pick_theme(rng)
     env = {**state, "level": level, "vocab": vocab, "$budget": Budget()}
     items = run(grammar.items, env)
@@ -36,7 +36,7 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
         raise EvalError(f"layout '{grammar.layout.name}' got no items to draw")
     extra = {k: run(c, env) for k, c in grammar.layout_exprs.items()}
     texts = {k: t.render(env) for k, t in grammar.texts.items()}
-    painter = Painter(grammar.width, grammar.height, theme, paths)
+    painter = Painter(grammar.width, grammar.height, theme, paths, scale)
     decisions = grammar.layout.draw(painter, grammar.layout_params, items, texts, rng, **extra)
     _check_legibility(painter)
     rgb = painter.pixels()
@@ -47,7 +47,7 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
 def _check_legibility(p: Painter) -> None:
     for path, entry in p.render_map.items():
         x0, y0, x1, y1 = entry["bbox"]
-        if x0 < -0.5 or y0 < -0.5 or x1 > p.width + 0.5 or y1 > p.height + 0.5:
+        if x0 < -0.5 or y0 < -0.5 or x1 > p.pixel_width + 0.5 or y1 > p.pixel_height + 0.5:
             raise RenderRejected(f"{path} falls outside the canvas")
         if x1 - x0 < MIN_MARK_PX or y1 - y0 < MIN_MARK_PX:
             raise RenderRejected(f"{path} is smaller than {MIN_MARK_PX} px")

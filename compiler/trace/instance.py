@@ -135,13 +135,15 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
 
 
 def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None = None, vocab: dict | None = None,
-             stream_seeds: dict[str, int] | None = None) -> Instance:
+             stream_seeds: dict[str, int] | None = None, image_scale: float = 1.0) -> Instance:
     """Build one instance. Raises SamplingFailed (with per-constraint counts) when no attempt satisfies the task.
 
     `stream_seeds` replaces the derived seed of named streams (state, query, render, prompt); it exists to show that
     the streams are independent, and is recorded in the trace so replay rebuilds the same instance."""
     if not 0 <= level <= 9:
         raise TesseraError(f"level must be between 0 and 9, got {level}")
+    if not 0.25 <= image_scale <= 4.0:
+        raise TesseraError(f"image scale must be between 0.25 and 4, got {image_scale}")
     vocab = vocab if vocab is not None else {}
     space = task.query_space()
     seeds = {name: derive_seed(seed, task.id, name) for name in STREAMS}
@@ -181,7 +183,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     r_rng = Rng(seeds["render"])
     for render_attempt in range(1, RENDER_ATTEMPTS + 1):
         try:
-            rendered = render_scene(grammar, state, level, vocab, r_rng, paths)
+            rendered = render_scene(grammar, state, level, vocab, r_rng, paths, image_scale)
             break
         except RenderRejected as exc:
             reason = "render:" + str(exc).split(" ")[-1]  # "render:overlap", "render:canvas", ...
@@ -218,7 +220,8 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
         "program_work": result.work,
         "answer": result.answer, "label": label, "witness": witness,
         "render": {"decisions": rendered.decisions, "render_attempts": render_attempt,
-                   "render_map": rendered.render_map, "width": grammar.width, "height": grammar.height},
+                   "render_map": rendered.render_map, "scale": image_scale,
+                   "width": round(grammar.width * image_scale), "height": round(grammar.height * image_scale)},
         "prompt_template": template_index, "prompt": prompt,
         "versions": versions(), "hashes": hashes,
     }

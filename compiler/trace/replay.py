@@ -32,7 +32,8 @@ def replay_trace(trace: dict, taxonomy) -> ReplayResult:
     if old.get("grammar_spec") != task.grammar.spec_hash:
         diffs.append("hashes.grammar_spec: the grammar's YAML changed since this trace was written")
     rebuilt = generate(task, trace["seed"], trace["level"], trace["query"] if trace.get("query_forced") else None,
-                       taxonomy.vocab, trace.get("stream_overrides") or None).trace
+                       taxonomy.vocab, trace.get("stream_overrides") or None,
+                       trace.get("render", {}).get("scale", 1.0)).trace
     for key in COMPARED:
         if canonical_json(trace.get(key)) != canonical_json(rebuilt.get(key)):
             if key == "hashes":
