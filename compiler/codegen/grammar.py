@@ -9,9 +9,10 @@ from typing import Any
 from ..errors import Diagnostics
 from ..expr.compile import Compiled, Scope, Site, compile_expr
 from ..expr.template import Template, compile_template
-from ..expr.types import ANY, BOOL, INT, ListT, RecordT, Type, accepts, type_of_value
+from ..expr.types import ANY, INT, ListT, RecordT, Type, accepts, type_of_value
 from ..load.library import Loaded
 from ..load.validate_model import report
+from .steps import compile_constraints, compile_steps
 from ..render.layouts import LAYOUTS, LayoutDef
 from pydantic import ValidationError
 
@@ -51,32 +52,12 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics) 
     spec, doc = loaded.spec, loaded.doc
     base = {"level": INT, "vocab": vocab_type(vocab)}
     names: dict[str, Type] = dict(base)
-    state: list[tuple[str, Compiled]] = []
-    ok = True
-    for name, source in spec.state.items():
-        if name in RESERVED or not name.isidentifier() or name.startswith("_"):
-            diags.error(doc.key_pos(("state", name)), f"'{name}' cannot name a state field (reserved or not a name)")
-            ok = False
-            continue
-        c = compile_expr(source, Scope(names, allow_random=True, what="grammar state"), Site(doc, ("state", name)),
-                         diags)
-        if c is None:
-            ok = False
-            names[name] = ANY
-            continue
-        names[name] = c.type
-        state.append((name, c))
+    state, ok_state = compile_steps(spec.state, names, doc, "state", "grammar state", lambda n: n in RESERVED,
+                                    "'{name}' cannot name a state field (reserved or not a name)", diags)
     schema = {k: v for k, v in names.items() if k not in base}
-    require = []
-    for name, source in spec.require.items():
-        c = compile_expr(source, Scope(names, what="a grammar constraint"), Site(doc, ("require", name)), diags)
-        if c is None:
-            ok = False
-        elif not accepts(BOOL, c.type):
-            diags.error(doc.pos(("require", name)), f"constraint '{name}' must be a bool expression, got {c.type}")
-            ok = False
-        else:
-            require.append((name, c))
+    require, ok_require = compile_constraints(spec.require, names, doc, "require", "a grammar constraint",
+                                              "constraint", diags)
+    ok = ok_state and ok_require
 
     bound = _compile_layout(doc, spec, names, diags)
     if bound is None or not ok:

@@ -9,10 +9,11 @@ from ..errors import Diagnostics
 from ..expr.builtins import BUILTINS
 from ..expr.compile import Compiled, Scope, Site, canonical_tree, compile_expr
 from ..expr.template import Template, compile_template
-from ..expr.types import ANY, BOOL, ListT, RecordT, Scalar, Type, accepts, type_of_value, unify
+from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_value, unify
 from ..load.library import Loaded
 from .contract import CompiledContract
 from .grammar import CompiledGrammar, spec_hash
+from .steps import compile_constraints, compile_steps
 
 MAX_QUERY_VALUES = 256
 
@@ -114,32 +115,12 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         queries[qname] = values
         names[qname] = type_of_value(values).elem
 
-    compute = []
-    for step, source in spec.compute.items():
-        if step in names or not step.isidentifier() or step.startswith("_"):
-            diags.error(doc.key_pos(("compute", step)), f"step '{step}' clashes with a state field, query "
-                                                        f"variable or reserved name")
-            ok = False
-            continue
-        c = compile_expr(source, Scope(names, allow_random=True, what="task program"), Site(doc, ("compute", step)),
-                         diags)
-        if c is None:
-            ok = False
-            names[step] = ANY
-            continue
-        names[step] = c.type
-        compute.append((step, c))
-
-    require = []
-    for rname, source in spec.require.items():
-        c = compile_expr(source, Scope(names, what="a task requirement"), Site(doc, ("require", rname)), diags)
-        if c is None:
-            ok = False
-        elif not accepts(BOOL, c.type):
-            diags.error(doc.pos(("require", rname)), f"requirement '{rname}' must be a bool expression, got {c.type}")
-            ok = False
-        else:
-            require.append((rname, c))
+    compute, ok_compute = compile_steps(spec.compute, names, doc, "compute", "task program", lambda n: n in names,
+                                        "step '{name}' clashes with a state field, query variable or reserved name",
+                                        diags)
+    require, ok_require = compile_constraints(spec.require, names, doc, "require", "a task requirement",
+                                              "requirement", diags)
+    ok = ok and ok_compute and ok_require
 
     answer = compile_expr(spec.answer.value, Scope(names, what="the answer"), Site(doc, ("answer", "value")), diags)
     if answer is None:

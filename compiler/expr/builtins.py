@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 from ..errors import EvalError
 from .compile import MAX_LIST, Compiled
@@ -63,6 +63,18 @@ def _key(ck, args, elem: Type, idx: int, what: str):
     if res is None:
         return None, None
     return res
+
+
+def _list_with_key(ck, args, name: str, key_index: int = 1):
+    """The common prologue: a list argument and an optional key lambda over its items.
+    Returns (compiled list, element type, key type, key(env, x)) or None after reporting an error."""
+    c, elem = _list_arg(ck, args[0], f"the first argument of {name}()")
+    if c is None:
+        return None
+    kt, key = _key(ck, args, elem, key_index, f"argument {key_index + 1} of {name}()")
+    if key is None:
+        return None
+    return c, elem, kt, key
 
 
 def _fail(ck):
@@ -246,12 +258,10 @@ for _n, _d in [("sum", "sum of the items (or of a key)"), ("mean", "arithmetic m
 def _arg_builtin(name: str, doc: str):
     @builtin(name, f"{name}(list, x -> number)", 2, doc=doc)
     def typer(ck, node, args):
-        c, elem = _list_arg(ck, args[0], f"the first argument of {name}()")
-        if c is None:
+        parts = _list_with_key(ck, args, name)
+        if parts is None:
             return _fail(ck)
-        kt, key = _key(ck, args, elem, 1, f"the second argument of {name}()")
-        if key is None:
-            return _fail(ck)
+        c, elem, kt, key = parts
         if not _orderable(kt):
             return ck.error(args[1], f"{name}() needs a key that is a number or a string, got {kt}")
         xf = c.fn
@@ -277,12 +287,10 @@ _arg_builtin("argmin", "the item with the smallest key (first on ties)")
 def _unique_extreme(name: str, doc: str):
     @builtin(name, f"{name}(list, x -> number)", 2, doc=doc)
     def typer(ck, node, args):
-        c, elem = _list_arg(ck, args[0], f"the first argument of {name}()")
-        if c is None:
+        parts = _list_with_key(ck, args, name)
+        if parts is None:
             return _fail(ck)
-        kt, key = _key(ck, args, elem, 1, f"the second argument of {name}()")
-        if key is None:
-            return _fail(ck)
+        c, elem, kt, key = parts
         xf = c.fn
         pick = max if name == "unique_max" else min
 
@@ -301,12 +309,10 @@ _unique_extreme("unique_min", "true when exactly one item attains the smallest k
 
 @builtin("unique_mode", "unique_mode(list[, x -> key])", 1, 2, doc="true when exactly one value is the most frequent")
 def _unique_mode(ck, node, args):
-    c, elem = _list_arg(ck, args[0], "the first argument of unique_mode()")
-    if c is None:
+    parts = _list_with_key(ck, args, "unique_mode")
+    if parts is None:
         return _fail(ck)
-    kt, key = _key(ck, args, elem, 1, "the second argument of unique_mode()")
-    if key is None:
-        return _fail(ck)
+    c, elem, kt, key = parts
     xf = c.fn
 
     def impl(env):
@@ -326,12 +332,10 @@ def _unique_mode(ck, node, args):
 
 @builtin("sort", "sort(list[, x -> key])", 1, 2, doc="items in ascending order of the key (stable)")
 def _sort(ck, node, args):
-    c, elem = _list_arg(ck, args[0], "the first argument of sort()")
-    if c is None:
+    parts = _list_with_key(ck, args, "sort")
+    if parts is None:
         return _fail(ck)
-    kt, key = _key(ck, args, elem, 1, "the second argument of sort()")
-    if key is None:
-        return _fail(ck)
+    c, elem, kt, key = parts
     if not _orderable(kt):
         return ck.error(args[-1], f"sort() needs keys that are numbers or strings, got {kt}")
     xf = c.fn

@@ -7,7 +7,7 @@ previous value afterwards, which is safe because evaluation is pure and single-t
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -16,7 +16,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..errors import Diagnostics, EvalError, Position
-from .types import ANY, BOOL, FLOAT, INT, LAMBDA, STR, ListT, RecordT, Type, accepts, is_numeric, unify
+from .types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, accepts, is_numeric, unify
 
 MAX_LIST = 10_000  # longest list any expression may build
 MAX_STEPS = 2_000_000  # element evaluations allowed per instance (comprehensions and builtins over lists)
