@@ -104,7 +104,7 @@ def test_each_error_class_has_its_exact_message(library_copy, monkeypatch):
         f.write("  games:\n    summary: nothing here yet\n    tasks: [games.board.no_such_task]\n")
 
     assert diagnostics(r) == [
-        "contracts/broken.yaml:3:1: error: YAML syntax: expected ',' or ']', but got '<stream end>' "
+        "contracts/broken.yaml:3:1: error: YAML syntax: did not find expected ',' or ']' "
         "(while parsing a flow sequence)",
         "grammars/bad/wrong_type.yaml:6:19: error: expected an integer, got string 'big'",
         "programs/bad/extra_b.yaml:1:7: error: task 'charts.bar_chart.extra_b' duplicates task "

@@ -60,11 +60,17 @@ _ALLOWED_NODES = (
 
 
 class Template:
-    def __init__(self, source: str, compiled):
+    """A checked template. Jinja's code generation runs on first use, not at compile time: a taxonomy compiles
+    fast and a process that samples a few tasks pays only for those."""
+
+    def __init__(self, source: str, tree):
         self.source = source
-        self._compiled = compiled
+        self._tree = tree
+        self._compiled = None
 
     def render(self, values: dict) -> str:
+        if self._compiled is None:
+            self._compiled = _ENV.from_string(self._tree)
         try:
             out = self._compiled.render({k: v for k, v in values.items() if not k.startswith("$")})
         except TemplateError as exc:
@@ -109,4 +115,4 @@ def compile_template(source: str, names: set[str], at, diags: Diagnostics) -> Te
             ok = False
     if not ok:
         return None
-    return Template(source, _ENV.from_string(tree))
+    return Template(source, tree)
