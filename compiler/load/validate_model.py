@@ -1,6 +1,7 @@
 """Turn pydantic validation errors into positioned, human diagnostics."""
 from __future__ import annotations
 
+import types
 import typing
 from typing import Any
 
@@ -54,7 +55,7 @@ def _unwrap(t: Any) -> Any:
         origin = typing.get_origin(t)
         if origin is typing.Annotated:
             t = typing.get_args(t)[0]
-        elif origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        elif origin in (typing.Union, types.UnionType):
             models = [a for a in typing.get_args(t) if isinstance(a, type) and issubclass(a, BaseModel)]
             if models:
                 return models[0]
