@@ -413,6 +413,10 @@ def main(argv: list[str] | None = None) -> int:
     except TesseraError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAIL
+    except OSError as exc:
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAIL
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -142,3 +142,23 @@ def test_expressions_cannot_reach_python():
         d = Diagnostics()
         assert compile_expr(src, SCOPE, Site(None, (), "e.yaml"), d) is None
         assert d.items
+
+
+@pytest.mark.parametrize("src", ["[" * 1500 + "1" + "]" * 1500, "-" * 3000 + "1", "not " * 900 + "true",
+                                 "1" + "+1" * 1900])
+def test_deep_nesting_is_an_error_not_a_crash(src):
+    msgs = errors(src)
+    assert len(msgs) == 1 and "levels deep; the limit is 64" in msgs[0]
+
+
+def test_hostile_templates_are_refused_without_crashing():
+    from compiler.errors import Position
+    from compiler.expr.template import compile_template
+
+    d = Diagnostics()
+    assert compile_template("{{ " + "(" * 1990 + "1" + ")" * 1990 + " }}", set(), lambda l, c: Position("t", l, c),
+                            d) is None
+    assert [x.message for x in d.items] == ["template nests too deeply"]
+    d = Diagnostics()
+    assert compile_template("{{ 'a' ~ x|attr('__class__') }}", {"x"}, lambda l, c: Position("t", l, c), d) is None
+    assert any("unknown template filter 'attr'" in x.message for x in d.items)

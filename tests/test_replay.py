@@ -67,3 +67,17 @@ def test_same_seed_same_bytes_in_another_process(taxonomy):
     import hashlib
 
     assert proc.stdout.split() == [here.instance_id, hashlib.sha256(here.png).hexdigest()]
+
+
+def test_malformed_traces_get_a_message(tmp_path, capsys):
+    bad = tmp_path / "bad.trace.json"
+    for text, fragment in [("[1, 2]", "not a Tessera trace"),
+                           ('{"format": "tessera.trace/1", "task": "charts.bar_chart.extremum_label", "seed": "x",'
+                            ' "level": 0, "query": {}}', "malformed trace"),
+                           ('{"format": "tessera.trace/1", "task": "nope.nope.nope", "seed": 1, "level": 0,'
+                            ' "query": {}}', "unknown task 'nope.nope.nope'"),
+                           ("{oops", "not a readable JSON trace")]:
+        bad.write_text(text)
+        assert main(["--root", str(ROOT), "replay", str(bad)]) == 1
+        err = capsys.readouterr().err
+        assert fragment in err and "Traceback" not in err

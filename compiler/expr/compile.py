@@ -22,6 +22,7 @@ MAX_LIST = 10_000  # longest list any expression may build
 MAX_STEPS = 2_000_000  # element evaluations allowed per instance (comprehensions and builtins over lists)
 MAX_INT = 2**62
 MAX_SOURCE = 4_000  # characters in one expression
+MAX_DEPTH = 64  # nesting of the syntax tree; keeps compiling and evaluating far from Python's recursion limit
 
 Fn = Callable[[dict], Any]
 
@@ -551,6 +552,17 @@ def _pretty_terminal(t: str) -> str:
     return _TERMINALS.get(t, t.lower())
 
 
+def _depth(tree) -> int:
+    """Depth of a parse tree, computed without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if isinstance(node, Tree):
+            stack.extend((c, d + 1) for c in node.children)
+    return deepest
+
+
 def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> Compiled | None:
     """Parse, type-check and compile one expression. Errors go to `diags`; returns None on any error."""
     if isinstance(source, bool):
@@ -562,6 +574,11 @@ def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> C
         return None
     tree = parse(source, site, diags)
     if tree is None:
+        return None
+    depth = _depth(tree)
+    if depth > MAX_DEPTH:
+        diags.error(site.at(1, 1), f"expression nests {depth} levels deep; the limit is {MAX_DEPTH} "
+                                   f"(name intermediate results as separate steps)")
         return None
     checker = _Checker(site, diags, scope)
     c = checker.compile(tree)

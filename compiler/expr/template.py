@@ -95,6 +95,9 @@ def compile_template(source: str, names: set[str], at, diags: Diagnostics) -> Te
     except TemplateSyntaxError as exc:
         diags.error(at(exc.lineno or 1, 1), f"template syntax: {exc.message}")
         return None
+    except RecursionError:
+        diags.error(at(1, 1), "template nests too deeply")
+        return None
     ok = True
     for node in tree.find_all(nodes.Node):
         line = getattr(node, "lineno", 1) or 1

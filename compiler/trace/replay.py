@@ -19,11 +19,23 @@ class ReplayResult:
 
 
 def replay_trace(trace: dict, taxonomy) -> ReplayResult:
+    """Rebuild and compare. A malformed trace raises TesseraError (a message), never a Python error."""
+    try:
+        return _replay(trace, taxonomy)
+    except TesseraError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise TesseraError(f"malformed trace ({type(exc).__name__}: {exc})") from None
+
+
+def _replay(trace: dict, taxonomy) -> ReplayResult:
     if not isinstance(trace, dict) or trace.get("format") != TRACE_FORMAT:
         raise TesseraError(f"not a Tessera trace (expected format '{TRACE_FORMAT}')")
-    for key in ("task", "seed", "level", "query"):
+    for key, kind in (("task", str), ("seed", int), ("level", int), ("query", dict)):
         if key not in trace:
             raise TesseraError(f"trace is missing '{key}'")
+        if not isinstance(trace[key], kind) or isinstance(trace[key], bool):
+            raise TesseraError(f"malformed trace: '{key}' should be {kind.__name__}, got {type(trace[key]).__name__}")
     task = taxonomy.task(trace["task"])
     diffs: list[str] = []
     old = trace.get("hashes", {})
