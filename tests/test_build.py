@@ -265,3 +265,16 @@ def test_image_scale_and_jsonl(tmp_path, taxonomy):
     first = json.loads(lines[0])
     assert (out / first["image"]).read_bytes() == data[0]["image"]["bytes"]
     assert validate_dataset(out).ok
+
+
+def test_damaged_shard_is_reported_not_raised(reference, tmp_path, capsys):
+    import shutil
+
+    ds = tmp_path / "ds"
+    shutil.copytree(reference, ds)
+    shard = sorted((ds / "data").glob("train-*.parquet"))[1]
+    shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
+    rep = validate_dataset(ds)
+    assert any(p.startswith(f"data/{shard.name}: cannot be read as Parquet") for p in rep.problems)
+    assert main(["--root", str(ROOT), "replay", str(ds), "--workers", "1"]) == 1
+    assert "cannot be read as a Tessera shard" in capsys.readouterr().err

@@ -93,7 +93,10 @@ def replay_dataset(path, taxonomy_root, workers: int = 1, progress=None) -> list
         raise TesseraError(f"{path}: no Parquet shards under data/")
     rows = []
     for f in files:
-        table = pq.read_table(f, columns=["image", "trace"])
+        try:
+            table = pq.read_table(f, columns=["image", "trace"])
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for damaged files
+            raise TesseraError(f"{f}: cannot be read as a Tessera shard ({type(exc).__name__}: {exc})") from None
         rows.extend((r["image"]["bytes"], r["trace"]) for r in table.to_pylist())
     job = progress.add_task("replaying", total=len(rows)) if progress else None
     results = []

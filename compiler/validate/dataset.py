@@ -70,7 +70,11 @@ def validate_dataset(path: Path, progress=None) -> DatasetReport:
                 continue
             if _sha256_file(file) != f["sha256"]:
                 rep.problems.append(f"{f['name']}: sha256 differs from the manifest (the file was changed)")
-            table = pq.read_table(file)
+            try:
+                table = pq.read_table(file)
+            except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for damaged files
+                rep.problems.append(f"{f['name']}: cannot be read as Parquet ({type(exc).__name__})")
+                continue
             if table.schema.remove_metadata() != SCHEMA.remove_metadata():
                 rep.problems.append(f"{f['name']}: schema differs from the Tessera dataset schema")
                 continue
