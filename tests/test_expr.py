@@ -39,6 +39,8 @@ def errors(src: str, scope: Scope = SCOPE) -> list[str]:
     ("'a' + word", "str", "amax"),
     ("level > 1 and not (level == 3) or false", "bool", True),
     ("3 if level in [1, 2] else 4", "int", 3),
+    ("(level == 2) == (word == 'max')", "bool", True),
+    ("((1 + 2)) * 3", "int", 9),
     ("word not in ['min']", "bool", True),
     ("count(bars, b -> b.value > 4)", "int", 2),
     ("sum(bars, b -> b.value)", "int", 15),

@@ -130,6 +130,10 @@ class _Checker:
         v = _unquote(str(node.children[0]))
         return Compiled(STR, lambda env: v)
 
+    def c_paren(self, node):
+        # Kept as a node so `(a == b) == c` is not mistaken for the chained comparison `a == b == c`.
+        return self.compile(node.children[0])
+
     def c_true_lit(self, node):
         return Compiled(BOOL, lambda env: True)
 
@@ -623,6 +627,8 @@ def canonical_tree(source: Any, keep: set[str], rename: dict[str, str]) -> str:
             return str(n)
         if n.data in ("int_lit", "float_lit", "str_lit", "true_lit", "false_lit"):
             return "<lit>"
+        if n.data == "paren":
+            return walk(n.children[0])
         if n.data == "name":
             name = str(n.children[0])
             return name if name in keep else rename.get(name, "<v>")
