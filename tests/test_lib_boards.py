@@ -168,7 +168,7 @@ def test_checker_board_binds_pieces_on_a_light_top_left_square():
     x0, y0, x1, y1 = p.render_map["items[1]"]["bbox"]
     assert x1 - x0 > 20 and 0 <= x0 and x1 <= 320
     f = board_frame(Painter(320, 320, THEME, {}), 4, 4, "board", left=30, top=12, bottom=30)
-    px = p.pixels()
+    px = p.pixels()[:, :, :3]
     corner = lambda r, c: int(px[int(f.y0 + r * f.cell + 4), int(f.x0 + c * f.cell + 4)].sum())  # noqa: E731
     light, dark = corner(0, 0), corner(0, 1)
     assert corner(1, 1) == light and corner(1, 0) == dark
@@ -202,7 +202,7 @@ def test_tile_grid_marks_and_separates_tiles():
                         rows=3, cols=3)
     assert decisions["tile_gap"] >= 2 and len(p.render_map) == 9
     cx, cy = p.render_map["items[4]"]["point"]
-    assert tuple(p.pixels()[int(cy), int(cx)]) == (255, 255, 255)  # the marked tile's white ring centre
+    assert tuple(p.pixels()[:, :, :3][int(cy), int(cx)]) == (255, 255, 255)  # the marked tile's white ring centre
 
 
 # -- the domain's tasks -----------------------------------------------------------------------------------------
