@@ -103,8 +103,8 @@ def _missing_digit(tr):
 def _marked_cell(tr):
     st = tr["state"]
     m = only([c for c in st["cells"] if c["marked"]])
-    peers = [c for c in st["cells"] if c["row"] == m["row"] or c["col"] == m["col"] or (
-        c["row"] // st["box_rows"] == m["row"] // st["box_rows"] and c["col"] // st["box_cols"] == m["col"] // st["box_cols"])]
+    box = lambda c: (c["row"] // st["box_rows"], c["col"] // st["box_cols"])  # noqa: E731
+    peers = [c for c in st["cells"] if c["row"] == m["row"] or c["col"] == m["col"] or box(c) == box(m)]
     return only(_missing(tr, peers))
 
 

@@ -118,7 +118,8 @@ def test_sliding_pieces_stop_at_blockers_and_capture_only_when_allowed():
 
 def test_knight_jumps_and_king_steps_stay_on_the_board():
     knight = ev("piece_moves('knight', pieces, pieces[1], size, size)")[1]
-    assert sorted(cells(knight)) == [(0, 3), (1, 2), (3, 2), (4, 3)]  # the four of (2±2, 4±1), (2±1, 4±2) on the board
+    # of the eight (2±2, 4±1) and (2±1, 4±2), these four are on the board
+    assert sorted(cells(knight)) == [(0, 3), (1, 2), (3, 2), (4, 3)]
     king = ev("piece_moves('king', pieces, {row: 0, col: 0}, size, size)")[1]
     assert sorted(cells(king)) == [(0, 1), (1, 0), (1, 1)]
     # the moving piece's own square never blocks, and every result agrees with the oracle's own move generator
@@ -140,7 +141,8 @@ def test_piece_moves_errors():
 @pytest.mark.parametrize("src,fragment", [
     ("neighbors4(xs, tiles[0])", "needs cells: records with int fields row and col, got int"),
     ("region(tiles, 3, t -> t.color)", "must be a cell (a record with int row and col), got int"),
-    ("piece_moves('rook', pieces, pieces[0], size, size, x -> x.kind)", "capture rule of piece_moves() must return bool"),
+    ("piece_moves('rook', pieces, pieces[0], size, size, x -> x.kind)",
+     "capture rule of piece_moves() must return bool"),
     ("piece_moves(1, pieces, pieces[0], size, size)", "the kind of piece_moves() must be str, got int"),
     ("grid_boxes(tiles, 2, 'x')", "the box width of grid_boxes() must be int, got str"),
     ("runs(size, x -> x)", "must be a list, got int"),

@@ -6,14 +6,13 @@ lettered option) is bound to its state record and a witness can point at the rig
 """
 from __future__ import annotations
 
-import math
+from pydantic import Field
 
 from ..errors import EvalError
 from ..expr.types import FLOAT, INT, STR
 from ..load.models import Expr, Model
-from pydantic import Field
-from .layouts import _num, layout
 from . import layouts_board as board  # attribute access at draw time: safe whichever module loads first
+from .layouts import _num, layout
 from .painter import Painter
 from .pictograms import pictogram
 
