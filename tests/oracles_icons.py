@@ -1,0 +1,135 @@
+"""Independent recomputation of the icons tasks from the recorded state (and the program's recorded random picks).
+
+Plain Python, written the way a solver reads the picture: sequence rules are inferred from the visible panels
+(a colour or size cycle, a steady step in count or angle), never read from the sampler's hidden parameters.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from tests.oracles import step
+from tests.oracles_boards import only
+
+PANEL_KEYS = ("icon", "color", "size", "count", "angle")
+
+
+def _count_either(tr):
+    kind, color = step(tr, "kind"), step(tr, "color")
+    return sum(i["icon"] == kind or i["color"] == color for i in tr["state"]["icons"])
+
+
+def _nearest(tr):
+    ref = step(tr, "ref")
+    others = [i for i in tr["state"]["icons"] if i is not ref]
+    dist = lambda i: math.hypot(i["x"] - ref["x"], i["y"] - ref["y"])  # noqa: E731
+    pick = min if tr["query"]["extreme"] == "closest" else max
+    return pick(others, key=dist)["icon"]
+
+
+def common_kind_fits(tr) -> list[int]:
+    counts = Counter(i["icon"] for i in tr["state"]["icons"])
+    best = max(counts.values())
+    return [k for k, o in enumerate(step(tr, "options")) if counts.get(o, 0) == best]
+
+
+def _same_neighbors(tr):
+    at = {(i["row"], i["col"]): i["icon"] for i in tr["state"]["icons"]}
+    return sum(at.get((r + 1, c)) == kind for (r, c), kind in at.items()) + \
+        sum(at.get((r, c + 1)) == kind for (r, c), kind in at.items())
+
+
+def _line_kinds(tr):
+    key = "row" if tr["query"]["line"] == "row" else "col"
+    return sorted({i["icon"] for i in tr["state"]["icons"] if i[key] == step(tr, "place")})
+
+
+def _every_line(tr):
+    st, kind = tr["state"], step(tr, "kind")
+    key, n = ("row", st["rows"]) if tr["query"]["line"] == "row" else ("col", st["cols"])
+    return all(any(i["icon"] == kind and i[key] == k for i in st["icons"]) for k in range(n))
+
+
+# -- sequences --------------------------------------------------------------------------------------------------
+def _next_in_cycle(values: list):
+    """The value after a list that repeats with the shortest period it shows."""
+    for p in range(1, len(values) + 1):
+        if all(values[i] == values[i % p] for i in range(len(values))):
+            return values[len(values) - p]
+    raise AssertionError("unreachable")
+
+
+def _next_by_step(values: list[int], modulus: int | None = None) -> int:
+    gaps = {(b - a) % modulus if modulus else b - a for a, b in zip(values, values[1:])}
+    gap = only(sorted(gaps))
+    nxt = values[-1] + gap
+    return nxt % modulus if modulus else nxt
+
+
+def expected_next(panels: list[dict]) -> dict:
+    return {
+        "icon": only(sorted({p["icon"] for p in panels})),
+        "color": _next_in_cycle([p["color"] for p in panels]),
+        "size": _next_in_cycle([p["size"] for p in panels]),
+        "count": _next_by_step([p["count"] for p in panels]),
+        "angle": _next_by_step([p["angle"] for p in panels], 360),
+    }
+
+
+def next_panel_fits(tr) -> list[int]:
+    want = expected_next(tr["state"]["panels"])
+    return [k for k, o in enumerate(tr["state"]["options"]) if all(o[f] == want[f] for f in PANEL_KEYS)]
+
+
+def _next_count(tr):
+    return _next_by_step([p["count"] for p in tr["state"]["panels"]])
+
+
+def _changing(tr):
+    panels = tr["state"]["panels"]
+    names = {"color": "colour", "size": "size", "count": "number", "angle": "rotation"}
+    return sorted(name for key, name in names.items() if len({p[key] for p in panels}) > 1)
+
+
+def _panel_key(p: dict) -> tuple:
+    return tuple(p[f] for f in PANEL_KEYS)
+
+
+def odd_panel_fits(tr) -> list[int]:
+    panels = tr["state"]["panels"]
+    counts = Counter(_panel_key(p) for p in panels)
+    usual = only([k for k, n in counts.items() if n > 1])
+    return [i for i, p in enumerate(panels) if _panel_key(p) != usual]
+
+
+def _odd_property(tr):
+    panels = tr["state"]["panels"]
+    odd = panels[only(odd_panel_fits(tr))]
+    usual = next(p for p in panels if p is not odd)
+    names = {"icon": "pictogram", "color": "colour", "size": "size", "count": "number", "angle": "rotation"}
+    return only([name for key, name in names.items() if odd[key] != usual[key]])
+
+
+def _letter_of(fits):
+    return lambda tr: "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[only(fits(tr))]
+
+
+ORACLES = {
+    "icons.icon_field.count_either": _count_either,
+    "icons.icon_field.nearest_icon": _nearest,
+    "icons.icon_field.common_kind_option": _letter_of(common_kind_fits),
+    "icons.icon_grid.same_neighbors": _same_neighbors,
+    "icons.icon_grid.line_kinds": _line_kinds,
+    "icons.icon_grid.every_line": _every_line,
+    "icons.sequence.next_panel": _letter_of(next_panel_fits),
+    "icons.sequence.next_count": _next_count,
+    "icons.sequence.changing_properties": _changing,
+    "icons.odd_one_out.odd_panel": _letter_of(odd_panel_fits),
+    "icons.odd_one_out.odd_property": _odd_property,
+}
+
+OPTION_FITS = {
+    "icons.icon_field.common_kind_option": common_kind_fits,
+    "icons.sequence.next_panel": next_panel_fits,
+    "icons.odd_one_out.odd_panel": odd_panel_fits,
+}

@@ -1,0 +1,244 @@
+"""Grid operators (compiler/expr/lib_grid.py), board layouts (compiler/render/layouts_board.py), and the boards
+domain's option and render-map guarantees."""
+from __future__ import annotations
+
+import pytest
+
+from compiler.errors import Diagnostics, EvalError
+from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
+from compiler.expr.types import BOOL, INT, STR, ListT, record
+from compiler.render.layouts import LAYOUTS
+from compiler.render.layouts_board import board_frame
+from compiler.render.painter import Painter
+from compiler.render.theme import Theme
+from compiler.sample.rng import Rng
+from compiler.trace.instance import generate
+from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
+from tests.oracles_boards import OPTION_FITS, reachable  # noqa: E402
+
+CELL = record(row=INT, col=INT, color=STR)
+PIECE = record(row=INT, col=INT, kind=STR, side=STR)
+SCOPE = Scope({"tiles": ListT(CELL), "pieces": ListT(PIECE), "xs": ListT(INT), "size": INT, "flag": BOOL})
+# a 3 × 3 tile grid:   r r g
+#                      b r g
+#                      b b r
+COLORS = ["r", "r", "g", "b", "r", "g", "b", "b", "r"]
+TILES = [{"row": i // 3, "col": i % 3, "color": c} for i, c in enumerate(COLORS)]
+# a 5 × 5 board: white rook at (2, 2), white knight at (2, 4), black pawn-like bishop at (0, 2), black king (4, 2)
+PIECES = [
+    {"row": 2, "col": 2, "kind": "rook", "side": "white"},
+    {"row": 2, "col": 4, "kind": "knight", "side": "white"},
+    {"row": 0, "col": 2, "kind": "bishop", "side": "black"},
+    {"row": 4, "col": 2, "kind": "king", "side": "black"},
+]
+VALUES = {"tiles": TILES, "pieces": PIECES, "xs": [1, 1, 2, 2, 2, 1], "size": 5, "flag": True}
+
+
+def ev(src: str, values: dict = VALUES):
+    d = Diagnostics()
+    c = compile_expr(src, SCOPE, Site(None, (), "t.yaml"), d)
+    assert c is not None, [str(x) for x in d.items]
+    return str(c.type), run(c, new_env(values, Rng(1)))
+
+
+def errors(src: str) -> list[str]:
+    d = Diagnostics()
+    assert compile_expr(src, SCOPE, Site(None, (), "t.yaml"), d) is None
+    return [str(x) for x in d.sorted()]
+
+
+def cells(xs) -> list[tuple[int, int]]:
+    return [(x["row"], x["col"]) for x in xs]
+
+
+# -- neighbourhoods and lines -----------------------------------------------------------------------------------
+def test_neighbors_are_cells_of_the_list_in_list_order():
+    t, v = ev("neighbors4(tiles, tiles[4])")
+    assert t == "list[{row: int, col: int, color: str}]"
+    assert cells(v) == [(0, 1), (1, 0), (1, 2), (2, 1)]
+    assert cells(ev("neighbors8(tiles, tiles[0])")[1]) == [(0, 1), (1, 0), (1, 1)]
+    assert len(ev("neighbors8(tiles, tiles[4])")[1]) == 8
+    # any record with row and col may be the centre, even one not in the list
+    assert cells(ev("neighbors4(tiles, {row: 3, col: 2})")[1]) == [(2, 2)]
+
+
+def test_rows_columns_and_boxes_group_and_order_cells():
+    assert [[c["color"] for c in r] for r in ev("grid_rows(tiles)")[1]] == [["r", "r", "g"], ["b", "r", "g"],
+                                                                            ["b", "b", "r"]]
+    t, v = ev("grid_cols(tiles)")
+    assert t == "list[list[{row: int, col: int, color: str}]]"
+    assert [[c["color"] for c in col] for col in v] == [["r", "b", "b"], ["r", "r", "b"], ["g", "g", "r"]]
+    sudoku = [{"row": r, "col": c, "color": str(r * 4 + c)} for r in range(4) for c in range(4)]
+    boxes = ev("grid_boxes(tiles, 2, 2)", {**VALUES, "tiles": sudoku})[1]
+    assert [cells(b) for b in boxes][1] == [(0, 2), (0, 3), (1, 2), (1, 3)]
+    assert len(boxes) == 4 and all(len(b) == 4 for b in boxes)
+
+
+def test_runs_split_at_every_change_of_key():
+    assert ev("runs(xs, x -> x)")[1] == [[1, 1], [2, 2, 2], [1]]
+    assert ev("map(runs(first(grid_rows(tiles)), t -> t.color), g -> len(g))")[1] == [2, 1]
+    assert ev("runs(filter(xs, x -> x > 5), x -> x)")[1] == []
+
+
+def test_region_flood_fills_through_sides_only():
+    t, v = ev("region(tiles, tiles[0], t -> t.color)")
+    assert t == "list[{row: int, col: int, color: str}]"
+    assert cells(v) == [(0, 0), (0, 1), (1, 1)]  # (2, 2) is red too but touches (1, 1) only by a corner
+    assert cells(ev("region(tiles, tiles[8], t -> t.color)")[1]) == [(2, 2)]
+
+
+def test_regions_cover_every_cell_once_in_first_cell_order():
+    t, v = ev("regions(tiles, t -> t.color)")
+    assert t == "list[list[{row: int, col: int, color: str}]]"
+    assert [[c["color"] for c in g] for g in v] == [["r", "r", "r"], ["g", "g"], ["b", "b", "b"], ["r"]]
+    assert sorted(c for g in v for c in cells(g)) == sorted(cells(TILES))
+    assert ev("len(regions(tiles, t -> 0))")[1] == 1
+
+
+def test_grid_operators_refuse_two_cells_on_one_square():
+    doubled = {**VALUES, "tiles": TILES + [dict(TILES[0])]}
+    for src in ("regions(tiles, t -> t.color)", "grid_rows(tiles)", "region(tiles, tiles[1], t -> t.color)"):
+        with pytest.raises(EvalError, match="two cells at row 0, col 0"):
+            ev(src, doubled)
+    with pytest.raises(EvalError, match="no cell at row 7"):
+        ev("region(tiles, {row: 7, col: 0}, t -> t.color)")
+
+
+# -- piece moves ------------------------------------------------------------------------------------------------
+def test_sliding_pieces_stop_at_blockers_and_capture_only_when_allowed():
+    t, v = ev("piece_moves('rook', pieces, pieces[0], size, size)")
+    assert t == "list[{row: int, col: int}]"
+    # up: (1,2) then the black bishop blocks; down: (3,2) then the black king; left: 2 squares; right: (2,3) then own
+    assert sorted(cells(v)) == [(1, 2), (2, 0), (2, 1), (2, 3), (3, 2)]
+    captures = ev("piece_moves('rook', pieces, pieces[0], size, size, x -> x.side != 'white')")[1]
+    assert sorted(cells(captures)) == [(0, 2), (1, 2), (2, 0), (2, 1), (2, 3), (3, 2), (4, 2)]
+    assert len(ev("piece_moves('queen', pieces, pieces[0], size, size)")[1]) == 5 + 8
+    assert len(ev("piece_moves('bishop', pieces, pieces[0], size, size)")[1]) == 8
+
+
+def test_knight_jumps_and_king_steps_stay_on_the_board():
+    knight = ev("piece_moves('knight', pieces, pieces[1], size, size)")[1]
+    # of the eight (2±2, 4±1) and (2±1, 4±2), these four are on the board
+    assert sorted(cells(knight)) == [(0, 3), (1, 2), (3, 2), (4, 3)]
+    king = ev("piece_moves('king', pieces, {row: 0, col: 0}, size, size)")[1]
+    assert sorted(cells(king)) == [(0, 1), (1, 0), (1, 1)]
+    # the moving piece's own square never blocks, and every result agrees with the oracle's own move generator
+    state = {"rows": 5, "pieces": PIECES}
+    for i, p in enumerate(PIECES):
+        got = ev(f"piece_moves(pieces[{i}].kind, pieces, pieces[{i}], size, size, x -> x.side != pieces[{i}].side)")
+        assert set(cells(got[1])) == reachable(state, p, captures=True)
+
+
+def test_piece_moves_errors():
+    with pytest.raises(EvalError, match="unknown kind 'pawn'"):
+        ev("piece_moves('pawn', pieces, pieces[0], size, size)")
+    with pytest.raises(EvalError, match="off the board"):
+        ev("piece_moves('rook', pieces, pieces[0], 2, 2)")
+    with pytest.raises(EvalError, match="allowed 1..40"):
+        ev("piece_moves('rook', pieces, pieces[0], 41, 5)")
+
+
+@pytest.mark.parametrize("src,fragment", [
+    ("neighbors4(xs, tiles[0])", "needs cells: records with int fields row and col, got int"),
+    ("region(tiles, 3, t -> t.color)", "must be a cell (a record with int row and col), got int"),
+    ("piece_moves('rook', pieces, pieces[0], size, size, x -> x.kind)",
+     "capture rule of piece_moves() must return bool"),
+    ("piece_moves(1, pieces, pieces[0], size, size)", "the kind of piece_moves() must be str, got int"),
+    ("grid_boxes(tiles, 2, 'x')", "the box width of grid_boxes() must be int, got str"),
+    ("runs(size, x -> x)", "must be a list, got int"),
+])
+def test_grid_operators_are_typed(src, fragment):
+    assert any(fragment in m for m in errors(src)), errors(src)
+
+
+# -- layouts ----------------------------------------------------------------------------------------------------
+THEME = Theme((255, 255, 255), (30, 30, 35), (215, 215, 220), 0, "blue", 1.0, 0.0)
+
+
+def draw(name: str, params: dict, items: list[dict], size=(320, 320), **exprs):
+    ldef = LAYOUTS[name]
+    p = Painter(size[0], size[1], THEME, {id(it): f"items[{i}]" for i, it in enumerate(items)})
+    decisions = ldef.draw(p, ldef.params.model_validate({"items": "items", **params}), items, {}, Rng(3), **exprs)
+    return p, decisions
+
+
+def test_checker_board_binds_pieces_on_a_light_top_left_square():
+    pieces = [{"r": 0, "c": 0, "k": "queen", "s": "white"}, {"r": 3, "c": 2, "k": "X", "s": "black"}]
+    p, decisions = draw("checker_board", {"rows": "4", "cols": "4", "row": "r", "col": "c", "piece": "k", "side": "s"},
+                        pieces, rows=4, cols=4)
+    assert set(p.render_map) == {"items[0]", "items[1]"}
+    x0, y0, x1, y1 = p.render_map["items[1]"]["bbox"]
+    assert x1 - x0 > 20 and 0 <= x0 and x1 <= 320
+    f = board_frame(Painter(320, 320, THEME, {}), 4, 4, "board", left=30, top=12, bottom=30)
+    px = p.pixels()[:, :, :3]
+    corner = lambda r, c: int(px[int(f.y0 + r * f.cell + 4), int(f.x0 + c * f.cell + 4)].sum())  # noqa: E731
+    light, dark = corner(0, 0), corner(0, 1)
+    assert corner(1, 1) == light and corner(1, 0) == dark
+    assert "board_shades" in decisions and light > dark
+    with pytest.raises(EvalError, match="outside the 4 × 4 board"):
+        draw("checker_board", {"rows": "4", "cols": "4", "row": "r", "col": "c", "piece": "k", "side": "s"},
+             [{"r": 4, "c": 0, "k": "rook", "s": "white"}], rows=4, cols=4)
+    with pytest.raises(EvalError, match="neither a chess piece name"):
+        draw("checker_board", {"rows": "4", "cols": "4", "row": "r", "col": "c", "piece": "k", "side": "s"},
+             [{"r": 0, "c": 0, "k": "castle", "s": "white"}], rows=4, cols=4)
+
+
+def test_digit_grid_binds_every_cell_and_checks_the_boxes():
+    grid = [{"row": r, "col": c, "v": r * 4 + c, "shown": c != 1, "marked": (r, c) == (2, 1)}
+            for r in range(4) for c in range(4)]
+    params = {"rows": "4", "cols": "4", "row": "row", "col": "col", "value": "v", "shown": "shown", "marked": "marked"}
+    p, _ = draw("digit_grid", params, grid, rows=4, cols=4, box_rows=2, box_cols=2)
+    assert len(p.render_map) == 16  # blank cells are bound too: a witness can point at an empty cell
+    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(16)]
+    assert all(a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+               for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    with pytest.raises(EvalError, match="do not tile"):
+        draw("digit_grid", params, grid, rows=4, cols=4, box_rows=3, box_cols=2)
+
+
+def test_tile_grid_marks_and_separates_tiles():
+    tiles = [{**t, "marked": i == 4} for i, t in enumerate(TILES)]
+    p, decisions = draw("tile_grid", {"rows": "3", "cols": "3", "row": "row", "col": "col", "color": "color",
+                                      "marked": "marked"},
+                        [{**t, "color": {"r": "red", "g": "green", "b": "blue"}[t["color"]]} for t in tiles],
+                        rows=3, cols=3)
+    assert decisions["tile_gap"] >= 2 and len(p.render_map) == 9
+    cx, cy = p.render_map["items[4]"]["point"]
+    assert tuple(p.pixels()[:, :, :3][int(cy), int(cx)]) == (255, 255, 255)  # the marked tile's white ring centre
+
+
+# -- the domain's tasks -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("task_id", sorted(OPTION_FITS))
+def test_option_tasks_have_exactly_one_correct_option(taxonomy, task_id):
+    task = taxonomy.tasks[task_id]
+    for level in range(0, 10, 3):
+        for seed in range(8):
+            tr = generate(task, 100 + seed, level, vocab=taxonomy.vocab).trace
+            fits = OPTION_FITS[task_id](tr)
+            assert len(fits) == 1, (level, seed, fits)
+            assert len(tr["steps"]["options"]) >= 3
+            assert tr["answer"] == "ABCDEFGH"[fits[0]]
+
+
+def render_map_is_clean(trace: dict) -> None:
+    """Every bound mark lies inside the canvas; marks of one list (pieces, cells, tiles, panels) never overlap."""
+    w, h = trace["render"]["width"], trace["render"]["height"]
+    groups: dict[str, list] = {}
+    for path, entry in trace["render"]["render_map"].items():
+        x0, y0, x1, y1 = entry["bbox"]
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h, path
+        groups.setdefault(path.split("[")[0], []).append(entry["bbox"])
+    for boxes in groups.values():
+        boxes.sort()
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                if b[0] >= a[2]:
+                    break
+                assert a[3] <= b[1] or b[3] <= a[1], (a, b)
+
+
+def test_boards_render_maps_are_inside_and_apart(taxonomy):
+    for task_id in ("boards.chess.move_count", "boards.sudoku.marked_cell", "boards.tiles.region_size"):
+        for level in (0, 9):
+            for seed in range(3):
+                render_map_is_clean(generate(taxonomy.tasks[task_id], seed, level, vocab=taxonomy.vocab).trace)

@@ -1,0 +1,215 @@
+"""Pictogram marks (compiler/render/pictograms.py), pattern operators (compiler/expr/lib_pattern.py), icon layouts
+(compiler/render/layouts_icons.py), and the icons domain's option and render-map guarantees."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from compiler.errors import Diagnostics, EvalError
+from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
+from compiler.expr.types import INT, STR, ListT
+from compiler.render.layouts import LAYOUTS
+from compiler.render.layouts_icons import FIELD_SIZES, arrangement
+from compiler.render.painter import Painter
+from compiler.render.pictograms import PICTOGRAMS, pictogram
+from compiler.render.theme import Theme
+from compiler.sample.rng import Rng
+from compiler.trace.instance import generate
+from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
+from tests.oracles_icons import OPTION_FITS, expected_next  # noqa: E402
+from tests.test_lib_boards import render_map_is_clean  # noqa: E402
+
+THEME = Theme((255, 255, 255), (30, 30, 35), (215, 215, 220), 0, "blue", 1.0, 0.0)
+SCOPE = Scope({"xs": ListT(INT), "words": ListT(STR), "m": INT})
+
+
+def ev(src: str, values: dict):
+    d = Diagnostics()
+    c = compile_expr(src, SCOPE, Site(None, (), "t.yaml"), d)
+    assert c is not None, [str(x) for x in d.items]
+    return str(c.type), run(c, new_env(values, Rng(1)))
+
+
+# -- pictograms -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", PICTOGRAMS)
+def test_pictograms_stay_inside_their_circle_at_every_angle(kind):
+    """Overlap checks use the bounding circle, so no turn of a pictogram may reach outside it."""
+    size, r = 120, 40.0
+    for angle in range(0, 360, 45):
+        p = Painter(size, size, THEME, {})
+        box = pictogram(p, kind, 60, 60, r, THEME.color("red"), angle)
+        ink = np.argwhere((p.pixels()[:, :, :3] < 250).any(axis=2))
+        dist = np.hypot(ink[:, 0] + 0.5 - 60, ink[:, 1] + 0.5 - 60)
+        assert dist.max() <= r + 2.5, (kind, angle, dist.max())
+        assert len(ink) > 0.2 * r * r  # a visible shape, not a speck
+        x0, y0, x1, y1 = box
+        assert 60 - r - 3 <= x0 < x1 <= 60 + r + 3 and 60 - r - 3 <= y0 < y1 <= 60 + r + 3
+
+
+def test_pictograms_bind_their_box_and_circle_and_refuse_unknown_names():
+    obj = {"icon": "car"}
+    p = Painter(100, 100, THEME, {id(obj): "icons[0]"})
+    box = pictogram(p, "car", 50, 50, 30, THEME.color("blue"), obj=obj, group="icons")
+    assert p.render_map["icons[0]"]["bbox"] == [round(v, 2) for v in box]
+    assert p.no_overlap_groups["icons"][0][2][:2] == (50, 50)
+    with pytest.raises(EvalError, match="unknown pictogram 'robot'"):
+        pictogram(p, "robot", 50, 50, 30, THEME.color("blue"))
+
+
+def test_turned_pictograms_differ_from_the_upright_ones():
+    def mask(kind, angle):
+        p = Painter(80, 80, THEME, {})
+        pictogram(p, kind, 40, 40, 30, THEME.color("red"), angle)
+        return (p.pixels()[:, :, :3] < 250).any(axis=2)
+
+    for kind in ("arrow", "car", "cup", "key", "flag", "fish", "house", "bell", "umbrella"):
+        for angle in (90, 180, 270):
+            assert (mask(kind, 0) != mask(kind, angle)).mean() > 0.03, (kind, angle)
+
+
+# -- pattern operators ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("src,values,expected", [
+    ("period(words)", {"words": ["a", "b", "a", "b", "a"]}, 2),
+    ("period(words)", {"words": ["a", "b", "c", "a"]}, 3),
+    ("period(words)", {"words": ["a", "a", "a"]}, 1),
+    ("period(words)", {"words": ["a", "b", "c"]}, 3),
+    ("period(xs)", {"xs": [4]}, 1),
+    ("steps(xs)", {"xs": [5, 4, 3, 2]}, [-1, -1, -1]),
+    ("steps(xs, m)", {"xs": [270, 0, 90], "m": 360}, [90, 90]),
+    ("steps(xs)", {"xs": [7]}, []),
+])
+def test_pattern_operators(src, values, expected):
+    t, v = ev(src, {"xs": [], "words": [], "m": 1, **values})
+    assert v == expected
+    assert t == ("int" if src.startswith("period") else "list[int]")
+
+
+def test_pattern_operator_errors():
+    with pytest.raises(EvalError, match="period\\(\\) of an empty list"):
+        ev("period(xs)", {"xs": [], "words": [], "m": 1})
+    with pytest.raises(EvalError, match="modulus 0 must be positive"):
+        ev("steps(xs, m)", {"xs": [1, 2], "words": [], "m": 0})
+    d = Diagnostics()
+    assert compile_expr("steps(words)", SCOPE, Site(None, (), "t.yaml"), d) is None
+    assert "steps() needs a list of numbers" in str(d.items[0])
+
+
+# -- layouts ----------------------------------------------------------------------------------------------------
+def draw(name: str, params: dict, items: list[dict], size=(480, 480), **exprs):
+    ldef = LAYOUTS[name]
+    p = Painter(size[0], size[1], THEME, {id(it): f"items[{i}]" for i, it in enumerate(items)})
+    decisions = ldef.draw(p, ldef.params.model_validate({"items": "items", **params}), items, {}, Rng(3), **exprs)
+    return p, decisions
+
+
+def test_icon_field_and_grid_bind_every_pictogram():
+    field = [{"k": "sun", "c": "yellow", "s": "large", "x": 0.2, "y": 0.3, "a": 0},
+             {"k": "car", "c": "red", "s": "small", "x": 0.7, "y": 0.6, "a": 90}]
+    p, _ = draw("icon_field", {"x": "x", "y": "y", "icon": "k", "color": "c", "size": "s", "angle": "a"}, field)
+    big, small = (p.render_map[f"items[{i}]"]["bbox"] for i in range(2))
+    assert big[2] - big[0] > small[2] - small[0]
+    assert abs((big[0] + big[2]) / 2 - 0.2 * 480) < 3
+    grid = [{"r": 0, "c": 1, "k": "tree", "col": "green"}, {"r": 2, "c": 2, "k": "cup", "col": "blue"}]
+    p, _ = draw("icon_grid", {"rows": "3", "cols": "3", "row": "r", "col": "c", "icon": "k", "color": "col"}, grid,
+                rows=3, cols=3)
+    assert set(p.render_map) == {"items[0]", "items[1]"}
+    with pytest.raises(EvalError, match="unknown size word 'huge'"):
+        draw("icon_field", {"x": "x", "y": "y", "icon": "k", "color": "c", "size": "s"}, [{**field[0], "s": "huge"}])
+
+
+def test_arrangement_holds_every_count():
+    for n in range(1, 13):
+        cols, rows = arrangement(n)
+        assert cols * rows >= n and abs(cols - rows) <= 1
+    with pytest.raises(EvalError):
+        arrangement(13)
+
+
+PANELS = [{"k": "heart", "c": "red", "n": n, "s": "large", "a": 0} for n in (1, 2, 3)]
+OPTIONS = [{"k": "heart", "c": c, "n": 4, "s": "large", "a": 0} for c in ("red", "blue", "green", "gray")]
+PANEL_PARAMS = {"options": "4", "blank": True, "icon": "k", "color": "c", "count": "n", "size": "s", "angle": "a"}
+
+
+def test_panel_row_binds_sequence_and_lettered_options_in_two_rows():
+    p, decisions = draw("panel_row", PANEL_PARAMS, PANELS + OPTIONS, size=(800, 440), options=4)
+    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(7)]
+    assert all(b[1] == boxes[0][1] for b in boxes[:3]) and all(b[1] == boxes[3][1] for b in boxes[3:])
+    assert boxes[3][1] > boxes[0][3]  # options sit below the sequence
+    assert decisions["slots"] == 2  # the largest count (4) sets one slot size for every panel
+    wrapped, _ = draw("panel_row", {**PANEL_PARAMS, "options": "4", "blank": False, "wrap": 2}, OPTIONS,
+                      size=(500, 500), options=4)
+    rows = sorted({round(wrapped.render_map[f"items[{i}]"]["bbox"][1]) for i in range(4)})
+    assert len(rows) == 2
+
+
+def test_pictogram_size_does_not_depend_on_the_count():
+    """Size is a property a sequence can change, so a panel of 4 holds four copies as big as a panel of 1's."""
+    p, _ = draw("panel_row", {**PANEL_PARAMS, "options": "0", "blank": False},
+                [{**PANELS[0], "n": 1}, {**PANELS[0], "n": 4}], size=(400, 220), options=0)
+    px = p.pixels()[:, :, :3]
+
+    def ink(path):
+        x0, y0, x1, y1 = (int(v) for v in p.render_map[path]["bbox"])
+        inside = px[y0 + 4:y1 - 4, x0 + 4:x1 - 4]
+        return int((inside.astype(int).sum(axis=2) < 600).sum())
+
+    assert 3.6 < ink("items[1]") / ink("items[0]") < 4.4
+
+
+@pytest.mark.parametrize("params,items,fragment", [
+    ({**PANEL_PARAMS, "options": "9"}, PANELS, "9 options among 3 panels"),
+    (PANEL_PARAMS, [{**PANELS[0], "n": 13}] + OPTIONS, "a panel of 13 pictograms"),
+    ({**PANEL_PARAMS, "options": "0"}, PANELS * 8, "do not fit"),
+])
+def test_panel_row_errors(params, items, fragment):
+    with pytest.raises(EvalError, match=fragment):
+        draw("panel_row", params, items, size=(800, 440), options=int(params["options"]))
+
+
+# -- the domain's tasks -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("task_id", sorted(OPTION_FITS))
+def test_option_tasks_have_exactly_one_correct_option(taxonomy, task_id):
+    task = taxonomy.tasks[task_id]
+    for level in range(0, 10, 3):
+        for seed in range(8):
+            tr = generate(task, 100 + seed, level, vocab=taxonomy.vocab).trace
+            fits = OPTION_FITS[task_id](tr)
+            assert len(fits) == 1, (level, seed, fits)
+            assert tr["answer"] == "ABCDEFGH"[fits[0]]
+
+
+def test_sequences_show_enough_to_infer_the_panel_the_sampler_intended(taxonomy):
+    """The rule read off the visible panels gives back the sampler's own next panel: no sequence is ambiguous."""
+    task = taxonomy.tasks["icons.sequence.next_count"]
+    for level in range(10):
+        for seed in range(4):
+            st = generate(task, seed, level, vocab=taxonomy.vocab).trace["state"]
+            assert expected_next(st["panels"]) == st["right"], (level, seed)
+            assert st["options"].count(st["right"]) == 1 and len(st["options"]) == 4
+
+
+def test_icons_render_maps_are_inside_and_apart(taxonomy):
+    for task_id in ("icons.icon_grid.line_kinds", "icons.sequence.next_panel", "icons.odd_one_out.odd_panel"):
+        for level in (0, 9):
+            for seed in range(3):
+                render_map_is_clean(generate(taxonomy.tasks[task_id], seed, level, vocab=taxonomy.vocab).trace)
+    # In a field the pictograms' bounding circles (centre from the state, radius from the size word) keep apart,
+    # and each drawn box lies inside its circle's square.
+    task = taxonomy.tasks["icons.icon_field.count_either"]
+    for level in (0, 9):
+        for seed in range(3):
+            tr = generate(task, seed, level, vocab=taxonomy.vocab).trace
+            w = tr["render"]["width"]
+            jitter = tr["render"]["decisions"]["theme"]["jitter"]
+            circles = []
+            for i, icon in enumerate(tr["state"]["icons"]):
+                cx, cy, r = icon["x"] * w, icon["y"] * w, FIELD_SIZES[icon["size"]] * w + 1.5
+                x0, y0, x1, y1 = tr["render"]["render_map"][f"icons[{i}]"]["bbox"]
+                assert cx - r - jitter <= x0 and x1 <= cx + r + jitter and cy - r - jitter <= y0
+                assert y1 <= cy + r + jitter and 0 <= x0 and x1 <= w
+                circles.append((cx, cy, r))
+            for i, (ax, ay, ar) in enumerate(circles):
+                for bx, by, br in circles[i + 1:]:
+                    assert math.hypot(ax - bx, ay - by) > ar + br + 2 * jitter
