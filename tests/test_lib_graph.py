@@ -134,7 +134,8 @@ def test_ties_break_towards_small_ids():
     ("shortest_path_length(level, 0, 1)", "e.yaml:1:22: error: shortest_path_length() needs a list of edge records "
                                           "{a: int, b: int}, got int"),
     ("weighted_path_length(map(edges, e -> {a: e.a, b: e.b}), 0, 1)",
-     "e.yaml:1:22: error: weighted_path_length() needs edge records with a numeric weight field w, got {a: int, b: int}"),
+     "e.yaml:1:22: error: weighted_path_length() needs edge records with a numeric weight field w, "
+     "got {a: int, b: int}"),
     ("reachable(edges, 0, 'x')", "e.yaml:1:21: error: the node ids of reachable() must be int, got str"),
     ("leaves(edges)", "e.yaml:1:8: error: leaves() needs tree node records with integer fields id and parent, "
                       "got {a: int, b: int, w: int}"),
