@@ -65,7 +65,7 @@ def _wg_components(tr):
 
 
 def _wg_heavy(tr):
-    t, side = tr["query"]["threshold"], tr["query"]["side"]
+    t, side = step(tr, "threshold"), tr["query"]["side"]
     return sum((e["w"] > t) if side == "greater than" else (e["w"] < t) for e in tr["state"]["edges"])
 
 
