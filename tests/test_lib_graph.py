@@ -320,7 +320,7 @@ def test_tree_too_wide_for_the_canvas_is_an_error():
 
 
 def _ink_at(p: Painter, x: float, y: float) -> bool:
-    r, g, b = p.pixels()[int(round(y)), int(round(x))]
+    r, g, b = p.pixels()[int(round(y)), int(round(x))][:3]
     return int(r) + int(g) + int(b) < 300
 
 
