@@ -271,10 +271,15 @@ def test_node_link_binds_nodes_and_edges_and_keeps_labels_off_nodes():
     assert node_link_problem(centres, decisions["radius"], [(e["a"], e["b"]) for e in edges]) is None
     labels = p.no_overlap_groups["weights"]
     assert len(labels) == 7
-    for _, (x0, y0, x1, y1), _ in labels:
+    for path, (x0, y0, x1, y1), _ in labels:
         for cx, cy in centres.values():
             nx, ny = max(x0, min(cx, x1)), max(y0, min(cy, y1))
             assert math.hypot(nx - cx, ny - cy) >= decisions["radius"]
+        for e in edges:  # no other edge runs under the label, so it reads as its own edge's
+            if path != f"edges[{edges.index(e)}]":
+                (ax, ay), (bx, by) = centres[e["a"]], centres[e["b"]]
+                assert not any(x0 <= ax + (bx - ax) * t / 200 <= x1 and y0 <= ay + (by - ay) * t / 200 <= y1
+                               for t in range(201)), (path, e)
 
 
 def test_node_link_arrows_in_both_directions_stay_apart():

@@ -20,6 +20,7 @@ NODE_GAP_PX = 22.0  # clear space between two node circles
 EDGE_CLEARANCE_PX = 9.0  # clear space between an edge and a node circle it does not join
 SPRING_TRIES = 10  # spring embeddings tried (from different random starts) before the ring fallback
 RING_TRIES = 6
+LABEL_TRIES = 6  # node placements tried until every weight label finds a clear spot
 LIGHT_FILLS = [(255, 255, 255), (236, 242, 252), (250, 243, 228)]  # node fill when nodes carry no colour
 
 
@@ -251,12 +252,21 @@ def _boxes_touch(a, b) -> bool:
     return a[0] < b[2] + 1 and b[0] < a[2] + 1 and a[1] < b[3] + 1 and b[1] < a[3] + 1
 
 
+def _segment_hits_box(seg, box) -> bool:
+    x0, y0, x1, y1 = seg
+    bx0, by0, bx1, by1 = box
+    if any(bx0 <= x <= bx1 and by0 <= y <= by1 for x, y in ((x0, y0), (x1, y1))):
+        return True
+    corners = [(bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1)]
+    return any(_segments_cross((x0, y0), (x1, y1), corners[i], corners[(i + 1) % 4]) for i in range(4))
+
+
 def _place_weight_labels(p: Painter, pts, radius, segments, texts, size) -> list | None:
-    """A spot along each edge for its weight label that covers no node and no other label; None if some edge has
-    none (the caller then tries another placement)."""
+    """A spot along each edge for its weight label that covers no node, no other label and no other edge (a label
+    on a crossing could belong to either edge); None if some edge has none (the caller tries another placement)."""
     placed: list[tuple[float, float, float, float]] = []
     spots = []
-    for (x0, y0, x1, y1), s in zip(segments, texts):
+    for k, ((x0, y0, x1, y1), s) in enumerate(zip(segments, texts)):
         for t in (0.5, 0.4, 0.6, 0.32, 0.68):
             x, y = x0 + (x1 - x0) * t, y0 + (y1 - y0) * t
             box = _label_box(p, x, y, s, size)
@@ -265,6 +275,8 @@ def _place_weight_labels(p: Painter, pts, radius, segments, texts, size) -> list
             if any(_box_hits_circle(box, cx, cy, radius + 2) for cx, cy in pts):
                 continue
             if any(_boxes_touch(box, other) for other in placed):
+                continue
+            if any(_segment_hits_box(seg, box) for j, seg in enumerate(segments) if j != k):
                 continue
             placed.append(box)
             spots.append((x, y, box))
@@ -288,7 +300,7 @@ def draw_node_link(p: Painter, prm: NodeLink, items: list[dict], text: dict, rng
     stroke = rng.choice([2.0, 2.4])
     label_size = 13.0
     paired = set(pairs) if prm.directed else set()
-    for _ in range(4):
+    for _ in range(LABEL_TRIES):
         pts, method = place_nodes(n, pairs, box, radius, rng)
         segments = [_edge_segment(pts, a, b, radius, (b, a) in paired) for a, b in pairs]
         texts = [str(e[prm.weight]) for e in edges] if prm.weight else []
