@@ -117,9 +117,17 @@ def _compile_layout(doc, spec, names: dict[str, Type], diags: Diagnostics):
     exprs = {}
     for param, want in ldef.exprs.items():
         c = compile_expr(getattr(params, param), scope, Site(doc, loc + (name, param)), diags)
-        if c is None or not accepts(want, c.type):
-            if c is not None:
-                diags.error(doc.pos(loc + (name, param)), f"'{param}' must be {want}, got {c.type}")
+        if c is None:
+            ok = False
+            continue
+        # `want` is a type, or a check (type, params) → what is wrong, for shapes one type cannot state
+        # (e.g. "a list of records with integer fields a and b").
+        if callable(want):
+            problem = want(c.type, params)
+        else:
+            problem = None if accepts(want, c.type) else f"must be {want}, got {c.type}"
+        if problem:
+            diags.error(doc.pos(loc + (name, param)), f"'{param}' {problem}")
             ok = False
             continue
         exprs[param] = c
