@@ -170,6 +170,8 @@ _SCALAR_LOADER = yaml.SafeLoader("")  # constructs plain scalars (int, float, bo
 
 
 def _construct_scalar_value(node):
+    if node.tag == "tag:yaml.org,2002:str":
+        return node.value  # most scalars are text (expressions, names): skip the constructor machinery
     return _SCALAR_LOADER.construct_object(node, deep=True)
 
 
