@@ -65,6 +65,8 @@ class Normalize(Model):
     whitespace: Literal["collapse", "keep"] = "collapse"
     strip_punctuation: bool = True
     strip_articles: bool = False
+    # What the text is: free text, or a time of day read off a 12-hour clock ("3:05", "03:05 pm", "15:05" → "3:05").
+    form: Literal["text", "clock_time"] = "text"
 
 
 class ContractSpec(Model):

@@ -28,6 +28,10 @@ _WS = re.compile(r"\s+")
 _INT = re.compile(r"^[+-]?\d{1,18}$")
 _ARTICLES = re.compile(r"^(the|a|an)\s+")
 _OPTION = re.compile(r"^\(?\s*(?:option\s+)?([A-Za-z])\s*[\).:]?$", re.IGNORECASE)
+_FRACTION = re.compile(r"^([+-]?\d{1,12})\s*/\s*(\d{1,12})$")
+_CLOCK = re.compile(r"^(\d{1,2})\s*[:.h]\s*(\d{2})\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
+_OCLOCK = re.compile(r"^(\d{1,2})\s*(?:o'?\s*clock)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
+_BRACKETS = {"(": ")", "[": "]"}
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,11 @@ def _norm_num(v) -> float:
     if isinstance(v, (int, float)):
         f = float(v)
     elif isinstance(v, str) and len(v) <= 40:
+        frac = _FRACTION.match(v.strip())
+        if frac:  # "3/8": an exact fraction is read as its value
+            if int(frac.group(2)) == 0:
+                raise _Bad("zero denominator")
+            return int(frac.group(1)) / int(frac.group(2))
         try:
             f = float(v.strip().replace(",", ""))
         except ValueError:
@@ -113,6 +122,8 @@ def _norm_str(v, norm: dict) -> str:
         v = str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
     if not isinstance(v, str) or len(v) > MAX_VALUE:
         raise _Bad("not a string")
+    if norm.get("form", "text") == "clock_time":
+        return _norm_clock(v)
     s = v
     if norm.get("case", "fold") == "fold":
         s = s.casefold()
@@ -123,6 +134,23 @@ def _norm_str(v, norm: dict) -> str:
     if norm.get("strip_articles", False):
         s = _ARTICLES.sub("", s)
     return s
+
+
+def _norm_clock(v: str) -> str:
+    """A time of day as a 12-hour clock shows it: 'h:mm' with h in 1..12 (24-hour and am/pm forms accepted)."""
+    s = v.strip()
+    m = _CLOCK.match(s) if len(s) <= 20 else None
+    if m:
+        hour, minute = int(m.group(1)), int(m.group(2))
+    else:
+        m = _OCLOCK.match(s) if len(s) <= 20 else None
+        if not m:
+            raise _Bad("not a time of day (h:mm)")
+        hour, minute = int(m.group(1)), 0
+    if hour > 23 or minute > 59:
+        raise _Bad("not a time of day (h:mm)")
+    hour %= 12
+    return f"{hour or 12}:{minute:02d}"
 
 
 def _norm_bool(v) -> bool:
@@ -147,6 +175,9 @@ def _norm_option(v) -> str:
 
 def _norm_items(v, item_type: str, label: dict) -> list:
     if isinstance(v, str) and len(v) <= MAX_VALUE:
+        v = v.strip()
+        if len(v) >= 2 and _BRACKETS.get(v[0]) == v[-1]:  # "(3, -2)" or "[a, b]" written as text
+            v = v[1:-1]
         v = [p for p in (x.strip() for x in v.split(",")) if p]
     if not isinstance(v, list) or len(v) > MAX_ITEMS:
         raise _Bad("not a list")

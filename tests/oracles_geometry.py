@@ -1,0 +1,135 @@
+"""Independent oracles for the geometry domain: plain Python over the recorded state, using other methods than the
+operators do where one exists (Pick's theorem for lattice counts, winding numbers for containment, explicit matrices
+for the transformations)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from tests.oracles import step
+
+# name → integer matrix ((a, b), (c, d)) acting on column vectors (x, y)
+MATRICES = {
+    "reflection in the x-axis": ((1, 0), (0, -1)),
+    "reflection in the y-axis": ((-1, 0), (0, 1)),
+    "reflection in the line y = x": ((0, 1), (1, 0)),
+    "reflection in the line y = -x": ((0, -1), (-1, 0)),
+    "rotation of 90° counterclockwise about the origin": ((0, -1), (1, 0)),
+    "rotation of 90° clockwise about the origin": ((0, 1), (-1, 0)),
+    "rotation of 180° about the origin": ((-1, 0), (0, -1)),
+}
+
+
+def apply(name: str, x: int, y: int) -> tuple[int, int]:
+    (a, b), (c, d) = MATRICES[name]
+    return a * x + b * y, c * x + d * y
+
+
+def twice_area(pts) -> int:
+    return abs(sum(p["x"] * q["y"] - q["x"] * p["y"] for p, q in zip(pts, pts[1:] + pts[:1])))
+
+
+def boundary_points(pts) -> int:
+    return sum(math.gcd(abs(q["x"] - p["x"]), abs(q["y"] - p["y"])) for p, q in zip(pts, pts[1:] + pts[:1]))
+
+
+def winding(px, py, pts) -> int:
+    """Winding number of the closed polygon around (px, py); the point must not lie on it."""
+    total = 0.0
+    for p, q in zip(pts, pts[1:] + pts[:1]):
+        a = math.atan2(p["y"] - py, p["x"] - px)
+        b = math.atan2(q["y"] - py, q["x"] - px)
+        d = b - a
+        while d > math.pi:
+            d -= 2 * math.pi
+        while d < -math.pi:
+            d += 2 * math.pi
+        total += d
+    return round(total / (2 * math.pi))
+
+
+def _area(tr):
+    return twice_area(tr["state"]["vertices"]) / 2
+
+
+def _interior(tr):
+    pts = tr["state"]["vertices"]
+    # Pick's theorem: A = I + B/2 - 1.
+    return int(Fraction(twice_area(pts), 2) - Fraction(boundary_points(pts), 2) + 1)
+
+
+def _points_inside(tr):
+    pts = tr["state"]["vertices"]
+    want = tr["query"]["side"] == "inside"
+    return sorted(q["name"] for q in tr["state"]["probes"] if (winding(q["x"], q["y"], pts) != 0) == want)
+
+
+def _move_vertex(tr):
+    v = step(tr, "corner")
+    return list(apply(tr["query"]["move"], v["x"], v["y"]))
+
+
+def _name_transformation(tr):
+    st = tr["state"]
+    fits = [name for name in MATRICES
+            if all(apply(name, v["x"], v["y"]) == (w["x"], w["y"]) for v, w in zip(st["shape"], st["image"]))]
+    assert len(fits) == 1
+    return "ABCDEFGH"[step(tr, "options").index(fits[0])]
+
+
+def _reflection_or_rotation(tr):
+    st = tr["state"]
+    # A reflection reverses the orientation of the labelled vertices; a rotation keeps it.
+    def signed(pts):
+        return sum(p["x"] * q["y"] - q["x"] * p["y"] for p, q in zip(pts, pts[1:] + pts[:1]))
+    reversed_ = (signed(st["shape"]) > 0) != (signed(st["image"]) > 0)
+    return reversed_ == (tr["query"]["kind"] == "reflection")
+
+
+def _apply_to_point(tr):
+    st = tr["state"]
+    fits = [name for name in MATRICES
+            if all(apply(name, v["x"], v["y"]) == (w["x"], w["y"]) for v, w in zip(st["shape"], st["image"]))]
+    return list(apply(fits[0], st["probe"]["x"], st["probe"]["y"]))
+
+
+def _corner_degrees(tr):
+    """Every angle of the figure: the shown ones, and the hidden one from the angle sum (n - 2) · 180."""
+    corners = tr["state"]["corners"]
+    shown = {c["name"]: int(c["text"].rstrip("°")) for c in corners if c["text"] != "?"}
+    hidden = [c["name"] for c in corners if c["text"] == "?"]
+    assert len(hidden) == 1
+    shown[hidden[0]] = (len(corners) - 2) * 180 - sum(shown.values())
+    return shown, hidden[0]
+
+
+def _missing_angle(tr):
+    degrees, hidden = _corner_degrees(tr)
+    return degrees[hidden]
+
+
+def _extreme_angle_vertex(tr):
+    degrees, _ = _corner_degrees(tr)
+    pick = max if tr["query"]["extreme"] == "largest" else min
+    return pick(degrees, key=degrees.get)
+
+
+def _count_angle_kind(tr):
+    degrees, _ = _corner_degrees(tr)
+    if tr["query"]["kind"] == "obtuse":
+        return sum(d > 90 for d in degrees.values())
+    return sum(d < 90 for d in degrees.values())
+
+
+ORACLES = {
+    "geometry.lattice_polygon.polygon_area": _area,
+    "geometry.lattice_polygon.interior_lattice_points": _interior,
+    "geometry.lattice_polygon.points_inside": _points_inside,
+    "geometry.lattice_polygon.move_vertex": _move_vertex,
+    "geometry.transformed_shape.name_transformation": _name_transformation,
+    "geometry.transformed_shape.reflection_or_rotation": _reflection_or_rotation,
+    "geometry.transformed_shape.apply_to_point": _apply_to_point,
+    "geometry.angle_figure.missing_angle": _missing_angle,
+    "geometry.angle_figure.extreme_angle_vertex": _extreme_angle_vertex,
+    "geometry.angle_figure.count_angle_kind": _count_angle_kind,
+}
