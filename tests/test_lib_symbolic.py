@@ -1,0 +1,239 @@
+"""Clock and fraction operators (compiler/expr/lib_time.py, lib_fraction.py), the contracts they answer to
+(clock_time, probability, point_coordinates), and the symbolic layouts (analog_clock, balance, spinner)."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from compiler.errors import Diagnostics, EvalError
+from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
+from compiler.expr.types import INT, STR, ListT, record
+from compiler.render.layouts_symbolic import _token_kind
+from compiler.render.scene import _check_legibility
+from compiler.sample.rng import Rng
+from compiler.verify.score import score, wrong_answer
+from tests.test_lib_geometry import draw
+
+CLOCK = record(hour=INT, minute=INT, label=STR)
+SCOPE = Scope({"clocks": ListT(CLOCK), "t": CLOCK, "n": INT, "word": STR}, allow_random=True)
+VALUES = {"clocks": [{"hour": 3, "minute": 0, "label": "A"}, {"hour": 12, "minute": 5, "label": "B"},
+                     {"hour": 11, "minute": 50, "label": "C"}],
+          "t": {"hour": 9, "minute": 45, "label": "T"}, "n": 7, "word": "x"}
+
+
+def ev(src: str, **extra):
+    d = Diagnostics()
+    c = compile_expr(src, SCOPE, Site(None, (), "t.yaml"), d)
+    assert c is not None, [str(x) for x in d.items]
+    return str(c.type), run(c, new_env({**VALUES, **extra}, Rng(5)))
+
+
+@pytest.mark.parametrize("src,typ,value", [
+    ("clock_angle(clocks[0])", "float", 90.0),
+    ("clock_angle({hour: 12, minute: 0})", "float", 0.0),
+    ("clock_angle({hour: 6, minute: 0})", "float", 180.0),
+    ("clock_angle(t)", "float", 22.5),  # hour hand at 292.5°, minute hand at 270°
+    ("clock_angle({hour: 2, minute: 50})", "float", 145.0),  # 85° vs 300°: the smaller side
+    ("format_time(clocks[1])", "str", "12:05"),
+    ("format_time({hour: 0, minute: 7})", "str", "12:07"),
+    ("format_time({hour: 15, minute: 30})", "str", "3:30"),
+    ("add_minutes(clocks[2], 15)", "{hour: int, minute: int}", {"hour": 12, "minute": 5}),
+    ("add_minutes(clocks[2], 75)", "{hour: int, minute: int}", {"hour": 1, "minute": 5}),
+    ("add_minutes(clocks[0], -200)", "{hour: int, minute: int}", {"hour": 11, "minute": 40}),
+    ("add_minutes(clocks[0], 720 * 3)", "{hour: int, minute: int}", {"hour": 3, "minute": 0}),
+    ("minutes_between(clocks[0], clocks[2])", "int", 530),
+    ("minutes_between(clocks[2], clocks[1])", "int", 15),  # forward across 12 o'clock
+    ("minutes_between(clocks[0], clocks[0])", "int", 0),
+    ("map(sort(clocks, c -> dial_minutes(c)), c -> c.label)", "list[str]", ["B", "A", "C"]),
+    ("fraction(6, 16)", "str", "3/8"),
+    ("fraction(4, 2)", "str", "2"),
+    ("fraction(0, 5)", "str", "0"),
+    ("fraction(3, -6)", "str", "-1/2"),
+    ("gcd(12, 18) + gcd(0, 0)", "int", 6),
+])
+def test_operators_type_and_evaluate(src, typ, value):
+    t, v = ev(src)
+    assert t == typ and v == value
+
+
+@pytest.mark.parametrize("src,needle", [
+    ("clock_angle(n)", "must be a time"),
+    ("format_time({hour: 'three', minute: 0})", "must be a time"),
+    ("add_minutes(t, 1.5)", "must be int"),
+    ("minutes_between(t, word)", "must be a time"),
+    ("fraction(1.5, 2)", "must be int"),
+])
+def test_type_errors(src, needle):
+    d = Diagnostics()
+    assert compile_expr(src, SCOPE, Site(None, (), "t.yaml"), d) is None
+    assert needle in str(d.sorted()[0]) and str(d.sorted()[0]).startswith("t.yaml:1:")
+
+
+@pytest.mark.parametrize("src,needle", [
+    ("format_time({hour: 3, minute: 60})", "not a time of day"),
+    ("clock_angle({hour: -1, minute: 0})", "not a time of day"),
+    ("fraction(n, 0)", "zero denominator"),
+])
+def test_runtime_errors(src, needle):
+    with pytest.raises(EvalError, match=needle):
+        ev(src)
+
+
+def test_clock_angle_matches_hand_positions_everywhere():
+    for total in range(0, 720, 7):
+        h, m = divmod(total, 60)
+        hour_hand, minute_hand = total * 0.5, m * 6
+        gap = abs(hour_hand - minute_hand)
+        assert ev("clock_angle(t)", t={"hour": h, "minute": m, "label": ""})[1] == min(gap, 360 - gap)
+
+
+# -- contracts --------------------------------------------------------------------------------------------------
+@pytest.fixture
+def label_of(taxonomy):
+    return lambda contract, answer: taxonomy.contracts[contract].label(answer)
+
+
+@pytest.mark.parametrize("response,ok", [
+    ('"3:05"', 1), ('"03:05"', 1), ('"3.05"', 1), ('"15:05"', 1), ('"3:05 pm"', 1), ('"3:05 P.M."', 1),
+    ('" 3 : 05 "', 1), ('"3:50"', 0), ('"4:05"', 0), ('"3:5"', 0), ('"25:05"', 0), ('"3:65"', 0), ('"305"', 0),
+    ('"half past three"', 0), ("3", 0), ('"' + "9" * 3000 + '"', 0),
+])
+def test_clock_time_contract(label_of, response, ok):
+    s = score(label_of("clock_time", "3:05"), '{"answer": %s}' % response)
+    assert (s.answer, s.format) == (ok, 1)
+
+
+def test_clock_time_reads_hours_and_noon(label_of):
+    lab = label_of("clock_time", "12:00")
+    for response in ("12:00", "0:00", "12 o'clock", "12", "12:00 am"):
+        assert score(lab, json.dumps({"answer": response})).answer == 1, response
+    assert score(label_of("clock_time", "7:00"), '{"answer": "7 o\'clock"}').answer == 1
+    assert score(lab, json.dumps({"answer": wrong_answer(lab)})).answer == 0
+
+
+@pytest.mark.parametrize("response,ok", [
+    ('"3/8"', 1), ('"6/16"', 1), ("0.375", 1), ('"0.38"', 1), ("0.37", 1), ('"3 / 8"', 1), ("0.368", 0),
+    ('"3/7"', 0), ('"3/0"', 0), ('"37.5%"', 0), ('"3/8/2"', 0), ('"' + "1" * 30 + "/" + "3" * 30 + '"', 0),
+])
+def test_probability_contract_reads_fractions(label_of, response, ok):
+    s = score(label_of("probability", 0.375), '{"answer": %s}' % response)
+    assert (s.answer, s.format) == (ok, 1)
+
+
+@pytest.mark.parametrize("response,ok", [
+    ("[3, -2]", 1), ('"(3, -2)"', 1), ('"3, -2"', 1), ('"[3,-2]"', 1), ('["3", "-2"]', 1), ("[-2, 3]", 0),
+    ("[3]", 0), ('"(3, -2"', 0), ("[3, -2, 0]", 0),
+])
+def test_point_coordinates_contract(label_of, response, ok):
+    s = score(label_of("point_coordinates", [3, -2]), '{"answer": %s}' % response)
+    assert (s.answer, s.format) == (ok, 1)
+
+
+# -- layouts ----------------------------------------------------------------------------------------------------
+def _hand_tip_dark(p, cx, cy, r, degrees, reach) -> bool:
+    a = math.radians(degrees - 90)
+    x, y = round(cx + r * reach * math.cos(a)), round(cy + r * reach * math.sin(a))
+    return p.pixels()[y, x].max() < 140
+
+
+def test_analog_clock_draws_hands_where_the_time_says():
+    clocks = [{"hour": 3, "minute": 0, "label": "A"}, {"hour": 7, "minute": 30, "label": "B"}]
+    p = draw("analog_clock", {"hour": "hour", "minute": "minute", "label": "label"}, clocks, 600, 440,
+             numerals=0)
+    _check_legibility(p)
+    for i, c in enumerate(clocks):
+        x0, y0, x1, y1 = p.no_overlap_groups["clocks"][i][1]
+        cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
+        minute_angle, hour_angle = c["minute"] * 6, (c["hour"] % 12) * 30 + c["minute"] / 2
+        assert _hand_tip_dark(p, cx, cy, r, minute_angle, 0.72)
+        assert _hand_tip_dark(p, cx, cy, r, hour_angle, 0.42)
+        assert not _hand_tip_dark(p, cx, cy, r, hour_angle, 0.62)  # the hour hand is the short one
+        assert p.render_map[f"items[{i}]"]["bbox"][3] > y1  # the label under the face belongs to the clock
+
+
+@pytest.mark.parametrize("params,extra,needle", [
+    ({}, {"numerals": 5}, "numerals"),
+    ({}, {"numerals": 12, "count": 9}, "instruments"),
+    ({"max_cols": 8}, {"numerals": 12, "count": 8}, "smaller than 40 px"),
+])
+def test_analog_clock_errors(params, extra, needle):
+    count = extra.pop("count", 1)
+    clocks = [{"hour": 1, "minute": 0} for _ in range(count)]
+    with pytest.raises(EvalError, match=needle):
+        draw("analog_clock", {"hour": "hour", "minute": "minute", **params}, clocks, 600, 440, **extra)
+
+
+def test_balance_tokens_and_tilt():
+    assert _token_kind("12") == ("weight", None, "12")
+    assert _token_kind("star") == ("glyph", None, "star")
+    assert _token_kind("red circle") == ("glyph", "red", "circle")
+    assert _token_kind("?") == ("box", None, "?")
+    with pytest.raises(EvalError, match="balance token"):
+        _token_kind("a long label")
+    scales = [{"left": ["circle", "circle", "3"], "right": ["9"], "tilt": 0},
+              {"left": ["square"], "right": ["circle", "1"], "tilt": -1},
+              {"left": ["x"] * 7, "right": ["5", "5"], "tilt": 1}]
+    p = draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, scales, 640, 480)
+    _check_legibility(p)
+    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(3)]
+    assert all(0 <= b[0] < b[2] <= 640 and 0 <= b[1] < b[3] <= 480 for b in boxes)
+    assert p.decisions["shape_colors"].keys() == {"circle", "square"}
+
+
+def _pan_tops(tilt: int):
+    """Top edge of the pixels drawn left and right of the post, for one balance with one token a pan."""
+    scale = [{"left": ["4"], "right": ["4"], "tilt": tilt}]
+    p = draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, scale, 640, 480)
+    ink = p.pixels().min(axis=2) < 200
+    rows = [i for i in range(480) if ink[i, :300].any()], [i for i in range(480) if ink[i, 340:].any()]
+    return rows[0][0], rows[1][0]
+
+
+def test_balance_tilt_lowers_the_heavier_pan():
+    left, right = _pan_tops(0)
+    assert abs(left - right) <= 1
+    left, right = _pan_tops(-1)
+    assert left > right + 20  # y grows downward: the left pan hangs lower
+    left, right = _pan_tops(1)
+    assert right > left + 20
+
+
+@pytest.mark.parametrize("scale,needle", [
+    ({"left": ["1"] * 13, "right": ["1"], "tilt": 0}, "at most 12"),
+    ({"left": ["1"], "right": ["1"], "tilt": 2}, "tilt"),
+])
+def test_balance_errors(scale, needle):
+    with pytest.raises(EvalError, match=needle):
+        draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, [scale], 640, 480)
+
+
+def test_spinner_sector_sizes_follow_weights():
+    sectors = [{"color": "red", "w": 2}, {"color": "blue", "w": 1}, {"color": "green", "w": 1}]
+    p = draw("spinner", {"color": "color", "weight": "w"}, sectors, 420, 420, names=[])
+    _check_legibility(p)
+    img = p.pixels().astype(int)
+    cx = cy = 210
+    r = 420 / 2 - 14 - 20
+    start = p.decisions["start"]
+    # Sample the middle of each sector's arc and check its colour family.
+    at = start
+    for s, expect in zip(sectors, ((0, 1), (2, 0), (1, 0))):  # (channel that dominates, channel it beats)
+        sweep = 360 * s["w"] / 4
+        a = math.radians(at + sweep / 2)
+        px = img[round(cy + r * math.sin(a)), round(cx + r * math.cos(a))]
+        assert px[expect[0]] > px[expect[1]] + 40, (s, px)
+        at += sweep
+    assert {f"items[{i}]" for i in range(3)} <= set(p.render_map)
+
+
+def test_spinner_groups_and_errors():
+    sectors = [{"color": c, "k": k} for k in (0, 1) for c in ("red", "blue", "yellow")]
+    p = draw("spinner", {"color": "color", "spinner": "k"}, sectors, 640, 360, names=["A", "B"])
+    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(6)]
+    assert max(b[2] for b in boxes[:3]) < min(b[0] for b in boxes[3:])  # two spinners side by side
+    with pytest.raises(EvalError, match="names"):
+        draw("spinner", {"color": "color", "spinner": "k"}, sectors, 640, 360, names=["A"])
+    with pytest.raises(EvalError, match="positive"):
+        draw("spinner", {"color": "color", "weight": "k"}, sectors, 640, 360, names=[])
