@@ -121,7 +121,26 @@ def _count_angle_kind(tr):
     return sum(d < 90 for d in degrees.values())
 
 
+def _points_in_circle(tr):
+    c = step(tr, "ring")
+    # Squared distances are integers on the lattice: no rounding at all.
+    return sum((q["x"] - c["x"]) ** 2 + (q["y"] - c["y"]) ** 2 < c["r"] ** 2 for q in tr["state"]["points"])
+
+
+def _circles_overlap(tr):
+    a, b = step(tr, "pair")
+    return (a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2 < (a["r"] + b["r"]) ** 2
+
+
+def _area_multiple_of_pi(tr):
+    r = step(tr, "ring")["r"]
+    return r * r if tr["query"]["measure"] == "area" else 2 * r
+
+
 ORACLES = {
+    "geometry.circle_plane.points_in_circle": _points_in_circle,
+    "geometry.circle_plane.circles_overlap": _circles_overlap,
+    "geometry.circle_plane.area_multiple_of_pi": _area_multiple_of_pi,
     "geometry.lattice_polygon.polygon_area": _area,
     "geometry.lattice_polygon.interior_lattice_points": _interior,
     "geometry.lattice_polygon.points_inside": _points_inside,

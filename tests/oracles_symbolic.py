@@ -95,7 +95,52 @@ def _probability_option(tr):
     return "ABCDEFGH"[values.index(p)]
 
 
+def _heavier_than(tr) -> dict[str, set[str]]:
+    """Every kind → the kinds it is shown (directly or through a chain of balances) to outweigh."""
+    beats: dict[str, set[str]] = {}
+    for scale in tr["state"]["scales"]:
+        (left,), (right,) = scale["left"], scale["right"]
+        heavy, light = (left, right) if scale["tilt"] == -1 else (right, left)
+        assert scale["tilt"] in (-1, 1)
+        beats.setdefault(heavy, set()).add(light)
+        beats.setdefault(light, set())
+    changed = True
+    while changed:  # transitive closure
+        changed = False
+        for k in beats:
+            more = set().union(*(beats[j] for j in beats[k])) - beats[k]
+            if more:
+                beats[k] |= more
+                changed = True
+    return beats
+
+
+def _weight_ranking(tr) -> list[str]:
+    beats = _heavier_than(tr)
+    ranking = sorted(beats, key=lambda k: -len(beats[k]))
+    assert [len(beats[k]) for k in ranking] == list(range(len(beats) - 1, -1, -1))  # a total order
+    return ranking
+
+
+def _extreme_shape(tr):
+    ranking = _weight_ranking(tr)
+    return ranking[0] if tr["query"]["extreme"] == "heaviest" else ranking[-1]
+
+
+def _heavier_pair(tr):
+    a, b = step(tr, "pair")
+    return b in _heavier_than(tr)[a]
+
+
+def _weight_order(tr):
+    ranking = _weight_ranking(tr)
+    return ranking if tr["query"]["order"] == "heaviest to lightest" else ranking[::-1]
+
+
 ORACLES = {
+    "symbolic.balance_compare.extreme_shape": _extreme_shape,
+    "symbolic.balance_compare.heavier_pair": _heavier_pair,
+    "symbolic.balance_compare.weight_order": _weight_order,
     "symbolic.clock_row.read_time": _read_time,
     "symbolic.clock_row.elapsed_minutes": _elapsed,
     "symbolic.clock_row.extreme_clock": _extreme_clock,

@@ -135,7 +135,7 @@ def test_point_coordinates_contract(label_of, response, ok):
 def _hand_tip_dark(p, cx, cy, r, degrees, reach) -> bool:
     a = math.radians(degrees - 90)
     x, y = round(cx + r * reach * math.cos(a)), round(cy + r * reach * math.sin(a))
-    return p.pixels()[y, x].max() < 140
+    return p.pixels()[y, x, :3].max() < 140
 
 
 def test_analog_clock_draws_hands_where_the_time_says():
@@ -186,7 +186,7 @@ def _pan_tops(tilt: int):
     """Top edge of the pixels drawn left and right of the post, for one balance with one token a pan."""
     scale = [{"left": ["4"], "right": ["4"], "tilt": tilt}]
     p = draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, scale, 640, 480)
-    ink = p.pixels().min(axis=2) < 200
+    ink = p.pixels()[:, :, :3].min(axis=2) < 200
     rows = [i for i in range(480) if ink[i, :300].any()], [i for i in range(480) if ink[i, 340:].any()]
     return rows[0][0], rows[1][0]
 
@@ -213,7 +213,7 @@ def test_spinner_sector_sizes_follow_weights():
     sectors = [{"color": "red", "w": 2}, {"color": "blue", "w": 1}, {"color": "green", "w": 1}]
     p = draw("spinner", {"color": "color", "weight": "w"}, sectors, 420, 420, names=[])
     _check_legibility(p)
-    img = p.pixels().astype(int)
+    img = p.pixels()[:, :, :3].astype(int)
     cx = cy = 210
     r = 420 / 2 - 14 - 20
     start = p.decisions["start"]

@@ -79,12 +79,13 @@ def _label_box(x, y, r, ux, uy, tw, th, extra: float) -> tuple:
 
 
 def place_labels(p: Painter, anchors: list[tuple[float, float, float]], labels: list[str], size: float,
-                 preferred: list[tuple[float, float] | None], segments: list, circles: list, area) -> list[tuple]:
+                 preferred: list[tuple[float, float] | None], segments: list, circles: list, area,
+                 blocked: tuple = ()) -> list[tuple]:
     """Choose, for each dot (x, y, radius), a box for its label next to it: the free spot closest to the preferred
-    direction, avoiding other dots, labels placed before, segments and circle outlines, and staying inside area.
-    Returns the label boxes (x0, y0, x1, y1)."""
+    direction, avoiding other dots, blocked boxes, labels placed before, segments and circle outlines, and staying
+    inside area. Returns the label boxes (x0, y0, x1, y1)."""
     dots = [(x - r, y - r, x + r, y + r) for x, y, r in anchors]
-    placed: list[tuple] = []
+    placed: list[tuple] = list(blocked)
     for i, ((x, y, r), text) in enumerate(zip(anchors, labels)):
         tw, th = p.text_width(text, size, bold=True), size * 0.95
         best, best_cost = None, None
@@ -103,7 +104,7 @@ def place_labels(p: Painter, anchors: list[tuple[float, float, float]], labels: 
                 if best_cost is None or cost < best_cost:
                     best, best_cost = box, cost
         placed.append(best)
-    return placed
+    return placed[len(blocked):]
 
 
 # -- coordinate plane -------------------------------------------------------------------------------------------
@@ -180,9 +181,30 @@ def draw_coordinate_plane(p: Painter, prm: CoordinatePlane, items: list[dict], t
         shade = p.theme.color(colors[(len(polygons) + len(paths) + i) % len(colors)])
         p.circle(cx, cy, r, None, shade, 2.2, obj=c)
         p.circle(cx, cy, 2.5, shade)
-        rings.append((cx, cy, r))
-        if "name" in c:
-            p.text(cx + r * 0.72 + 9, cy - r * 0.72 - 9, str(c["name"]), 14, color=shade, bold=True, obj=c)
+        rings.append((cx, cy, r, shade, c))
+    # Circle names sit just outside their rim, where they clear the points and each other's names.
+    named = [ring for ring in rings if "name" in ring[4]]
+    name_boxes: list[tuple] = []
+    point_dots = [(X(it[prm.x]) - 5, Y(it[prm.y]) - 5, X(it[prm.x]) + 5, Y(it[prm.y]) + 5) for it in items]
+    for cx, cy, r, shade, c in named:
+        name = str(c["name"])
+        tw, th = p.text_width(name, 14, bold=True), 14 * 0.95
+        best, best_cost = None, None
+        for k, (ux, uy) in enumerate(DIRECTIONS):
+            box = _label_box(cx + r * ux, cy + r * uy, 0.0, ux, uy, tw, th, 2.0)
+            cost = 100 * sum(_boxes_touch(box, q, 2) for q in name_boxes + point_dots) + k * 0.01
+            cost += 20 * sum(_circle_hits_box(ring[:3], box) for ring in rings)
+            mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            cost += 30 * sum(math.hypot(mx - ring[0], my - ring[1]) < ring[2] for ring in rings if ring[4] is not c)
+            if not (X(lo) <= box[0] and box[2] <= X(hi) and Y(hi) <= box[1] and box[3] <= Y(lo)):
+                cost += 50
+            if best_cost is None or cost < best_cost:
+                best, best_cost = box, cost
+        name_boxes.append(best)
+        p.text((best[0] + best[2]) / 2, (best[1] + best[3]) / 2, name, 14, color=shade, bold=True, obj=c)
+        p.no_overlap_groups.setdefault("points", []).append(
+            (p.paths.get(id(c), f"circle {name}"), tuple(p.scale * v for v in best), None))
+    rings = [ring[:3] for ring in rings]
 
     # Points: a dot and a label placed clear of the other marks, bound together as one answer-bearing mark.
     anchors = [(X(it[prm.x]), Y(it[prm.y]), 4.5) for it in items]
@@ -200,18 +222,18 @@ def draw_coordinate_plane(p: Painter, prm: CoordinatePlane, items: list[dict], t
                 break
         preferred.append(pref)
     area = (X(lo), Y(hi), X(hi), Y(lo))
-    boxes = place_labels(p, anchors, labels, 13, preferred, segments, rings, area)
+    boxes = place_labels(p, anchors, labels, 13, preferred, segments, rings, area, tuple(name_boxes))
     marks = p.no_overlap_groups.setdefault("points", [])
     for it, (x, y, r), lab, box in zip(items, anchors, labels, boxes):
         fill = p.theme.color(it[prm.color]) if prm.color else p.theme.ink
         p.circle(x, y, r, fill, p.theme.background, 1.2, obj=it)
-        path = p.paths.get(id(it))
-        marks.append((path, (x - r, y - r, x + r, y + r), (x, y, r)))
+        path, k = p.paths.get(id(it)), p.scale
+        marks.append((path, (k * (x - r), k * (y - r), k * (x + r), k * (y + r)), (k * x, k * y, k * r)))
         if lab:
             # The dot and its label are separate marks for the overlap check (each must stay clear of every other
-            # point's dot and label); the render map holds their union as the point's box.
+            # point's dot and label); the render map holds their union as the point's box. Both in image pixels.
             p.text((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, lab, 13, bold=True, obj=it)
-            marks.append((path, box, None))
+            marks.append((path, tuple(k * v for v in box), None))
     return {"figure_colors": colors[:len(polygons) + len(paths) + len(circles)]}
 
 
