@@ -148,7 +148,7 @@ def test_polygon_with_angles_reproduces_the_angles(angles):
 
 
 # -- layouts ----------------------------------------------------------------------------------------------------
-def draw(name: str, params: dict, items: list, width=480, height=480, seed=1, paths_of=None, **extra):
+def draw(name: str, params: dict, items: list, width=480, height=480, seed=1, paths_of=None, scale=1.0, **extra):
     """Run one layout on hand-made items; returns the painter (render map and overlap groups filled)."""
     ldef = LAYOUTS[name]
     objs = paths_of if paths_of is not None else {"items": items}
@@ -157,7 +157,7 @@ def draw(name: str, params: dict, items: list, width=480, height=480, seed=1, pa
         for i, obj in enumerate(value):
             paths[id(obj)] = f"{key}[{i}]"
     rng = Rng(seed)
-    p = Painter(width, height, pick_theme(rng), paths)
+    p = Painter(width, height, pick_theme(rng), paths, scale)
     p.decisions = ldef.draw(p, ldef.params.model_validate({"items": "items", **params}), items, {}, rng, **extra)
     return p
 
@@ -188,6 +188,20 @@ def test_coordinate_plane_labels_stay_clear_of_neighbours():
         p = draw("coordinate_plane", {"x": "x", "y": "y", "label": "name", "extent": "7"}, items, seed=seed,
                  extent=7, polygons=[], circles=[], paths=[])
         _check_legibility(p)  # raises RenderRejected on any touching dot or label
+
+
+def test_coordinate_plane_keeps_its_overlap_marks_in_image_pixels():
+    items = [_v(x, y, "AB") for x in (-1, 0, 1) for y in (-1, 0, 1)]
+    circles = [{"x": 3, "y": 3, "r": 1, "name": "K"}]
+    common = dict(extent=5, polygons=[], circles=circles, paths=[], paths_of={"items": items, "circles": circles})
+    one = draw("coordinate_plane", {"x": "x", "y": "y", "label": "name", "extent": "5"}, items, **common)
+    two = draw("coordinate_plane", {"x": "x", "y": "y", "label": "name", "extent": "5"}, items, scale=2.0, **common)
+    _check_legibility(two)
+    for (pa, a, ca), (pb, b, cb) in zip(one.no_overlap_groups["points"], two.no_overlap_groups["points"]):
+        assert pa == pb and b == pytest.approx([2 * v for v in a])
+        assert (ca is None) == (cb is None)
+    assert two.render_map["circles[0]"]["bbox"] == pytest.approx([2 * v for v in one.render_map["circles[0]"]["bbox"]],
+                                                                  abs=0.02)
 
 
 def test_coordinate_plane_errors():
