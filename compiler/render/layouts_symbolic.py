@@ -19,6 +19,8 @@ from .painter import SHAPES, Painter
 from .theme import COLORS
 
 MAX_INSTRUMENTS = 8
+FACES = [(255, 255, 255), (253, 248, 232), (240, 246, 252), (236, 248, 238), (252, 238, 240), (244, 240, 252)]
+RIMS = [(30, 30, 35), (40, 50, 90), (90, 30, 30), (30, 80, 50), (110, 110, 120), (150, 110, 40)]
 ROMAN = ["XII", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI"]
 
 
@@ -56,18 +58,24 @@ def draw_analog_clock(p: Painter, prm: AnalogClock, items: list[dict], text: dic
     if numerals not in (0, 4, 12):
         raise EvalError(f"analog_clock numerals must be 12, 4 or 0, got {numerals}")
     caption = 26 if prm.label else 0
-    face = rng.choice([(255, 255, 255), (253, 248, 232), (240, 246, 252)])
+    face = rng.choice(FACES)
+    rim = rng.choice(RIMS)
+    rim_width = rng.choice([3.0, 5.0, 8.0])
+    shrink = rng.uniform(0.8, 1.0)
     roman = rng.below(4) == 0
     hand_color = rng.choice([p.theme.ink, (40, 50, 90), (90, 30, 30)])
     for (x0, y0, w, h), it in zip(_cells(p, len(items), prm.max_cols), items):
         hour, minute = it[prm.hour], it[prm.minute]
         if not (0 <= hour <= 24 and 0 <= minute < 60):
             raise EvalError(f"clock time {hour}:{minute:02d} is not a time of day")
-        r = min(w, h - caption) / 2 - 10
-        if r < 40:
+        room = min(w, h - caption) / 2 - 12
+        if room < 40:
             raise EvalError("clock faces would be smaller than 40 px; use fewer clocks or a bigger canvas")
-        cx, cy = x0 + w / 2, y0 + (h - caption) / 2 + 4
-        p.circle(cx, cy, r, face, p.theme.ink, 3.0, obj=it, group="clocks")
+        # Render-only: the face fills 80–100 % of its cell and sits anywhere in the slack left over.
+        r = max(40.0, room * shrink)
+        cx = x0 + w / 2 + rng.uniform(-1, 1) * (room - r)
+        cy = y0 + (h - caption) / 2 + 4 + rng.uniform(-1, 1) * (room - r)
+        p.circle(cx, cy, r + rim_width / 2, face, rim, rim_width, obj=it, group="clocks")
         for k in range(60):
             a = math.radians(k * 6 - 90)
             inner = r * (0.86 if k % 5 == 0 else 0.92)
@@ -82,14 +90,19 @@ def draw_analog_clock(p: Painter, prm: AnalogClock, items: list[dict], text: dic
             p.text(cx + r * 0.70 * math.cos(a), cy + r * 0.70 * math.sin(a), s, size * (0.8 if roman else 1.0),
                    bold=True)
         total = (hour % 12) * 60 + minute
-        for angle, length, width in ((total * 0.5, 0.5, 6.0), (minute * 6.0, 0.8, 3.5)):
+        # Tapered hands: the hour hand short and broad, the minute hand long and slim.
+        for angle, length, width in ((total * 0.5, 0.52, 0.10), (minute * 6.0, 0.84, 0.06)):
             a = math.radians(angle - 90)
-            p.line(cx - r * 0.1 * math.cos(a), cy - r * 0.1 * math.sin(a), cx + r * length * math.cos(a),
-                   cy + r * length * math.sin(a), hand_color, width)
-        p.circle(cx, cy, 5, hand_color)
+            ux, uy = math.cos(a), math.sin(a)
+            tail, base = r * 0.12, r * width / 2
+            p.polygon([(cx - tail * ux + base * uy * 0.5, cy - tail * uy - base * ux * 0.5),
+                       (cx + base * uy, cy - base * ux), (cx + r * length * ux, cy + r * length * uy),
+                       (cx - base * uy, cy + base * ux),
+                       (cx - tail * ux - base * uy * 0.5, cy - tail * uy + base * ux * 0.5)], hand_color)
+        p.circle(cx, cy, max(4.0, r * 0.05), hand_color, face, 1.5)
         if prm.label:
-            p.text(cx, cy + r + 16, str(it[prm.label]), 16, bold=True, obj=it)
-    return {"face": list(face), "roman": roman}
+            p.text(cx, cy + r + rim_width + 14, str(it[prm.label]), 16, bold=True, obj=it)
+    return {"face": list(face), "rim": list(rim), "rim_width": rim_width, "roman": roman, "size": round(shrink, 4)}
 
 
 # -- pan balances -----------------------------------------------------------------------------------------------
@@ -125,25 +138,27 @@ def _token_kind(token: str) -> tuple[str, str | None, str]:
                     f"label of at most 3 characters")
 
 
-def _draw_token(p: Painter, token: str, cx: float, base: float, shape_colors: dict):
+def _draw_token(p: Painter, token: str, cx: float, base: float, shape_colors: dict, z: float):
+    """One token standing on `base`, centred on cx, at zoom z (1 = a 24 px token)."""
     kind, color, value = _token_kind(token)
+    ink = p.theme.ink
     if kind == "weight":
-        size = 11 if len(value) < 3 else 9
-        p.polygon([(cx - 12, base), (cx + 12, base), (cx + 8, base - 22), (cx - 8, base - 22)], (95, 100, 110),
-                  p.theme.ink, 1.2)
-        p.rect(cx - 3, base - 26, cx + 3, base - 22, (95, 100, 110), p.theme.ink, 1.0)
-        p.text(cx, base - 10, value, size, color=(255, 255, 255), bold=True)
+        metal = (95, 100, 110)
+        p.polygon([(cx - 12 * z, base), (cx + 12 * z, base), (cx + 8 * z, base - 22 * z), (cx - 8 * z, base - 22 * z)],
+                  metal, ink, 1.2)
+        p.rect(cx - 3 * z, base - 26 * z, cx + 3 * z, base - 22 * z, metal, ink, 1.0)
+        p.text(cx, base - 10 * z, value, (11 if len(value) < 3 else 9) * z, color=(255, 255, 255), bold=True)
     elif kind == "glyph":
-        fill = p.theme.color(color or shape_colors[value])
-        p.shape(value, cx, base - 12, 12, fill, outline=p.theme.ink)
+        p.shape(value, cx, base - 12 * z, 12 * z, p.theme.color(color or shape_colors[value]), outline=ink)
     else:
-        p.rect(cx - 12, base - 24, cx + 12, base, (250, 220, 120), p.theme.ink, 1.4)
-        p.text(cx, base - 12, value, 13, bold=True)
+        p.rect(cx - 12 * z, base - 24 * z, cx + 12 * z, base, (250, 220, 120), ink, 1.4)
+        p.text(cx, base - 12 * z, value, 13 * z, bold=True)
 
 
 @layout("balance", Balance, {"left": (ListT(STR),), "right": (ListT(STR),), "tilt": (INT,), "label": (STR, INT)},
         summary="one pan balance per item: tokens on the left and right pans (a number is a weight, a shape name "
-                "a glyph, a short text such as '?' a box); tilt -1 drops the left pan, 1 the right, 0 is level")
+                "a glyph, a short text such as '?' a box); tilt -1 drops the left pan, 1 the right, 0 is level; "
+                "scales are zoomed to fill their cells")
 def draw_balance(p: Painter, prm: Balance, items: list[dict], text: dict, rng) -> dict:
     caption = 24 if prm.label else 0
     kinds = sorted({_token_kind(t)[2] for it in items for t in it[prm.left] + it[prm.right]
@@ -154,49 +169,54 @@ def draw_balance(p: Painter, prm: Balance, items: list[dict], text: dict, rng) -
         for tokens in (it[prm.left], it[prm.right]):
             if len(tokens) > MAX_PAN:
                 raise EvalError(f"a balance pan holds at most {MAX_PAN} tokens, got {len(tokens)}")
-    # Every scale of the image gets the same build, sized for the fullest pan.
-    stack = TOKEN_H * max(1, max(math.ceil(len(it[prm.left]) / PAN_ROW) for it in items),
-                          max(math.ceil(len(it[prm.right]) / PAN_ROW) for it in items))
-    pw = PAN_ROW * TOKEN_W / 2 + 8  # half the width of a pan
-    ink, wood = p.theme.ink, (120, 90, 60)
-    for (x0, y0, w, h), it in zip(_cells(p, len(items), prm.max_cols), items):
+    cells = _cells(p, len(items), prm.max_cols)
+    # Every scale of the image gets the same build, sized for the fullest pan, then zoomed to fill its cell.
+    rows = max(1, max(math.ceil(len(it[prm.left]) / PAN_ROW) for it in items),
+               max(math.ceil(len(it[prm.right]) / PAN_ROW) for it in items))
+    pw, half = PAN_ROW * TOKEN_W / 2 + 8, 95.0  # half a pan's width; half the beam
+    drop = math.sin(math.radians(TILT_DEG)) * half
+    natural_w = 2 * (half + pw) + 8
+    natural_h = rows * TOKEN_H + 2 * drop + 80
+    w, h = cells[0][2], cells[0][3] - caption
+    fit = min((w - 12) / natural_w, (h - 8) / natural_h, 2.2)
+    if fit < 0.75:
+        raise EvalError("balance cells are too small for the scales; use fewer tokens or scales, or a bigger canvas")
+    z = max(0.75, fit * rng.uniform(0.8, 1.0))  # render-only: scales fill 80–100 % of what fits
+    stack, pw, half, drop = rows * TOKEN_H * z, pw * z, half * z, drop * z
+    ink, wood = p.theme.ink, rng.choice([(120, 90, 60), (95, 100, 115), (150, 110, 60), (70, 80, 70)])
+    slack_x, slack_y = (w - 12 - natural_w * z) / 2, (h - caption - 8 - natural_h * z) / 2
+    for (x0, y0, w, h), it in zip(cells, items):
         tilt = it[prm.tilt] if prm.tilt else 0
         if tilt not in (-1, 0, 1):
             raise EvalError(f"balance tilt must be -1, 0 or 1, got {tilt}")
-        half = min(w / 2 - pw - 6, 170)
-        if half < pw + 10:
-            raise EvalError("balance cells are too narrow for two pans; use fewer per row or a wider canvas")
-        drop = math.sin(math.radians(TILT_DEG)) * half
-        height = stack + drop + 20 + 16 + drop + 44
-        if height > h - caption:
-            raise EvalError("balance pans are stacked too high for the canvas; use fewer tokens or scales")
-        top = y0 + (h - caption - height) / 2
-        pivot_y = top + stack + drop + 36
-        foot_y = pivot_y + drop + 44
-        cx = x0 + w / 2
-        p.polygon([(cx - 36, foot_y), (cx + 36, foot_y), (cx + 7, foot_y - 12), (cx - 7, foot_y - 12)], wood, ink, 1.2)
-        p.line(cx, foot_y - 12, cx, pivot_y, wood, 7)
+        top = y0 + (h - caption - natural_h * z) / 2 + rng.uniform(-1, 1) * slack_y
+        pivot_y = top + stack + drop + 36 * z
+        foot_y = pivot_y + drop + 44 * z
+        cx = x0 + w / 2 + rng.uniform(-1, 1) * slack_x
+        p.polygon([(cx - 36 * z, foot_y), (cx + 36 * z, foot_y), (cx + 7 * z, foot_y - 12 * z),
+                   (cx - 7 * z, foot_y - 12 * z)], wood, ink, 1.2)
+        p.line(cx, foot_y - 12 * z, cx, pivot_y, wood, 7 * z)
         run, rise = half * math.cos(math.radians(TILT_DEG * abs(tilt))), drop * tilt
         ends = [(cx - run, pivot_y - rise), (cx + run, pivot_y + rise)]
-        p.line(ends[0][0], ends[0][1], ends[1][0], ends[1][1], wood, 6)
-        p.polygon([(cx, pivot_y - 9), (cx - 9, pivot_y + 7), (cx + 9, pivot_y + 7)], ink)
+        p.line(ends[0][0], ends[0][1], ends[1][0], ends[1][1], wood, 6 * z)
+        p.polygon([(cx, pivot_y - 9 * z), (cx - 9 * z, pivot_y + 7 * z), (cx + 9 * z, pivot_y + 7 * z)], ink)
         boxes = []
         for (ex, ey), tokens in zip(ends, (it[prm.left], it[prm.right])):
-            pan_y = ey - 20  # pans ride on short posts above the beam ends, so nothing crosses the tokens
-            p.line(ex, ey, ex, pan_y, ink, 3)
-            p.polygon([(ex - pw, pan_y), (ex + pw, pan_y), (ex + pw - 8, pan_y + 7), (ex - pw + 8, pan_y + 7)],
-                      (170, 175, 185), ink, 1.2)
+            pan_y = ey - 20 * z  # pans ride on short posts above the beam ends, so nothing crosses the tokens
+            p.line(ex, ey, ex, pan_y, ink, 3 * z)
+            p.polygon([(ex - pw, pan_y), (ex + pw, pan_y), (ex + pw - 8 * z, pan_y + 7 * z),
+                       (ex - pw + 8 * z, pan_y + 7 * z)], (170, 175, 185), ink, 1.2)
             for j, tok in enumerate(tokens):
                 row, col = divmod(j, PAN_ROW)
                 in_row = min(PAN_ROW, len(tokens) - row * PAN_ROW)
-                tx = ex - (in_row - 1) * TOKEN_W / 2 + col * TOKEN_W
-                _draw_token(p, tok, tx, pan_y - 1 - row * TOKEN_H, shape_colors)
-            boxes.append((ex - pw, pan_y - stack - 2, ex + pw, pan_y + 7))
+                tx = ex + ((col - (in_row - 1) / 2) * TOKEN_W) * z
+                _draw_token(p, tok, tx, pan_y - z - row * TOKEN_H * z, shape_colors, z)
+            boxes.append((ex - pw, pan_y - stack - 2 * z, ex + pw, pan_y + 7 * z))
         p.bind(it, (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), foot_y),
                "scales")
         if prm.label:
             p.text(cx, foot_y + 13, str(it[prm.label]), 15, bold=True, obj=it)
-    return {"shape_colors": shape_colors}
+    return {"shape_colors": shape_colors, "zoom": round(z, 4), "wood": list(wood)}
 
 
 # -- spinners ---------------------------------------------------------------------------------------------------
