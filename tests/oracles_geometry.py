@@ -137,7 +137,23 @@ def _area_multiple_of_pi(tr):
     return r * r if tr["query"]["measure"] == "area" else 2 * r
 
 
+def _perimeter(tr):
+    pts = tr["state"]["vertices"]
+    return round(sum(math.dist((p["x"], p["y"]), (q["x"], q["y"])) for p, q in zip(pts, pts[1:] + pts[:1])), 1)
+
+
+def _nearest_point(tr):
+    c = step(tr, "ring")
+    squared = {q["name"]: (q["x"] - c["x"]) ** 2 + (q["y"] - c["y"]) ** 2 for q in tr["state"]["points"]}
+    pick = min if tr["query"]["extreme"] == "closest to" else max
+    best = pick(squared, key=squared.get)
+    assert list(squared.values()).count(squared[best]) == 1
+    return best
+
+
 ORACLES = {
+    "geometry.lattice_polygon.perimeter": _perimeter,
+    "geometry.circle_plane.nearest_point": _nearest_point,
     "geometry.circle_plane.points_in_circle": _points_in_circle,
     "geometry.circle_plane.circles_overlap": _circles_overlap,
     "geometry.circle_plane.area_multiple_of_pi": _area_multiple_of_pi,
