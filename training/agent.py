@@ -38,7 +38,8 @@ from compiler.taxonomy import compile_taxonomy  # noqa: E402
 from compiler.trace.instance import generate  # noqa: E402
 from compiler.verify.score import score  # noqa: E402
 from training.chat import extract_response  # noqa: E402
-from training.curriculum import CurriculumConfig, CurriculumService, CurriculumStore  # noqa: E402
+from training.curriculum import (  # noqa: E402
+    CurriculumActor, CurriculumConfig, CurriculumService, service_from_settings)
 from training.export import CURRICULUM  # noqa: E402
 from training.reward import Scored, sample_logs  # noqa: E402
 
@@ -119,8 +120,7 @@ class RayCurriculum:
 
 
 def make_service(settings: AgentSettings) -> CurriculumService:
-    store = CurriculumStore(settings.state_dir, settings.ckpt_path) if settings.state_dir else None
-    return CurriculumService(settings.curriculum, store, restore=settings.restore)
+    return service_from_settings(settings.to_mapping())
 
 
 def make_backend(settings: AgentSettings):
@@ -130,27 +130,11 @@ def make_backend(settings: AgentSettings):
         except ImportError:
             ray = None
         if ray is not None and ray.is_initialized():
-            actor_cls = ray.remote(num_cpus=0)(_RayCurriculumActor)
+            actor_cls = ray.remote(num_cpus=0)(CurriculumActor)
             handle = actor_cls.options(name=f"{settings.run}-curriculum", get_if_exists=True).remote(
                 settings.to_mapping())
             return RayCurriculum(handle)
     return LocalCurriculum(make_service(settings))
-
-
-class _RayCurriculumActor:
-    """Body of the shared Ray actor: a CurriculumService built from the run's settings."""
-
-    def __init__(self, settings: dict):
-        self.service = make_service(AgentSettings.from_mapping(settings))
-
-    def level_for(self, task, seed):
-        return self.service.level_for(task, seed)
-
-    def record(self, task, level, accuracy):
-        return self.service.record(task, level, accuracy)
-
-    def mean_level(self):
-        return self.service.mean_level()
 
 
 # -- rows and groups --------------------------------------------------------------------------------------------

@@ -262,3 +262,28 @@ class CurriculumService:
 
     def state_dict(self) -> dict:
         return self.curriculum.state_dict()
+
+
+def service_from_settings(settings: dict) -> CurriculumService:
+    """The run's curriculum from the agent settings (`TESSERA_AGENT_CONFIG`): config, state folder, checkpoints."""
+    config = CurriculumConfig.from_mapping(settings.get("curriculum"))
+    state_dir = settings.get("state_dir")
+    store = CurriculumStore(state_dir, settings.get("ckpt_path")) if state_dir else None
+    return CurriculumService(config, store, restore=bool(settings.get("restore")))
+
+
+class CurriculumActor:
+    """Body of the named Ray actor that holds the run's one curriculum; every rollout engine's executor talks to it.
+    Defined here, in an importable module, so Ray ships it by reference."""
+
+    def __init__(self, settings: dict):
+        self.service = service_from_settings(settings)
+
+    def level_for(self, task: str, seed: int) -> int:
+        return self.service.level_for(task, seed)
+
+    def record(self, task: str, level: int, accuracy: float) -> float:
+        return self.service.record(task, level, accuracy)
+
+    def mean_level(self) -> float:
+        return self.service.mean_level()
