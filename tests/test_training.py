@@ -262,6 +262,10 @@ def test_offline_export_is_task_uniform_and_read_by_openrlhf(built_dataset, taxo
         assert img.convert("RGB").tobytes() == Image.open(io.BytesIO(inst.png)).convert("RGB").tobytes()
         assert inst.label["answer"] == label["answer"]
     assert per_task == {t: 4 for t in TASKS}
+    # `--data.max_samples N` keeps the first N rows: every prefix of the file order is task-uniform
+    order = [r["task"] for f in sorted((tmp_path / "export" / "data").glob("train-*")) for r in
+             pq.read_table(f, columns=["task"]).to_pylist()]
+    assert all(sorted(order[k:k + 3]) == sorted(TASKS) for k in range(0, 12, 3))
     evaluation = read_with_openrlhf(tmp_path / "export", "validation", input_key="prompt", label_key="label",
                                     apply_chat_template=True, image_key="images")
     assert len(evaluation) == 6
@@ -330,6 +334,9 @@ def test_online_rows_give_every_sample_of_a_group_the_same_instance(taxonomy, tm
     info = export_online(taxonomy, tmp_path / "rows", rows_per_task=3, eval_rows_per_task=2, tasks=list(TASKS),
                          eval_levels=[5, 7])
     assert info["splits"]["train"]["rows"] == 9 and info["splits"]["validation"]["rows"] == 6
+    first = [json.loads(r["label"])["task"] for r in
+             pq.read_table(tmp_path / "rows" / "data" / "train-00000-of-00001.parquet").to_pylist()][:3]
+    assert sorted(first) == sorted(TASKS)  # round-robin: a max_samples prefix is task-uniform
     train = read_with_openrlhf(tmp_path / "rows", "train", input_key="prompt", label_key="label")
     validation = read_with_openrlhf(tmp_path / "rows", "validation", input_key="prompt", label_key="label")
     executor = make_executor(tmp_path)

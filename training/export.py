@@ -26,6 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 from compiler.errors import TesseraError
+from compiler.sample.rng import Rng, derive_seed
 from compiler.trace.instance import canonical_json
 
 EXPORT_FORMAT = "tessera.openrlhf/1"
@@ -145,6 +146,17 @@ def _shares(counts: Counter) -> dict[str, float]:
     return {d: round(n / total, 6) for d, n in sorted(counts.items())}
 
 
+def round_robin(rows_by_task: dict[str, list], salt: str) -> list:
+    """All rows, one per task per round, tasks in a seeded order within each round. OpenRLHF's `--data.max_samples`
+    keeps the *first* rows of the prompt set (before shuffling), so every prefix must stay task-uniform."""
+    tasks = sorted(rows_by_task)
+    out = []
+    for k in range(max((len(v) for v in rows_by_task.values()), default=0)):
+        order = Rng(derive_seed(k, salt, "export-order")).shuffle(list(tasks))
+        out.extend(rows_by_task[t][k] for t in order if k < len(rows_by_task[t]))
+    return out
+
+
 def _equal_quota(per_task: Counter, rows_per_task: int | None, where: str) -> int:
     if not per_task:
         raise TesseraError(f"{where}: no rows")
@@ -193,30 +205,32 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
                     taken[r["task"]] += 1
                     kept_domains[r["domain"]] += 1
             shares = _shares(kept_domains)
-            writer = _ShardWriter(partial / "data", s, quota * len(tasks), schema)
             image_dir = partial / "images" / s
             if images == "path":
                 image_dir.mkdir(parents=True)
-            taken = Counter()
+            kept: dict[str, list] = {t: [] for t in tasks}
             for r in _iter_rows(files[s], SOURCE_COLUMNS):
-                if taken[r["task"]] >= quota:
+                if len(kept[r["task"]]) >= quota:
                     continue
-                taken[r["task"]] += 1
                 iid = r["instance_id"]
                 png = _png_bytes(r["image"], dataset, f"{dataset} {s} {iid}")
                 if images == "path":
                     (image_dir / f"{iid}.png").write_bytes(png)
                     image = str(out / "images" / s / f"{iid}.png")
                 else:
-                    image = png
+                    image = png  # held until the split is written: bytes mode needs the split's images in memory
                 try:
                     label = json.loads(r["label"])
                 except (TypeError, ValueError):
                     raise TesseraError(f"{dataset} {s} {iid}: the label column is not JSON") from None
                 label.update(task=r["task"], domain=r["domain"], domains=shares, instance_id=iid)
-                writer.add({"prompt": "<image>" + r["prompt"], "images": [image], "label": canonical_json(label),
-                            "datasource": r["domain"], "task": r["task"], "level": r["level"], "seed": r["seed"],
-                            "instance_id": iid, "answer": r["answer"]})
+                kept[r["task"]].append({
+                    "prompt": "<image>" + r["prompt"], "images": [image], "label": canonical_json(label),
+                    "datasource": r["domain"], "task": r["task"], "level": r["level"], "seed": r["seed"],
+                    "instance_id": iid, "answer": r["answer"]})
+            writer = _ShardWriter(partial / "data", s, quota * len(tasks), schema)
+            for row in round_robin(kept, s):
+                writer.add(row)
             writer.flush()
             summary[s] = {"rows": quota * len(tasks), "tasks": len(tasks), "rows_per_task": quota,
                           "dropped": sum(counts[s].values()) - quota * len(tasks), "domains": shares,
@@ -277,8 +291,11 @@ def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 
     try:
         for split, rows in plan.items():
             writer = _ShardWriter(partial / "data", split, len(rows), schema)
+            by_task: dict[str, list] = {}
             for t, s, lv in rows:
-                writer.add(online_row(t, tax.tasks[t].domain, s, lv, shares))
+                by_task.setdefault(t, []).append(online_row(t, tax.tasks[t].domain, s, lv, shares))
+            for row in round_robin(by_task, split):
+                writer.add(row)
             writer.flush()
             summary[split] = {"rows": len(rows), "tasks": len(chosen), "rows_per_task": len(rows) // len(chosen),
                               "domains": shares, "files": writer.files}
