@@ -109,42 +109,51 @@ def answer_text(label: dict, value) -> str:
     return f"Looking at the image carefully.\n{json.dumps({label.get('key', 'answer'): value})}<|im_end|>"
 
 
-# -- a dataset in `tessera build`'s layout ----------------------------------------------------------------------
-def write_built_dataset(tax, out: Path, plan: dict[str, list[tuple[str, int, int]]]) -> Path:
-    (out / "data").mkdir(parents=True)
-    manifest = {"splits": {}}
-    for split, items in plan.items():
-        rows = []
-        for task_id, seed, level in items:
-            inst = generate(tax.task(task_id), seed, level, None, tax.vocab)
-            t = inst.task
-            rows.append({
-                "instance_id": inst.instance_id, "split": split, "task": t.id, "domain": t.domain,
-                "grammar": t.grammar.id, "bucket": t.bucket, "answer_type": t.answer_type, "contract": t.contract.id,
-                "operations": list(t.operations), "query": canonical_json(inst.trace["query"]), "level": level,
-                "seed": seed, "prompt": inst.prompt, "answer": canonical_json(inst.answer),
-                "label": canonical_json(inst.label), "witness": json.dumps(inst.witness),
-                "image": {"bytes": inst.png, "path": None}, "trace": canonical_json(inst.trace)})
-        schema = pa.schema([
-            ("instance_id", pa.string()), ("split", pa.string()), ("task", pa.string()), ("domain", pa.string()),
-            ("grammar", pa.string()), ("bucket", pa.string()), ("answer_type", pa.string()),
-            ("contract", pa.string()), ("operations", pa.list_(pa.string())), ("query", pa.string()),
-            ("level", pa.int32()), ("seed", pa.int64()), ("prompt", pa.string()), ("answer", pa.string()),
-            ("label", pa.string()), ("witness", pa.string()),
-            ("image", pa.struct([("bytes", pa.binary()), ("path", pa.string())])), ("trace", pa.string())])
-        name = f"data/{split}-00000-of-00001.parquet"
-        pq.write_table(pa.Table.from_pylist(rows, schema=schema), out / name)
-        manifest["splits"][split] = {"rows": len(rows), "files": [name]}
-    (out / "manifest.json").write_text(json.dumps(manifest))
-    return out
+# -- a small dataset from `tessera build` ------------------------------------------------------------------------
+BUILD = """
+build: training-small
+seed: 5
+select: {tasks: [%s]}
+per_task: {train: 4, validation: 2}
+levels: [0, 1, 2]
+shard_size: 5
+""" % ", ".join(f'"{t}"' for t in TASKS)
 
 
 @pytest.fixture(scope="module")
 def built_dataset(taxonomy, tmp_path_factory) -> Path:
-    """3 tasks; train has 4 rows per task plus one extra for the first task (equalised away by the export)."""
-    plan = {"train": [(t, seed, seed % 3) for t in TASKS for seed in range(4)] + [(TASKS[0], 99, 1)],
-            "validation": [(t, 1000 + seed, 2) for t in TASKS for seed in range(2)]}
-    return write_built_dataset(taxonomy, tmp_path_factory.mktemp("built"), plan)
+    from compiler.export.build import build
+    from compiler.export.config import load_build_config
+
+    config = tmp_path_factory.mktemp("cfg") / "small.yaml"
+    config.write_text(BUILD.lstrip())
+    out = tmp_path_factory.mktemp("built") / "ds"
+    build(load_build_config(config, taxonomy), taxonomy, out, workers=1)
+    return out
+
+
+def source_rows(dataset: Path) -> dict[str, dict]:
+    return {r["instance_id"]: r for f in sorted((dataset / "data").glob("*.parquet"))
+            for r in pq.read_table(f).to_pylist()}
+
+
+@pytest.fixture(scope="module")
+def uneven_dataset(built_dataset, tmp_path_factory) -> Path:
+    """The build with one training row of the last task removed: the export must equalise tasks."""
+    import shutil
+
+    out = tmp_path_factory.mktemp("uneven") / "ds"
+    shutil.copytree(built_dataset, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    for entry in manifest["splits"]["train"]["files"]:
+        path = out / entry["name"]
+        table = pq.read_table(path)
+        rows = table.to_pylist()
+        victim = next((i for i, r in enumerate(rows) if r["task"] == TASKS[-1]), None)
+        if victim is not None:
+            pq.write_table(pa.Table.from_pylist(rows[:victim] + rows[victim + 1:], schema=table.schema), path)
+            break
+    return out
 
 
 def strategy_for(**data):
@@ -236,55 +245,39 @@ def test_reward_function_never_raises_and_stays_fast_on_adversarial_text(built_d
 
 
 # -- the offline export, read by OpenRLHF's prompt dataset ------------------------------------------------------
-def test_offline_export_is_task_uniform_and_read_by_openrlhf(built_dataset, taxonomy, tmp_path):
-    info = export_offline(built_dataset, tmp_path / "export")
-    assert info["splits"]["train"] == {**info["splits"]["train"], "rows": 12, "tasks": 3, "rows_per_task": 4,
-                                       "dropped": 1}
+def test_offline_export_is_task_uniform_and_read_by_openrlhf(uneven_dataset, taxonomy, tmp_path):
+    info = export_offline(uneven_dataset, tmp_path / "export")
+    assert info["splits"]["train"] == {**info["splits"]["train"], "rows": 9, "tasks": 3, "rows_per_task": 3,
+                                       "dropped": 2}
     assert (tmp_path / "export" / "export.json").is_file() and not list(tmp_path.glob(".*partial"))
     dataset = read_with_openrlhf(tmp_path / "export", "train", input_key="prompt", label_key="label",
                                  apply_chat_template=True, image_key="images")
-    assert len(dataset) == 12
+    assert len(dataset) == 9
+    source = source_rows(uneven_dataset)
     per_task = {}
+    from openrlhf.utils.vlm_utils import load_images
+
     for datasource, prompt, label_text, images in dataset:
         label = json.loads(label_text)
+        row = source[label["instance_id"]]
         per_task[label["task"]] = per_task.get(label["task"], 0) + 1
-        assert datasource == label["domain"] == taxonomy.tasks[label["task"]].domain
+        assert datasource == label["domain"] == row["domain"] == taxonomy.tasks[label["task"]].domain
         assert label["domains"] == {"charts": pytest.approx(1 / 3, abs=1e-5), "shapes": pytest.approx(2 / 3, abs=1e-5)}
+        assert {k: label[k] for k in json.loads(row["label"])} == json.loads(row["label"])  # the verifier label
         # the chat template put the image block before the prompt text, which ends with the format instruction
-        assert "<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>" in prompt
-        assert prompt.endswith("<|im_start|>assistant\n") and '{"answer"' in prompt
-        # the image path loads with OpenRLHF's loader and is the instance's image
-        from openrlhf.utils.vlm_utils import load_images
-
+        assert "<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>" + row["prompt"] in prompt
+        assert prompt.endswith("<|im_start|>assistant\n")
+        # the image path loads with OpenRLHF's loader and holds the instance's image
         (img,) = load_images(images)
-        inst = generate(taxonomy.task(label["task"]), label_seed(tmp_path / "export", label["instance_id"]),
-                        label_level(tmp_path / "export", label["instance_id"]), None, taxonomy.vocab)
-        assert img.convert("RGB").tobytes() == Image.open(io.BytesIO(inst.png)).convert("RGB").tobytes()
-        assert inst.label["answer"] == label["answer"]
-    assert per_task == {t: 4 for t in TASKS}
+        assert Path(images[0]).read_bytes() == row["image"]["bytes"] and img.size[0] >= 64
+    assert per_task == {t: 3 for t in TASKS}
     # `--data.max_samples N` keeps the first N rows: every prefix of the file order is task-uniform
     order = [r["task"] for f in sorted((tmp_path / "export" / "data").glob("train-*")) for r in
              pq.read_table(f, columns=["task"]).to_pylist()]
-    assert all(sorted(order[k:k + 3]) == sorted(TASKS) for k in range(0, 12, 3))
+    assert all(sorted(order[k:k + 3]) == sorted(TASKS) for k in range(0, 9, 3))
     evaluation = read_with_openrlhf(tmp_path / "export", "validation", input_key="prompt", label_key="label",
                                     apply_chat_template=True, image_key="images")
     assert len(evaluation) == 6
-
-
-def _row(export_dir: Path, instance_id: str) -> dict:
-    for f in (export_dir / "data").glob("*.parquet"):
-        for r in pq.read_table(f).to_pylist():
-            if r["instance_id"] == instance_id:
-                return r
-    raise KeyError(instance_id)
-
-
-def label_seed(export_dir, iid):
-    return _row(export_dir, iid)["seed"]
-
-
-def label_level(export_dir, iid):
-    return _row(export_dir, iid)["level"]
 
 
 def test_export_command_and_its_errors(built_dataset, tmp_path, capsys):
@@ -293,6 +286,9 @@ def test_export_command_and_its_errors(built_dataset, tmp_path, capsys):
                  "--rows-per-task", "2", "--split", "train", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["splits"]["train"]["rows"] == 6 and list(info["splits"]) == ["train"]
+    assert main(["--root", str(ROOT), "export", str(built_dataset), "--format", "openrlhf", "--out", str(out),
+                 "--images", "bytes", "--force"]) == 0
+    assert "train: 12 rows = 3 tasks × 4" in capsys.readouterr().out
     for argv, message in [
         (["export", str(built_dataset), "--format", "openrlhf", "--out", str(out)], "exists"),
         (["export", str(tmp_path), "--format", "openrlhf", "--out", str(tmp_path / "f")], "no manifest.json"),
@@ -505,3 +501,28 @@ def test_launcher_refusals(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "--algo.dynamic_filtering_enable --algo.dynamic_filtering_range 0 1" in printed
     assert "accepted by OpenRLHF's argument parser" in printed
+
+
+def test_one_curriculum_is_shared_by_every_engine_under_ray(taxonomy, tmp_path):
+    """Under Ray (as inside OpenRLHF's rollout actors) the executors of all engines talk to one named actor."""
+    ray = pytest.importorskip("ray")
+    from training.agent import AgentExecutor, AgentSettings, RayCurriculum
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        settings = AgentSettings.from_mapping({"curriculum": {"buffer_size": 8}, "state_dir": str(tmp_path / "s"),
+                                               "run": f"test-{os.getpid()}"})
+        engines = [AgentExecutor(settings), AgentExecutor(settings)]  # two vLLM engines, one process each in a run
+        assert all(isinstance(e.backend, RayCurriculum) for e in engines)
+        for i, executor in enumerate(engines):  # 4 + 4 correct rollouts at level 0, split over the two engines
+            engine = StandInEngine(lambda call, ex=executor: answer_text({}, latest_instance(ex).answer))
+            token = json.dumps({"task": TASKS[2], "seed": i, "level": "curriculum"})
+            outs = run_group(executor, engine, token, n=4)
+            assert {o["extra_logs"]["level"] for o in outs} == {0.0}
+        state = json.loads((tmp_path / "s" / "curriculum.json").read_text())
+        assert state["levels"] == {TASKS[2]: 1} and state["rollouts"] == 8
+    finally:
+        if started_here:
+            ray.shutdown()

@@ -62,7 +62,10 @@ def read_manifest(dataset: Path) -> dict:
 
 def _split_files(dataset: Path, split: str, entry: dict) -> list[Path]:
     files = []
-    for name in entry.get("files") or []:
+    for item in entry.get("files") or []:
+        name = item.get("name") if isinstance(item, dict) else item  # {"name", "rows", "bytes", "sha256"} or a path
+        if not isinstance(name, str):
+            raise TesseraError(f"{dataset}: split '{split}' lists a file without a name")
         candidates = [dataset / name, dataset / "data" / name] if not Path(name).is_absolute() else [Path(name)]
         found = next((c for c in candidates if c.is_file()), None)
         if found is None:
