@@ -44,7 +44,7 @@ from training.export import CURRICULUM  # noqa: E402
 from training.reward import Scored, sample_logs  # noqa: E402
 
 CONFIG_ENV = "TESSERA_AGENT_CONFIG"
-RESEED_ATTEMPTS = 4  # a seed whose instance cannot be built is replaced by the next ones, the same for the group
+RESEED_ATTEMPTS = 4  # seeds tried at a level before a lower level is tried; the same choice for the whole group
 INSTANCE_CACHE = 256
 
 
@@ -211,22 +211,28 @@ class AgentExecutor(AgentExecutorBase):
         return int(await self.backend.level_for(row.task, row.seed))
 
     def _build(self, task_id: str, seed: int, level: int):
+        """The group's instance: (task, seed, level), or, should no state satisfy the task there, the next seeds,
+        then lower levels — the same choice for every sample, since generation is deterministic."""
         key = (task_id, seed, level)
         with self.instances_lock:
             if key in self.instances:
                 self.instances.move_to_end(key)
                 return self.instances[key]
         task = self.taxonomy.task(task_id)
-        last = None
-        for attempt in range(RESEED_ATTEMPTS):
-            try:
-                inst = generate(task, seed + attempt, level, None, self.taxonomy.vocab)
-                break
-            except SamplingFailed as exc:
-                last = exc
+        failures = []
+        for lv in range(level, -1, -1):
+            for s in range(seed, seed + RESEED_ATTEMPTS):
+                try:
+                    inst = generate(task, s, lv, None, self.taxonomy.vocab)
+                    break
+                except SamplingFailed as exc:
+                    failures.append(str(exc))
+            else:
+                continue
+            break
         else:
-            raise TesseraError(f"{task_id}: no instance for seeds {seed}..{seed + RESEED_ATTEMPTS - 1} at level "
-                               f"{level} ({last})")
+            raise TesseraError(f"{task_id}: no instance from seeds {seed}..{seed + RESEED_ATTEMPTS - 1} at levels "
+                               f"{level}..0 (last: {failures[-1]})")
         with self.instances_lock:
             self.instances[key] = inst
             if len(self.instances) > INSTANCE_CACHE:
@@ -243,6 +249,7 @@ class AgentExecutor(AgentExecutorBase):
         if group.instance_task is None:
             group.instance_task = asyncio.ensure_future(asyncio.to_thread(self._build, row.task, row.seed, level))
         inst = await group.instance_task
+        level = inst.trace["level"]  # the level actually built (lower only if the task could not be met at `level`)
 
         prompt_ids, mm_train_inputs, pil_images = self._tokenize(hf_tokenizer, inst)
         params = sampling_params
