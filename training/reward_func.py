@@ -38,9 +38,9 @@ def reward_func(queries, prompts, labels, **kwargs):
         logs = [sample_logs(s, shares) for s in scored]
         keys = list(logs[0]) if logs else ["answer_accuracy", "format_rate"]
         # One tensor for everything, handed out as row views: tensor creation dominates the cost of a call.
-        table = torch.tensor([[s.reward for s in scored], [s.answer for s in scored],
-                              *([row[k] for row in logs] for k in keys)], dtype=torch.float32)
-        return {"rewards": table[0], "scores": table[1], "extra_logs": {k: table[2 + i] for i, k in enumerate(keys)}}
+        rows = torch.tensor([[s.reward for s in scored], [s.answer for s in scored],
+                             *([row[k] for row in logs] for k in keys)], dtype=torch.float32).unbind(0)
+        return {"rewards": rows[0], "scores": rows[1], "extra_logs": dict(zip(keys, rows[2:]))}
     except Exception:  # noqa: BLE001 - e.g. `queries` not iterable: score every sample 0 rather than raise
         n = len(queries) if isinstance(queries, list) else 1
         zeros = torch.zeros(n, dtype=torch.float32)
