@@ -8,12 +8,19 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
+# The tests also drive OpenRLHF's own code (training/): its CPU-importable part, without its GPU dependencies.
+$(VENV)/.installed-train: $(VENV)/.installed
+	$(PY) -m pip install -q -e '.[test,train]'
+	$(PY) -m pip install -q --no-deps openrlhf==0.11.2
+	touch $@
+
 .PHONY: demo test bench
 demo: $(VENV)/.installed
 	$(VENV)/bin/tessera demo --out out/demo
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed-train
 	$(PY) -m pytest
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-train
 	$(PY) bench/bench_spine.py
+	$(PY) bench/bench_reward.py

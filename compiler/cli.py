@@ -394,6 +394,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--out", default="out/demo")
     c.add_argument("--per-task", type=int, help="training instances per task (default: taxonomy/builds/demo.yaml)")
     c.set_defaults(fn=cmd_demo)
+
+    from training.commands import add_training_commands  # export, train: implemented in training/
+
+    add_training_commands(sub)
     return p
 
 

@@ -1,0 +1,316 @@
+"""`tessera export`: prompt sets in the layout OpenRLHF's `--data.prompt_dataset` reads.
+
+Two formats, both a folder `OUT/` holding `OUT/data/<split>-<k:05d>-of-<n:05d>.parquet` (Hugging Face infers the
+splits from those names: `--data.prompt_split train`, `--eval.split validation`) and `OUT/export.json`, written
+last, with counts and the flags to pass:
+
+* `openrlhf` (offline, from a `tessera build` dataset): one row per instance —
+    prompt      "<image>" + the instance prompt (`--data.input_key prompt --data.apply_chat_template`)
+    images      [absolute PNG path] (default) or [PNG bytes]  (`--data.image_key images --data.max_images_per_prompt 1`)
+    label       canonical JSON: the verifier label + task, domain, domain shares (`--data.label_key label`)
+    datasource  the domain (OpenRLHF's per-datasource eval metrics)
+  plus task, level, seed, instance_id and the typed answer for people reading the shards.
+* `openrlhf-online` (for `training/agent.py`, no dataset needed): one row per (task, seed, level) token; the agent
+  rebuilds the instance from the seed. Training rows leave the level to the curriculum; validation rows fix it.
+
+OpenRLHF shuffles the prompt set and takes no sampler, so task-uniform sampling is made in the data: every task
+gets the same number of rows in each split (the smallest count over the split's tasks, or --rows-per-task).
+The export is atomic: it is written under a temporary name and renamed when complete.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from collections import Counter
+from pathlib import Path
+
+from compiler.errors import TesseraError
+from compiler.sample.rng import Rng, derive_seed
+from compiler.trace.instance import canonical_json
+
+EXPORT_FORMAT = "tessera.openrlhf/1"
+ROWS_PER_SHARD = 4096
+EVAL_SEED_OFFSET = 10**12  # validation rows of the online set draw seeds far from the training rows'
+CURRICULUM = "curriculum"  # the level of an online training row: chosen by the curriculum at rollout time
+SOURCE_COLUMNS = ("instance_id", "task", "domain", "level", "seed", "prompt", "answer", "label", "image")
+
+
+def _pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise TesseraError("exporting needs pyarrow: pip install -e '.[train]'") from None
+    return pa, pq
+
+
+# -- reading a built dataset ------------------------------------------------------------------------------------
+def read_manifest(dataset: Path) -> dict:
+    path = dataset / "manifest.json"
+    if not path.is_file():
+        raise TesseraError(f"{dataset}: no manifest.json (not a finished `tessera build` dataset)")
+    try:
+        manifest = json.loads(path.read_text())
+    except ValueError as exc:
+        raise TesseraError(f"{path}: not readable JSON ({exc})") from None
+    splits = manifest.get("splits") if isinstance(manifest, dict) else None
+    if not isinstance(splits, dict) or not splits:
+        raise TesseraError(f"{path}: no 'splits' table")
+    return manifest
+
+
+def _split_files(dataset: Path, split: str, entry: dict) -> list[Path]:
+    files = []
+    for item in entry.get("files") or []:
+        name = item.get("name") if isinstance(item, dict) else item  # {"name", "rows", "bytes", "sha256"} or a path
+        if not isinstance(name, str):
+            raise TesseraError(f"{dataset}: split '{split}' lists a file without a name")
+        candidates = [dataset / name, dataset / "data" / name] if not Path(name).is_absolute() else [Path(name)]
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            raise TesseraError(f"{dataset}: shard '{name}' of split '{split}' is listed in the manifest but missing")
+        files.append(found)
+    if not files:
+        raise TesseraError(f"{dataset}: split '{split}' lists no files")
+    return files
+
+
+def _iter_rows(files: list[Path], columns: tuple[str, ...]):
+    _, pq = _pyarrow()
+    for f in files:
+        pf = pq.ParquetFile(f)
+        missing = [c for c in columns if c not in pf.schema_arrow.names]
+        if missing:
+            raise TesseraError(f"{f}: missing column(s) {', '.join(missing)}")
+        for batch in pf.iter_batches(batch_size=512, columns=list(columns)):
+            yield from batch.to_pylist()
+
+
+def _png_bytes(image, dataset: Path, where: str) -> bytes:
+    if isinstance(image, dict):
+        if image.get("bytes"):
+            return image["bytes"]
+        if image.get("path"):
+            p = Path(image["path"])
+            p = p if p.is_absolute() else dataset / p
+            if p.is_file():
+                return p.read_bytes()
+    raise TesseraError(f"{where}: the row has no image bytes or readable image path")
+
+
+# -- writing ----------------------------------------------------------------------------------------------------
+class _ShardWriter:
+    """Rows of one split into `<split>-<k>-of-<n>.parquet`, ROWS_PER_SHARD rows per shard."""
+
+    def __init__(self, folder: Path, split: str, total_rows: int, schema):
+        self.folder, self.split, self.schema = folder, split, schema
+        self.n_shards = max(1, math.ceil(total_rows / ROWS_PER_SHARD))
+        self.rows: list[dict] = []
+        self.files: list[str] = []
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+        if len(self.rows) == ROWS_PER_SHARD:
+            self.flush()
+
+    def flush(self) -> None:
+        pa, pq = _pyarrow()
+        if not self.rows and self.files:
+            return
+        name = f"{self.split}-{len(self.files):05d}-of-{self.n_shards:05d}.parquet"
+        pq.write_table(pa.Table.from_pylist(self.rows, schema=self.schema), self.folder / name)
+        self.files.append(f"data/{name}")
+        self.rows = []
+
+
+def _prepare_out(out: Path, force: bool) -> Path:
+    if out.exists():
+        if not force:
+            raise TesseraError(f"{out} exists; choose another --out or pass --force to replace an earlier export")
+        if not (out / "export.json").is_file():
+            raise TesseraError(f"{out} exists and is not a tessera export; refusing to replace it")
+    partial = out.parent / f".{out.name}.partial"
+    if partial.exists():
+        shutil.rmtree(partial)
+    (partial / "data").mkdir(parents=True)
+    return partial
+
+
+def _finish(partial: Path, out: Path, info: dict) -> None:
+    (partial / "export.json").write_text(json.dumps(info, indent=2) + "\n")
+    if out.exists():
+        shutil.rmtree(out)
+    partial.rename(out)
+
+
+def _shares(counts: Counter) -> dict[str, float]:
+    total = sum(counts.values())
+    return {d: round(n / total, 6) for d, n in sorted(counts.items())}
+
+
+def round_robin(rows_by_task: dict[str, list], salt: str) -> list:
+    """All rows, one per task per round, tasks in a seeded order within each round. OpenRLHF's `--data.max_samples`
+    keeps the *first* rows of the prompt set (before shuffling), so every prefix must stay task-uniform."""
+    tasks = sorted(rows_by_task)
+    out = []
+    for k in range(max((len(v) for v in rows_by_task.values()), default=0)):
+        order = Rng(derive_seed(k, salt, "export-order")).shuffle(list(tasks))
+        out.extend(rows_by_task[t][k] for t in order if k < len(rows_by_task[t]))
+    return out
+
+
+def _equal_quota(per_task: Counter, rows_per_task: int | None, where: str) -> int:
+    if not per_task:
+        raise TesseraError(f"{where}: no rows")
+    quota = min(per_task.values())
+    if rows_per_task is not None:
+        if rows_per_task > quota:
+            few = ", ".join(f"{t} ({n})" for t, n in sorted(per_task.items()) if n < rows_per_task)
+            raise TesseraError(f"{where}: --rows-per-task {rows_per_task} but some tasks have fewer rows: {few}")
+        quota = rows_per_task
+    if quota == 0:
+        raise TesseraError(f"{where}: a task has no rows")
+    return quota
+
+
+# -- offline ----------------------------------------------------------------------------------------------------
+def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task: int | None = None,
+                   splits: list[str] | None = None, force: bool = False) -> dict:
+    """Write the OpenRLHF prompt set of a built dataset; returns the export summary (also in OUT/export.json)."""
+    pa, _ = _pyarrow()
+    if images not in ("path", "bytes"):
+        raise TesseraError(f"--images is 'path' or 'bytes', got '{images}'")
+    dataset, out = Path(dataset), Path(out).resolve()
+    manifest = read_manifest(dataset)
+    chosen = splits or sorted(manifest["splits"])
+    unknown = [s for s in chosen if s not in manifest["splits"]]
+    if unknown:
+        raise TesseraError(f"{dataset}: no split {', '.join(unknown)} (splits: {', '.join(sorted(manifest['splits']))})")
+    files = {s: _split_files(dataset, s, manifest["splits"][s]) for s in chosen}
+    counts = {s: Counter(r["task"] for r in _iter_rows(files[s], ("task",))) for s in chosen}
+    quotas = {s: _equal_quota(counts[s], rows_per_task, f"{dataset} split '{s}'") for s in chosen}
+
+    image_type = pa.list_(pa.string()) if images == "path" else pa.list_(pa.binary())
+    schema = pa.schema([("prompt", pa.string()), ("images", image_type), ("label", pa.string()),
+                        ("datasource", pa.string()), ("task", pa.string()), ("level", pa.int32()),
+                        ("seed", pa.int64()), ("instance_id", pa.string()), ("answer", pa.string())])
+    partial = _prepare_out(out, force)
+    summary = {}
+    try:
+        for s in chosen:
+            quota, tasks = quotas[s], sorted(counts[s])
+            kept_domains = Counter()
+            taken = Counter()
+            # Domain shares go into every label, so count the kept rows' domains before writing any of them.
+            for r in _iter_rows(files[s], ("task", "domain")):
+                if taken[r["task"]] < quota:
+                    taken[r["task"]] += 1
+                    kept_domains[r["domain"]] += 1
+            shares = _shares(kept_domains)
+            image_dir = partial / "images" / s
+            if images == "path":
+                image_dir.mkdir(parents=True)
+            kept: dict[str, list] = {t: [] for t in tasks}
+            for r in _iter_rows(files[s], SOURCE_COLUMNS):
+                if len(kept[r["task"]]) >= quota:
+                    continue
+                iid = r["instance_id"]
+                png = _png_bytes(r["image"], dataset, f"{dataset} {s} {iid}")
+                if images == "path":
+                    (image_dir / f"{iid}.png").write_bytes(png)
+                    image = str(out / "images" / s / f"{iid}.png")
+                else:
+                    image = png  # held until the split is written: bytes mode needs the split's images in memory
+                try:
+                    label = json.loads(r["label"])
+                except (TypeError, ValueError):
+                    raise TesseraError(f"{dataset} {s} {iid}: the label column is not JSON") from None
+                label.update(task=r["task"], domain=r["domain"], domains=shares, instance_id=iid)
+                kept[r["task"]].append({
+                    "prompt": "<image>" + r["prompt"], "images": [image], "label": canonical_json(label),
+                    "datasource": r["domain"], "task": r["task"], "level": r["level"], "seed": r["seed"],
+                    "instance_id": iid, "answer": r["answer"]})
+            writer = _ShardWriter(partial / "data", s, quota * len(tasks), schema)
+            for row in round_robin(kept, s):
+                writer.add(row)
+            writer.flush()
+            summary[s] = {"rows": quota * len(tasks), "tasks": len(tasks), "rows_per_task": quota,
+                          "dropped": sum(counts[s].values()) - quota * len(tasks), "domains": shares,
+                          "files": writer.files}
+        info = {"format": EXPORT_FORMAT, "kind": "openrlhf", "source": str(dataset.resolve()), "images": images,
+                "splits": summary, "openrlhf_flags": offline_flags(out)}
+        _finish(partial, out, info)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return info
+
+
+def offline_flags(out: Path) -> list[str]:
+    return ["--data.prompt_dataset", str(out / "data"), "--data.prompt_split", "train",
+            "--data.input_key", "prompt", "--data.label_key", "label", "--data.image_key", "images",
+            "--data.apply_chat_template", "--data.max_images_per_prompt", "1"]
+
+
+# -- online -----------------------------------------------------------------------------------------------------
+def online_row(task_id: str, domain: str, seed: int, level, shares: dict[str, float]) -> dict:
+    token = {"task": task_id, "seed": seed, "level": level, "domain": domain, "domains": shares}
+    return {"prompt": f"tessera {task_id} seed {seed} level {level}", "label": canonical_json(token),
+            "datasource": domain, "task": task_id, "seed": seed, "level": -1 if level == CURRICULUM else level}
+
+
+def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 0, seed: int = 0,
+                  tasks: list[str] | None = None, domains: list[str] | None = None,
+                  eval_levels: list[int] | None = None, force: bool = False) -> dict:
+    """Write (task, seed, level) rows for the online executor: `rows_per_task` training rows per task (level left to
+    the curriculum) and `eval_rows_per_task` validation rows per task at fixed levels."""
+    pa, _ = _pyarrow()
+    if rows_per_task < 1:
+        raise TesseraError("--rows-per-task must be at least 1")
+    chosen = sorted(tasks) if tasks else sorted(tax.tasks)
+    for t in chosen:
+        tax.task(t)  # unknown ids get the taxonomy's own message
+    if domains:
+        unknown = [d for d in domains if d not in tax.domains]
+        if unknown:
+            raise TesseraError(f"unknown domain {', '.join(unknown)} (known: {', '.join(sorted(tax.domains))})")
+        chosen = [t for t in chosen if tax.tasks[t].domain in domains]
+    if not chosen:
+        raise TesseraError("no task selected")
+    levels = eval_levels if eval_levels is not None else list(range(10))
+    if not levels or any(not 0 <= lv <= 9 for lv in levels):
+        raise TesseraError("--eval-levels must be levels between 0 and 9")
+    out = Path(out).resolve()
+    shares = _shares(Counter(tax.tasks[t].domain for t in chosen))
+    schema = pa.schema([("prompt", pa.string()), ("label", pa.string()), ("datasource", pa.string()),
+                        ("task", pa.string()), ("seed", pa.int64()), ("level", pa.int32())])
+    plan = {"train": [(t, seed + i, CURRICULUM) for t in chosen for i in range(rows_per_task)]}
+    if eval_rows_per_task:
+        plan["validation"] = [(t, EVAL_SEED_OFFSET + seed + i, levels[i % len(levels)])
+                              for t in chosen for i in range(eval_rows_per_task)]
+    partial = _prepare_out(out, force)
+    summary = {}
+    try:
+        for split, rows in plan.items():
+            writer = _ShardWriter(partial / "data", split, len(rows), schema)
+            by_task: dict[str, list] = {}
+            for t, s, lv in rows:
+                by_task.setdefault(t, []).append(online_row(t, tax.tasks[t].domain, s, lv, shares))
+            for row in round_robin(by_task, split):
+                writer.add(row)
+            writer.flush()
+            summary[split] = {"rows": len(rows), "tasks": len(chosen), "rows_per_task": len(rows) // len(chosen),
+                              "domains": shares, "files": writer.files}
+        info = {"format": EXPORT_FORMAT, "kind": "openrlhf-online", "taxonomy": tax.name, "seed": seed,
+                "eval_levels": levels, "splits": summary, "openrlhf_flags": online_flags(out)}
+        _finish(partial, out, info)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return info
+
+
+def online_flags(out: Path) -> list[str]:
+    return ["--data.prompt_dataset", str(out / "data"), "--data.prompt_split", "train",
+            "--data.input_key", "prompt", "--data.label_key", "label", "--data.max_images_per_prompt", "1"]
