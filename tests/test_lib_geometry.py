@@ -187,7 +187,8 @@ def test_coordinate_plane_labels_stay_clear_of_neighbours():
     for seed in range(5):
         p = draw("coordinate_plane", {"x": "x", "y": "y", "label": "name", "extent": "7"}, items, seed=seed,
                  extent=7, polygons=[], circles=[], paths=[])
-        _check_legibility(p)  # raises RenderRejected on any touching dot or label
+        assert _check_legibility(p) is None  # raises RenderRejected on any touching dot or label
+        assert len(p.render_map) == len(items)
 
 
 def test_coordinate_plane_keeps_its_overlap_marks_in_image_pixels():
