@@ -119,13 +119,14 @@ def build_item(item: Item) -> ItemResult:
             continue
         retries.update(inst.stats["rejections"])
         r = inst.trace["render"]
-        reasons = run_gates(GateInput(inst.png, inst.prompt, inst.answer, inst.label, inst.witness, r["width"],
-                                      r["height"], inst.rgb))
+        gate_input = GateInput(inst.png, inst.prompt, inst.answer, inst.label, inst.witness, r["width"], r["height"],
+                               inst.rgb)
+        reasons = run_gates(gate_input)
         if reasons:
             rejections.update(reasons)
             last = ", ".join(reasons)
             continue
-        h = dhash(inst.rgb)
+        h = dhash(inst.rgb, gate_input.gray())
         if item.split_index > 0 and nearest_distance(h, _WORKER["reject"].get(item.task, [])) <= _WORKER["bits"]:
             rejections["near_duplicate_of_earlier_split"] += 1
             last = "near duplicate of an earlier split"

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..render.png import decode_png_rgb
+from .phash import luma
 from ..verify.score import score, wrong_answer
 
 MIN_SIDE = 64
 MIN_GRAY_STD = 2.0
 FOREGROUND_RANGE = (0.001, 0.98)
-FOREGROUND_DELTA = 24  # a pixel is foreground when a channel differs this much from the background colour
+FOREGROUND_DELTA = 24  # a pixel is foreground when its grey differs this much from the background's grey
 
 
 @dataclass
@@ -29,28 +30,42 @@ class GateInput:
     width: int
     height: int
     rgb: np.ndarray | None = None
+    _gray: np.ndarray | None = None
 
     def pixels(self) -> np.ndarray:
         if self.rgb is None:
             self.rgb = decode_png_rgb(self.png)
         return self.rgb
 
+    def gray(self) -> np.ndarray:
+        if self._gray is None:
+            self._gray = luma(self.pixels())
+        return self._gray
+
 
 def gate_image(x: GateInput) -> str | None:
     try:
-        rgb = x.pixels()
+        pixels = x.pixels()
     except Exception:  # noqa: BLE001 - a corrupt PNG is a gate failure, not a crash
         return "image:undecodable"
-    h, w, _ = rgb.shape
+    h, w, _ = pixels.shape
     if (w, h) != (x.width, x.height):
         return "image:size_mismatch"
     if min(w, h) < MIN_SIDE:
         return "image:too_small"
-    gray = rgb[:, :, 0] * 0.299 + rgb[:, :, 1] * 0.587 + rgb[:, :, 2] * 0.114
-    if float(gray.std()) < MIN_GRAY_STD:
+    gray = x.gray()
+    # Mean and variance from the 256-bin histogram: exact for 8-bit grey, and one pass over the pixels.
+    hist = np.bincount(gray.ravel(), minlength=256).astype(np.float64)
+    levels = np.arange(256, dtype=np.float64)
+    n = hist.sum()
+    mean = (hist * levels).sum() / n
+    std = float(np.sqrt(max(0.0, (hist * (levels - mean) ** 2).sum() / n)))
+    if std < MIN_GRAY_STD:
         return "image:flat"
-    background = rgb[0, 0].astype(np.int16)
-    fg = float((np.abs(rgb.astype(np.int16) - background).max(axis=2) > FOREGROUND_DELTA).mean())
+    # Foreground: pixels whose grey differs from the background's (the top-left pixel) by more than the delta.
+    bg = int(gray[0, 0])
+    lo, hi = max(0, bg - FOREGROUND_DELTA), min(255, bg + FOREGROUND_DELTA)
+    fg = 1.0 - float(hist[lo:hi + 1].sum()) / n
     if not FOREGROUND_RANGE[0] <= fg <= FOREGROUND_RANGE[1]:
         return "image:foreground_ratio"
     return None
