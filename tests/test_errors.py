@@ -212,3 +212,15 @@ def test_templates_are_sandboxed(library_copy, monkeypatch):
 def test_bundled_library_compiles_clean():
     tax = compile_taxonomy(ROOT)
     assert len(tax.domains) >= 2 and len(tax.grammars) >= 4 and len(tax.tasks) >= 12
+
+
+def test_sampler_errors_are_counted_under_the_failing_step(library_copy, monkeypatch):
+    from compiler.errors import SamplingFailed
+    from compiler.trace.instance import generate
+
+    monkeypatch.chdir(library_copy)
+    path = library_copy / "grammars/charts/bar_chart.yaml"
+    path.write_text(path.read_text().replace("  top: 10 + 5 * level", "  top: 10 // (n - n)"))
+    tax = compile_taxonomy(library_copy)
+    with pytest.raises(SamplingFailed, match=r"\(grammar:error:top ×200\); last error: division by zero"):
+        generate(tax.tasks["charts.bar_chart.value_difference"], 1, 0, vocab=tax.vocab)

@@ -23,17 +23,22 @@ def run_program(task: CompiledTask, state: dict, query: dict, level: int, vocab:
     budget = Budget()
     env = {**state, **query, "level": level, "vocab": vocab, "$rng": rng, "$budget": budget}
     steps: dict[str, Any] = {}
+    where = ""
     try:
         for name, c in task.compute:
+            where = name
             steps[name] = env[name] = run(c, env)
         del env["$rng"]
         for name, c in task.require:
+            where = name
             if not run(c, env):
                 raise Rejected(f"task:{name}")
+        where = "answer"
         answer = run(task.answer, env)
+        where = "witness"
         witness = run(task.witness, env)
     except EvalError as exc:
-        raise Rejected("task:error", str(exc)) from None
+        raise Rejected(f"task:error:{where}", str(exc)) from None
     if isinstance(answer, float):
         answer = round(answer, 6)
     return ProgramResult(steps, answer, witness, MAX_STEPS - budget.left)

@@ -18,13 +18,17 @@ class Rejected(Exception):
 def sample_state(grammar: CompiledGrammar, level: int, vocab: dict, rng) -> dict:
     """One attempt: returns the state, or raises Rejected."""
     env = {"level": level, "vocab": vocab, "$rng": rng, "$budget": Budget()}
+    where = ""
     try:
         for name, c in grammar.state:
+            where = name
             env[name] = run(c, env)
         del env["$rng"]
         for name, c in grammar.require:
+            where = name
             if not run(c, env):
                 raise Rejected(f"grammar:{name}")
     except EvalError as exc:
-        raise Rejected("grammar:error", str(exc)) from None
+        # Named by the step that failed, so a report says which sampler keeps failing (e.g. grammar:error:shape).
+        raise Rejected(f"grammar:error:{where}", str(exc)) from None
     return {name: env[name] for name, _ in grammar.state}
