@@ -72,6 +72,15 @@ def _ids(ck, args, fname: str):
     return [ck.expect(a, INT, f"the node ids of {fname}()").fn for a in args]
 
 
+def _edges_and_ids(ck, args, fname: str):
+    """The common prologue: an edge list, then node ids. Returns (edges fn, [id fns]) or None after an error."""
+    c = _edges_arg(ck, args[0], fname)
+    ids = _ids(ck, args[1:], fname)
+    if c is None:
+        return None
+    return c.fn, ids
+
+
 # -- graph helpers ----------------------------------------------------------------------------------------------
 def _adjacency(env, edges: list[dict], directed: bool, reverse: bool = False) -> dict[int, list[int]]:
     """node → neighbour ids in ascending order (a neighbour reached by two edges appears twice)."""
@@ -146,11 +155,10 @@ def _dijkstra(env, edges: list[dict], start: int, directed: bool) -> tuple[dict,
 def _neighbour_builtin(name: str, directed: bool, reverse: bool, doc: str):
     @builtin(name, f"{name}(edges, node)", 2, doc=doc)
     def typer(ck, node, args):
-        c = _edges_arg(ck, args[0], name)
-        (vf,) = _ids(ck, args[1:], name)
-        if c is None:
+        parts = _edges_and_ids(ck, args, name)
+        if parts is None:
             return _fail(ck)
-        ef = c.fn
+        ef, (vf,) = parts
 
         def impl(env):
             adj = _adjacency(env, ef(env), directed, reverse)
@@ -167,11 +175,10 @@ _neighbour_builtin("predecessors", True, True, "ids of the nodes with an edge le
 def _degree_builtin(name: str, ends: tuple[str, ...], doc: str):
     @builtin(name, f"{name}(edges, node)", 2, doc=doc)
     def typer(ck, node, args):
-        c = _edges_arg(ck, args[0], name)
-        (vf,) = _ids(ck, args[1:], name)
-        if c is None:
+        parts = _edges_and_ids(ck, args, name)
+        if parts is None:
             return _fail(ck)
-        ef = c.fn
+        ef, (vf,) = parts
 
         def impl(env):
             edges, v = ef(env), vf(env)
@@ -190,11 +197,10 @@ _degree_builtin("out_degree", ("a",), "number of edges leaving node (field a)")
 def _path_builtin(name: str, directed: bool, result: str, doc: str):
     @builtin(name, f"{name}(edges, from, to)", 3, doc=doc)
     def typer(ck, node, args):
-        c = _edges_arg(ck, args[0], name)
-        sf, tf = _ids(ck, args[1:], name)
-        if c is None:
+        parts = _edges_and_ids(ck, args, name)
+        if parts is None:
             return _fail(ck)
-        ef = c.fn
+        ef, (sf, tf) = parts
 
         def impl(env):
             s, t = sf(env), tf(env)
@@ -211,11 +217,10 @@ def _path_builtin(name: str, directed: bool, result: str, doc: str):
 def _reach_builtin(name: str, directed: bool, doc: str):
     @builtin(name, f"{name}(edges, node)", 2, doc=doc)
     def typer(ck, node, args):
-        c = _edges_arg(ck, args[0], name)
-        (vf,) = _ids(ck, args[1:], name)
-        if c is None:
+        parts = _edges_and_ids(ck, args, name)
+        if parts is None:
             return _fail(ck)
-        ef = c.fn
+        ef, (vf,) = parts
         return Compiled(IDS, lambda env: sorted(_bfs_parents(env, _adjacency(env, ef(env), directed), vf(env))))
 
 
