@@ -49,7 +49,7 @@ def compile_taxonomy(root: Path | str | None = None) -> Taxonomy:
             contracts[cid] = c
     grammars = {}
     for gid, loaded in lib.grammars.items():
-        g = compile_grammar(loaded, lib.vocab, diags)
+        g = compile_grammar(loaded, lib.vocab, diags, lib.components)
         if g is not None:
             grammars[gid] = g
     tasks = {}

@@ -12,6 +12,7 @@ from ..expr.template import Template, compile_template
 from ..expr.types import ANY, INT, ListT, RecordT, Type, accepts, type_of_value
 from ..load.library import Loaded
 from ..load.validate_model import report
+from .scene import CNode, SceneCompiler
 from .steps import compile_constraints, compile_steps
 from ..render.layouts import LAYOUTS, LayoutDef
 from pydantic import ValidationError
@@ -27,9 +28,9 @@ class CompiledGrammar:
     state: list[tuple[str, Compiled]]
     schema: dict[str, Type]
     require: list[tuple[str, Compiled]]
-    layout: LayoutDef
+    layout: LayoutDef | None
     layout_params: Any
-    items: Compiled
+    items: Compiled | None
     layout_exprs: dict[str, Compiled]
     texts: dict[str, Template]
     width: int
@@ -38,6 +39,7 @@ class CompiledGrammar:
     spec_hash: str
     source: str
     base_scope: dict[str, Type] = field(default_factory=dict)
+    scene: CNode | None = None  # the composed scene (render.scene); None for a grammar on a closed layout
 
 
 def spec_hash(spec) -> str:
@@ -48,7 +50,8 @@ def vocab_type(vocab: dict[str, list]) -> RecordT:
     return RecordT(tuple((k, type_of_value(v)) for k, v in sorted(vocab.items())))
 
 
-def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics) -> CompiledGrammar | None:
+def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
+                    components: dict | None = None) -> CompiledGrammar | None:
     spec, doc = loaded.spec, loaded.doc
     base = {"level": INT, "vocab": vocab_type(vocab)}
     names: dict[str, Type] = dict(base)
@@ -59,15 +62,27 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics) 
                                               "constraint", diags)
     ok = ok_state and ok_require
 
-    bound = _compile_layout(doc, spec, names, diags)
-    if bound is None or not ok:
+    render = spec.render
+    if (render.scene is None) == (render.layout is None):
+        diags.error(doc.pos(("render",)), "render needs exactly one of 'scene' (a composed scene) or 'layout'")
         return None
-    layout_def, params, items, exprs, texts = bound
+    scene = None
+    if render.scene is not None:
+        sc = SceneCompiler(doc, diags, components)
+        scene = sc.node(doc, render.scene, ("render", "scene"), Scope(dict(names), True, "the scene"))
+        if scene is None or not sc.ok or not ok:
+            return None
+        layout_def, params, items, exprs, texts = None, None, None, {}, {}
+    else:
+        bound = _compile_layout(doc, spec, names, diags)
+        if bound is None or not ok:
+            return None
+        layout_def, params, items, exprs, texts = bound
     return CompiledGrammar(
         id=spec.grammar, domain=spec.grammar.split(".")[0], summary=spec.summary, state=state, schema=schema,
         require=require, layout=layout_def, layout_params=params, items=items, layout_exprs=exprs, texts=texts,
         width=spec.render.canvas.width, height=spec.render.canvas.height, max_attempts=spec.max_attempts,
-        spec_hash=spec_hash(spec), source=doc.path, base_scope=base,
+        spec_hash=spec_hash(spec), source=doc.path, base_scope=base, scene=scene,
     )
 
 

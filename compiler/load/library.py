@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Diagnostics, Position
-from .models import ContractSpec, GrammarSpec, ProgramSpec, TaxonomySpec, VocabSpec
+from .models import ComponentSpec, ContractSpec, GrammarSpec, ProgramSpec, TaxonomySpec, VocabSpec
 from .validate_model import validate
 from .yaml_source import SourceDoc, read_yaml
 
@@ -27,6 +27,7 @@ class Library:
     grammars: dict[str, Loaded] = field(default_factory=dict)
     programs: dict[str, Loaded] = field(default_factory=dict)
     contracts: dict[str, Loaded] = field(default_factory=dict)
+    components: dict[str, Loaded] = field(default_factory=dict)
 
 
 def _yaml_files(folder: Path) -> list[Path]:
@@ -69,6 +70,7 @@ def load_library(root: Path, diags: Diagnostics) -> Library:
 
     for kind, folder, model, id_key, table in (
         ("contract", "contracts", ContractSpec, "contract", lib.contracts),
+        ("component", "components", ComponentSpec, "component", lib.components),
         ("grammar", "grammars", GrammarSpec, "grammar", lib.grammars),
         ("task", "programs", ProgramSpec, "task", lib.programs),
     ):

@@ -41,8 +41,10 @@ class Canvas(Model):
 
 class RenderSpec(Model):
     canvas: Canvas = Canvas()
-    # Exactly one layout, named by its key: {bar_chart: {items: bars, label: label, value: value}}.
-    layout: dict[str, dict[str, Any]]
+    # A scene tree (frames, marks, guides, layers, panels, components; checked by codegen/scene.py), or — for
+    # grammars not yet rewritten in it — exactly one closed layout named by its key.
+    scene: dict[str, Any] | None = None
+    layout: dict[str, dict[str, Any]] | None = None
 
 
 class GrammarSpec(Model):
@@ -52,6 +54,24 @@ class GrammarSpec(Model):
     require: dict[str, Expr] = {}
     render: RenderSpec
     max_attempts: int = Field(200, ge=1, le=10_000)
+
+
+# -- scene components -------------------------------------------------------------------------------------------
+PARAM_KINDS = ("list", "number", "int", "text", "str", "bool", "color", "fn", "any")
+
+
+class ComponentParam(Model):
+    kind: Literal[PARAM_KINDS]  # type: ignore[valid-type]
+    default: Expr | None = None  # an expression in the caller's scope; no default = required
+    summary: str = ""
+
+
+class ComponentSpec(Model):
+    component: str = Field(pattern=NAME_PATTERN)
+    summary: str
+    params: dict[str, ComponentParam] = {}
+    limits: dict[str, int] = {}  # list parameter → most items the component can draw legibly
+    scene: dict[str, Any]
 
 
 # -- reward contracts -------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..codegen.grammar import CompiledGrammar
 from ..errors import EvalError
 from ..expr.compile import Budget, run
+from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
 from .theme import pick_theme
@@ -15,8 +16,7 @@ MIN_MARK_PX = 2.0
 GAP_PX = 1.0  # answer-bearing marks of one group keep at least this much clear space between them
 
 
-class RenderRejected(Exception):
-    pass
+from .marks import RenderRejected  # noqa: E402  (re-exported: trace/instance.py catches it)
 
 
 @dataclass
@@ -31,6 +31,14 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
                  scale: float = 1.0) -> RenderResult:
     theme = pick_theme(rng)
     env = {**state, "level": level, "vocab": vocab, "$budget": Budget()}
+    if grammar.scene is not None:
+        env["$rng"] = rng
+        painter = Painter(grammar.width, grammar.height, theme, paths, scale)
+        decisions = render_composed(grammar.scene, painter, paths, env)
+        _check_legibility(painter)
+        rgb = painter.pixels()
+        return RenderResult(encode_png(rgb), painter.render_map,
+                            {"theme": theme.to_trace(), "marks": painter.marks, **decisions}, rgb)
     items = run(grammar.items, env)
     if not items:
         raise EvalError(f"layout '{grammar.layout.name}' got no items to draw")

@@ -46,6 +46,24 @@ class Theme:
             raise EvalError(f"unknown colour '{name}' (known: {', '.join(COLORS)})")
         return shades[self.shade % len(shades)]
 
+    def resolve(self, value) -> tuple[int, int, int] | None:
+        """A colour encoding's value as RGB: a colour name (a shade of it), '#rrggbb', a theme role, or 'none'."""
+        if value is None or value == "none" or value == "":
+            return None
+        if not isinstance(value, str):
+            from ..errors import EvalError
+
+            raise EvalError(f"a colour must be a name or '#rrggbb', got {value!r}")
+        role = ROLES.get(value)
+        if role is not None:
+            return role(self)
+        if value.startswith("#") and len(value) == 7:
+            try:
+                return int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16)
+            except ValueError:
+                pass
+        return self.color(value)
+
     def to_trace(self) -> dict:
         return {
             "background": list(self.background), "shade": self.shade, "series": self.series,
@@ -63,3 +81,40 @@ def pick_theme(rng) -> Theme:
         font_scale=rng.choice([0.95, 1.0, 1.05]),
         jitter=rng.choice([0.0, 1.0, 2.0]),
     )
+
+
+# Colour words that mean a part of the theme rather than a hue.
+ROLES = {
+    "ink": lambda t: t.ink,
+    "grid": lambda t: t.grid,
+    "background": lambda t: t.background,
+    "paper": lambda t: (255, 255, 255),
+    "white": lambda t: (255, 255, 255),
+    "muted": lambda t: (150, 150, 156),
+    "light": lambda t: (232, 232, 236),
+    "series": lambda t: t.color(t.series),
+}
+COLOR_WORDS = frozenset(COLORS) | frozenset(ROLES) | {"none"}
+
+
+# Sequential and diverging palettes for colour ramps (heatmaps, choropleths): anchor colours from light to dark,
+# interpolated linearly in RGB. A cell's colour and the ramp guide read the same function, so they always agree.
+PALETTES: dict[str, list[tuple[int, int, int]]] = {
+    "blues": [(239, 245, 252), (158, 202, 225), (66, 146, 198), (8, 69, 148)],
+    "greens": [(240, 249, 236), (161, 217, 155), (65, 171, 93), (0, 90, 50)],
+    "reds": [(254, 240, 230), (252, 174, 145), (239, 59, 44), (153, 0, 13)],
+    "oranges": [(255, 245, 235), (253, 190, 133), (241, 105, 19), (140, 45, 4)],
+    "purples": [(246, 242, 250), (188, 189, 220), (128, 125, 186), (63, 0, 125)],
+    "viridis": [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)],
+    "diverging": [(33, 102, 172), (146, 197, 222), (247, 247, 247), (244, 165, 130), (178, 24, 43)],
+}
+
+
+def ramp_rgb(name: str, t: float) -> tuple[int, int, int]:
+    stops = PALETTES[name]
+    t = min(1.0, max(0.0, t))
+    pos = t * (len(stops) - 1)
+    i = min(int(pos), len(stops) - 2)
+    f = pos - i
+    a, b = stops[i], stops[i + 1]
+    return tuple(round(a[k] + (b[k] - a[k]) * f) for k in range(3))  # type: ignore[return-value]

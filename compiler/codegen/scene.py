@@ -1,0 +1,585 @@
+"""Compile a grammar's `render.scene`: a tree of nodes (frames, marks, guides, layers, panels, components).
+
+Every key is checked against the tables of the render layer (marks.MARKS, guides.GUIDES, FRAME_KEYS below) and
+every expression is type-checked in the scope it will run in: the state, `level`, `vocab`, the node's `let` names,
+the names a `panels`/mark `each` binds, and inside a component its parameters. All mistakes are collected with
+their positions. The result is a tree of plain dataclasses that render/compose.py evaluates.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import Diagnostics
+from ..expr.compile import Compiled, Scope, Site, compile_expr
+from ..expr.template import Template, compile_template
+from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, accepts, is_numeric
+from ..render.guides import GUIDES
+from ..render.marks import MARKS
+from ..render.theme import COLOR_WORDS
+
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+MAX_NODE_DEPTH = 12  # nesting of nodes and components; deeper trees are refused at compile time
+
+NODE_KEYS = ("let", "region", "inset", "frame", "background", "title", "caption", "guides", "marks", "layers",
+             "panels", "use", "with")
+PANEL_KEYS = ("each", "as", "index", "cols", "gap", "panel", "items", "max")
+FRAME_KEYS = {
+    "canvas": (),
+    "cartesian": ("x", "y", "y_down"),
+    "plane": ("x", "y"),
+    "polar": ("theta", "r", "start", "clockwise", "inner", "sweep"),
+    "grid": ("rows", "cols", "hex"),
+    "camera": ("projection", "azimuth", "elevation", "distance", "bounds"),
+}
+SCALE_KINDS = ("linear", "log", "band")
+SCALE_KEYS = ("linear", "log", "band", "nice", "zero", "ticks", "padding")
+MARK_META = ("each", "as", "index", "where", "bind", "group", "clear", "key")
+
+
+@dataclass
+class CScale:
+    kind: str
+    domain: Compiled
+    nice: bool = True
+    zero: bool = False
+    ticks: int = 6
+    padding: Compiled | None = None
+
+
+@dataclass
+class CFrame:
+    kind: str
+    scales: dict[str, CScale] = field(default_factory=dict)
+    exprs: dict[str, Compiled] = field(default_factory=dict)
+    flags: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CMark:
+    kind: str
+    channels: dict[str, Compiled]
+    options: dict[str, Any]
+    each: Compiled | None = None
+    as_name: str = "it"
+    index_name: str | None = None
+    where: Compiled | None = None
+    bind: Compiled | None = None
+    bind_items: bool = True
+    group: str | None = None
+    clear: bool = False
+    where_text: str = ""  # "grammars/x.yaml:12:7" for run-time messages
+
+
+@dataclass
+class CGuide:
+    kind: str
+    exprs: dict[str, Compiled]
+    texts: dict[str, Template]
+    options: dict[str, Any]
+    each: Compiled | None = None
+    as_name: str = "it"
+    columns: list[dict] = field(default_factory=list)  # tables: [{header: Template, text/fill: Compiled}]
+
+
+@dataclass
+class CPanels:
+    cols: Compiled | None
+    gap: float
+    each: Compiled | None = None
+    as_name: str = "it"
+    index_name: str | None = None
+    panel: "CNode | None" = None
+    items: list["CNode"] = field(default_factory=list)
+    max: int = 64
+
+
+@dataclass
+class CUse:
+    component: str
+    args: dict[str, Compiled]  # evaluated in the caller's env
+    functions: dict[str, Any]  # parameter → FnT (called from the body, run in the caller's env)
+    body: "CNode"
+    limits: dict[str, int]
+    where_text: str = ""
+
+
+@dataclass
+class CNode:
+    lets: list[tuple[str, Compiled]] = field(default_factory=list)
+    region: list[Compiled] | None = None
+    inset: list[float] | None = None
+    frame: CFrame | None = None
+    background: Compiled | None = None
+    title: Template | None = None
+    caption: Template | None = None
+    guides: list[CGuide] = field(default_factory=list)
+    marks: list[CMark] = field(default_factory=list)
+    layers: list["CNode"] = field(default_factory=list)
+    panels: CPanels | None = None
+    use: CUse | None = None
+
+
+class SceneCompiler:
+    """Compiles one grammar's scene (and the components it uses) into CNode trees."""
+
+    def __init__(self, doc, diags: Diagnostics, components: dict | None = None):
+        self.doc = doc
+        self.diags = diags
+        self.components = components or {}  # name → Loaded (components/*.yaml)
+        self.ok = True
+        self.stack: list[str] = []  # components being expanded (a component may not use itself)
+
+    # -- diagnostics --------------------------------------------------------------------------------------------
+    def error(self, doc, loc: tuple, message: str, key: bool = False) -> None:
+        self.ok = False
+        self.diags.error(doc.key_pos(loc) if key else doc.pos(loc), message)
+
+    def expr(self, doc, src, loc: tuple, scope: Scope) -> Compiled | None:
+        if isinstance(src, str) and src in COLOR_WORDS and src not in scope.names:
+            return _const(src)
+        c = compile_expr(src, scope, Site(doc, loc), self.diags)
+        if c is None:
+            self.ok = False
+        return c
+
+    def typed(self, doc, src, loc: tuple, scope: Scope, kind: str, what: str) -> Compiled | None:
+        c = self.expr(doc, src, loc, scope)
+        if c is None:
+            return None
+        problem = _kind_problem(kind, c.type)
+        if problem:
+            self.error(doc, loc, f"{what} {problem}")
+            return None
+        return c
+
+    def template(self, doc, src, loc: tuple, scope: Scope) -> Template | None:
+        if not isinstance(src, str):
+            src = str(src)
+        t = compile_template(src, set(scope.names), lambda line, col: doc.expr_pos(loc, line - 1, 0), self.diags)
+        if t is None:
+            self.ok = False
+        return t
+
+    def mapping(self, doc, raw, loc: tuple, allowed, what: str) -> dict | None:
+        if raw is None:
+            return {}
+        if not isinstance(raw, dict):
+            self.error(doc, loc, f"{what} takes a mapping (allowed keys: {', '.join(allowed)})")
+            return None
+        for k in raw:
+            if k not in allowed:
+                self.error(doc, loc + (k,), f"unknown key '{k}' in {what} (allowed here: {', '.join(allowed)})",
+                           key=True)
+        return raw
+
+    def const(self, doc, raw: dict, key: str, loc: tuple, allowed: tuple, what: str):
+        """A constant option: one of `allowed` (the first is the default)."""
+        if key not in raw:
+            return allowed[0]
+        v = raw[key]
+        if v not in allowed or (isinstance(v, bool) != isinstance(allowed[0], bool)):
+            shown = ", ".join(str(a).lower() if isinstance(a, bool) else str(a) for a in allowed)
+            self.error(doc, loc + (key,), f"{what} '{key}' must be one of {shown}, got {v!r}")
+            return allowed[0]
+        return v
+
+    def number(self, doc, raw: dict, key: str, loc: tuple, default: float, lo: float, hi: float) -> float:
+        v = raw.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+            self.error(doc, loc + (key,), f"'{key}' must be a number in [{lo:g}, {hi:g}], got {v!r}")
+            return default
+        return float(v)
+
+    def name(self, doc, raw: dict, key: str, loc: tuple, default: str | None) -> str | None:
+        v = raw.get(key, default)
+        if v is None:
+            return None
+        if not isinstance(v, str) or not NAME.match(v):
+            self.error(doc, loc + (key,), f"'{key}' must be a lowercase name, got {v!r}")
+            return default
+        return v
+
+    # -- nodes --------------------------------------------------------------------------------------------------
+    def node(self, doc, raw, loc: tuple, scope: Scope, depth: int = 0) -> CNode | None:
+        if depth > MAX_NODE_DEPTH:
+            self.error(doc, loc, f"scene nodes nest deeper than {MAX_NODE_DEPTH} levels")
+            return None
+        raw = self.mapping(doc, raw, loc, NODE_KEYS, "a scene node")
+        if raw is None:
+            return None
+        out = CNode()
+        scope = Scope(dict(scope.names), True, scope.what)
+        lets = self.mapping(doc, raw.get("let"), loc + ("let",), tuple(raw.get("let") or ()), "let")
+        for name, src in (lets or {}).items():
+            if not isinstance(name, str) or not NAME.match(name) or name in ("level", "vocab"):
+                self.error(doc, loc + ("let", name), f"'{name}' cannot name a let value", key=True)
+                continue
+            c = self.expr(doc, src, loc + ("let", name), scope)
+            scope.names[name] = c.type if c is not None else ANY
+            if c is not None:
+                out.lets.append((name, c))
+        if "region" in raw:
+            out.region = self.numbers(doc, raw["region"], loc + ("region",), scope, 4, "region")
+        if "inset" in raw:
+            out.inset = self.inset(doc, raw["inset"], loc + ("inset",))
+        if "background" in raw:
+            out.background = self.typed(doc, raw["background"], loc + ("background",), scope, "color", "background")
+        for key in ("title", "caption"):
+            if key in raw:
+                setattr(out, key, self.template(doc, raw[key], loc + (key,), scope))
+        if "use" in raw:
+            for other in ("frame", "marks", "guides", "layers", "panels"):
+                if other in raw:
+                    self.error(doc, loc + (other,), f"a node that uses a component cannot also have '{other}' "
+                                                    f"(put it in a layer next to the component)", key=True)
+            out.use = self.use(doc, raw, loc, scope, depth)
+            return out
+        if "with" in raw:
+            self.error(doc, loc + ("with",), "'with' gives a component's parameters; add 'use: COMPONENT'", key=True)
+        if "frame" in raw:
+            out.frame = self.frame(doc, raw["frame"], loc + ("frame",), scope)
+        for i, g in enumerate(self.seq(doc, raw, "guides", loc)):
+            cg = self.guide(doc, g, loc + ("guides", i), scope)
+            if cg is not None:
+                out.guides.append(cg)
+        for i, m in enumerate(self.seq(doc, raw, "marks", loc)):
+            cm = self.mark(doc, m, loc + ("marks", i), scope)
+            if cm is not None:
+                out.marks.append(cm)
+        for i, child in enumerate(self.seq(doc, raw, "layers", loc)):
+            cn = self.node(doc, child, loc + ("layers", i), scope, depth + 1)
+            if cn is not None:
+                out.layers.append(cn)
+        if "panels" in raw:
+            out.panels = self.panels(doc, raw["panels"], loc + ("panels",), scope, depth)
+        return out
+
+    def seq(self, doc, raw: dict, key: str, loc: tuple) -> list:
+        v = raw.get(key)
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            self.error(doc, loc + (key,), f"'{key}' takes a list")
+            return []
+        return v
+
+    def numbers(self, doc, raw, loc: tuple, scope: Scope, n: int, what: str) -> list[Compiled] | None:
+        if not isinstance(raw, list) or len(raw) != n:
+            self.error(doc, loc, f"{what} takes a list of {n} numbers")
+            return None
+        out = [self.typed(doc, v, loc + (i,), scope, "num", f"{what}[{i}]") for i, v in enumerate(raw)]
+        return None if any(c is None for c in out) else out
+
+    def inset(self, doc, raw, loc: tuple) -> list[float] | None:
+        vals = [raw] * 4 if isinstance(raw, (int, float)) and not isinstance(raw, bool) else raw
+        if not isinstance(vals, list) or len(vals) not in (2, 4) or \
+                not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 2048 for v in vals):
+            self.error(doc, loc, "inset takes pixels: one number, [vertical, horizontal] or [top, right, bottom, "
+                                 "left]")
+            return None
+        if len(vals) == 2:
+            vals = [vals[0], vals[1], vals[0], vals[1]]
+        return [float(v) for v in vals]
+
+    # -- frames -------------------------------------------------------------------------------------------------
+    def frame(self, doc, raw, loc: tuple, scope: Scope) -> CFrame | None:
+        if isinstance(raw, str) and raw in FRAME_KEYS:
+            raw = {raw: {}}
+        if not isinstance(raw, dict) or len(raw) != 1:
+            self.error(doc, loc, f"a frame is one of {', '.join(FRAME_KEYS)}, written as {{KIND: {{...}}}}")
+            return None
+        (kind, body), = raw.items()
+        if kind not in FRAME_KEYS:
+            self.error(doc, loc + (kind,), f"unknown frame '{kind}' (known: {', '.join(FRAME_KEYS)})", key=True)
+            return None
+        body = self.mapping(doc, body, loc + (kind,), FRAME_KEYS[kind], f"a {kind} frame")
+        if body is None:
+            return None
+        here = loc + (kind,)
+        out = CFrame(kind)
+        if kind == "cartesian":
+            for ch in ("x", "y"):
+                if ch not in body:
+                    self.error(doc, here, f"a cartesian frame needs an '{ch}' scale")
+                    continue
+                s = self.scale(doc, body[ch], here + (ch,), scope)
+                if s is not None:
+                    out.scales[ch] = s
+            out.flags["y_down"] = self.const(doc, body, "y_down", here, (False, True), "cartesian")
+        elif kind == "polar":
+            for ch, default in (("theta", "[0, 360]"), ("r", "[0, 1]")):
+                src = body.get(ch, {"linear": default, "nice": False})
+                s = self.scale(doc, src, here + (ch,), scope)
+                if s is not None:
+                    out.scales[ch] = s
+            for key in ("start", "inner", "sweep"):
+                if key in body:
+                    c = self.typed(doc, body[key], here + (key,), scope, "num", f"polar '{key}'")
+                    if c is not None:
+                        out.exprs[key] = c
+            out.flags["clockwise"] = self.const(doc, body, "clockwise", here, (True, False), "polar")
+        elif kind == "plane":
+            for ch in ("x", "y"):
+                if ch not in body:
+                    self.error(doc, here, f"a plane frame needs an '{ch}' range [lo, hi]")
+                    continue
+                c = self.typed(doc, body[ch], here + (ch,), scope, "nums", f"plane '{ch}'")
+                if c is not None:
+                    out.exprs[ch] = c
+        elif kind == "grid":
+            for key in ("rows", "cols"):
+                if key not in body:
+                    self.error(doc, here, f"a grid frame needs '{key}'")
+                    continue
+                c = self.typed(doc, body[key], here + (key,), scope, "int", f"grid '{key}'")
+                if c is not None:
+                    out.exprs[key] = c
+            out.flags["hex"] = self.const(doc, body, "hex", here, (False, True), "grid")
+        elif kind == "camera":
+            out.flags["projection"] = self.const(doc, body, "projection", here,
+                                                 ("isometric", "orthographic", "perspective"), "camera")
+            for key in ("azimuth", "elevation", "distance"):
+                if key in body:
+                    c = self.typed(doc, body[key], here + (key,), scope, "num", f"camera '{key}'")
+                    if c is not None:
+                        out.exprs[key] = c
+            if "bounds" not in body:
+                self.error(doc, here, "a camera frame needs 'bounds': [[x0, y0, z0], [x1, y1, z1]] (the world box "
+                                      "the picture is fitted to)")
+            else:
+                c = self.expr(doc, body["bounds"], here + ("bounds",), scope)
+                if c is not None:
+                    out.exprs["bounds"] = c
+        return out
+
+    def scale(self, doc, raw, loc: tuple, scope: Scope) -> CScale | None:
+        raw = self.mapping(doc, raw, loc, SCALE_KEYS, "a scale")
+        if raw is None:
+            return None
+        kinds = [k for k in SCALE_KINDS if k in raw]
+        if len(kinds) != 1:
+            self.error(doc, loc, "a scale names exactly one of linear: [lo, hi], log: [lo, hi] or band: LIST")
+            return None
+        kind = kinds[0]
+        want = "list" if kind == "band" else "nums"
+        domain = self.typed(doc, raw[kind], loc + (kind,), scope, want, f"the {kind} scale's domain")
+        if domain is None:
+            return None
+        s = CScale(kind, domain)
+        s.nice = self.const(doc, raw, "nice", loc, (True, False), "scale")
+        s.zero = self.const(doc, raw, "zero", loc, (False, True), "scale")
+        s.ticks = int(self.number(doc, raw, "ticks", loc, 6, 2, 30))
+        if "padding" in raw:
+            s.padding = self.typed(doc, raw["padding"], loc + ("padding",), scope, "num", "band padding")
+        return s
+
+    # -- marks --------------------------------------------------------------------------------------------------
+    def mark(self, doc, raw, loc: tuple, scope: Scope) -> CMark | None:
+        if not isinstance(raw, dict) or len(raw) != 1:
+            self.error(doc, loc, f"a mark is written as {{KIND: {{channels}}}} with KIND one of "
+                                 f"{', '.join(sorted(MARKS))}")
+            return None
+        (kind, body), = raw.items()
+        spec = MARKS.get(kind)
+        if spec is None:
+            self.error(doc, loc + (kind,), f"unknown mark '{kind}' (known: {', '.join(sorted(MARKS))})", key=True)
+            return None
+        here = loc + (kind,)
+        allowed = tuple(spec.channels) + tuple(spec.options) + MARK_META
+        body = self.mapping(doc, body, here, allowed, f"a {kind} mark")
+        if body is None:
+            return None
+        out = CMark(kind, {}, {}, where_text=str(doc.pos(here)))
+        inner = scope
+        if "each" in body:
+            each = self.typed(doc, body["each"], here + ("each",), scope, "list", "'each'")
+            if each is None:
+                return None
+            out.each = each
+            out.as_name = self.name(doc, body, "as", here, "it")
+            out.index_name = self.name(doc, body, "index", here, None)
+            elem = each.type.elem if isinstance(each.type, ListT) else ANY
+            extra = {out.as_name: elem}
+            if out.index_name:
+                extra[out.index_name] = INT
+            inner = scope.child(**extra)
+        elif "as" in body or "index" in body:
+            self.error(doc, here, "'as' and 'index' name the items of 'each'; this mark has no 'each'")
+        for key, ch in spec.channels.items():
+            if key not in body:
+                if ch.required:
+                    self.error(doc, here, f"a {kind} mark needs '{key}'")
+                continue
+            c = self.typed(doc, body[key], here + (key,), inner, ch.kind, f"'{key}'")
+            if c is not None:
+                out.channels[key] = c
+        for key, allowed_values in spec.options.items():
+            out.options[key] = self.const(doc, body, key, here, allowed_values, kind)
+        if "where" in body:
+            out.where = self.typed(doc, body["where"], here + ("where",), inner, "bool", "'where'")
+        if "bind" in body:
+            if body["bind"] is False or body["bind"] == "false":
+                out.bind_items = False
+            else:
+                out.bind = self.expr(doc, body["bind"], here + ("bind",), inner)
+        if "group" in body:
+            out.group = self.name(doc, body, "group", here, None)
+        out.clear = self.const(doc, body, "clear", here, (False, True), kind)
+        return out
+
+    # -- guides -------------------------------------------------------------------------------------------------
+    def guide(self, doc, raw, loc: tuple, scope: Scope) -> CGuide | None:
+        if not isinstance(raw, dict) or len(raw) != 1:
+            self.error(doc, loc, f"a guide is written as {{KIND: {{...}}}} with KIND one of {', '.join(GUIDES)}")
+            return None
+        (kind, body), = raw.items()
+        spec = GUIDES.get(kind)
+        if spec is None:
+            self.error(doc, loc + (kind,), f"unknown guide '{kind}' (known: {', '.join(GUIDES)})", key=True)
+            return None
+        here = loc + (kind,)
+        allowed = tuple(spec.exprs) + tuple(spec.texts) + tuple(spec.options) + \
+            (("each", "as") if spec.each else ()) + (("columns",) if kind == "table" else ())
+        body = self.mapping(doc, body, here, allowed, f"a {kind} guide")
+        if body is None:
+            return None
+        out = CGuide(kind, {}, {}, {})
+        inner = scope
+        if spec.each:
+            if "each" not in body:
+                self.error(doc, here, f"a {kind} guide needs 'each' (the list of entries)")
+                return None
+            each = self.typed(doc, body["each"], here + ("each",), scope, "list", "'each'")
+            if each is None:
+                return None
+            out.each = each
+            out.as_name = self.name(doc, body, "as", here, "it")
+            inner = scope.child(**{out.as_name: each.type.elem if isinstance(each.type, ListT) else ANY})
+        for key, (kind_, required) in spec.exprs.items():
+            if key not in body:
+                if required:
+                    self.error(doc, here, f"a {kind} guide needs '{key}'")
+                continue
+            use_scope = inner if key in spec.per_entry else scope
+            c = self.typed(doc, body[key], here + (key,), use_scope, kind_, f"'{key}'")
+            if c is not None:
+                out.exprs[key] = c
+        for key in spec.texts:
+            if key in body:
+                out.texts[key] = self.template(doc, body[key], here + (key,), scope)
+        for key, allowed_values in spec.options.items():
+            out.options[key] = self.const(doc, body, key, here, allowed_values, kind)
+        if kind == "table":
+            cols = body.get("columns")
+            if not isinstance(cols, list) or not cols:
+                self.error(doc, here + ("columns",), "a table needs 'columns': a list of {header, text, fill?}")
+                return None
+            for i, col in enumerate(cols):
+                cl = here + ("columns", i)
+                col = self.mapping(doc, col, cl, ("header", "text", "fill", "color", "weight", "width"), "a column")
+                if col is None:
+                    continue
+                entry: dict[str, Any] = {"header": self.template(doc, col.get("header", ""), cl + ("header",),
+                                                                 scope)}
+                if "text" not in col:
+                    self.error(doc, cl, "a table column needs 'text' (an expression over the row)")
+                    continue
+                entry["text"] = self.typed(doc, col["text"], cl + ("text",), inner, "text", "'text'")
+                for key in ("fill", "color"):
+                    if key in col:
+                        entry[key] = self.typed(doc, col[key], cl + (key,), inner, "color", f"'{key}'")
+                entry["weight"] = self.const(doc, col, "weight", cl, ("normal", "bold"), "column")
+                entry["width"] = self.number(doc, col, "width", cl, 1.0, 0.05, 20.0)
+                out.columns.append(entry)
+        return out
+
+    # -- panels -------------------------------------------------------------------------------------------------
+    def panels(self, doc, raw, loc: tuple, scope: Scope, depth: int) -> CPanels | None:
+        raw = self.mapping(doc, raw, loc, PANEL_KEYS, "panels")
+        if raw is None:
+            return None
+        cols = self.typed(doc, raw["cols"], loc + ("cols",), scope, "int", "'cols'") if "cols" in raw else None
+        out = CPanels(cols, self.number(doc, raw, "gap", loc, 8.0, 0.0, 400.0))
+        out.max = int(self.number(doc, raw, "max", loc, 64, 1, 256))
+        if ("each" in raw) == ("items" in raw):
+            self.error(doc, loc, "panels take either 'each' + 'panel' (one panel per item) or 'items' (a list of "
+                                 "nodes)")
+            return None
+        if "each" in raw:
+            each = self.typed(doc, raw["each"], loc + ("each",), scope, "list", "'each'")
+            if each is None:
+                return None
+            out.each = each
+            out.as_name = self.name(doc, raw, "as", loc, "it")
+            out.index_name = self.name(doc, raw, "index", loc, None)
+            extra = {out.as_name: each.type.elem if isinstance(each.type, ListT) else ANY}
+            if out.index_name:
+                extra[out.index_name] = INT
+            if "panel" not in raw:
+                self.error(doc, loc, "panels with 'each' need 'panel': the node drawn for each item")
+                return None
+            out.panel = self.node(doc, raw["panel"], loc + ("panel",), scope.child(**extra), depth + 1)
+        else:
+            items = raw["items"]
+            if not isinstance(items, list) or not items:
+                self.error(doc, loc + ("items",), "panels 'items' takes a list of nodes")
+                return None
+            if len(items) > out.max:
+                self.error(doc, loc + ("items",), f"{len(items)} panels (at most {out.max})")
+            for i, child in enumerate(items):
+                cn = self.node(doc, child, loc + ("items", i), scope, depth + 1)
+                if cn is not None:
+                    out.items.append(cn)
+        return out
+
+    # -- components ---------------------------------------------------------------------------------------------
+    def use(self, doc, raw: dict, loc: tuple, scope: Scope, depth: int) -> CUse | None:
+        from .component import compile_use
+
+        return compile_use(self, doc, raw, loc, scope, depth)
+
+
+def _const(value) -> Compiled:
+    return Compiled(STR, lambda env: value, repr(value))
+
+
+def _kind_problem(kind: str, t: Type) -> str | None:
+    if t == ANY:
+        return None
+    ok = {
+        "num": is_numeric(t),
+        "int": t == INT,
+        "bool": t == BOOL,
+        "str": t == STR,
+        "color": t == STR,
+        "text": t in (STR, INT, FLOAT, BOOL),
+        "pos": t in (INT, FLOAT, STR),
+        "list": isinstance(t, ListT),
+        "nums": isinstance(t, ListT) and is_numeric(t.elem),
+        "points": isinstance(t, ListT) and (
+            t.elem == ANY or (isinstance(t.elem, RecordT) and is_numeric(t.elem.field("x") or BOOL)
+                              and is_numeric(t.elem.field("y") or BOOL))
+            or (isinstance(t.elem, ListT) and is_numeric(t.elem.elem))),
+        "any": True,
+    }.get(kind)
+    if ok is None:
+        raise ValueError(f"unknown channel kind {kind}")
+    if ok:
+        return None
+    want = {
+        "num": "a number", "int": "an integer", "bool": "a bool", "str": "a string", "color": "a colour "
+        "(a name such as red, a theme role such as ink, or '#rrggbb')", "text": "a string or a number",
+        "pos": "a number or a category", "list": "a list", "nums": "a list of numbers",
+        "points": "a list of points (records with x and y, or [x, y] pairs)",
+    }[kind]
+    return f"must be {want}, got {t}"
+
+
+def accepts_kind(kind: str, t: Type) -> bool:
+    return _kind_problem(kind, t) is None
+
+
+__all__ = ["SceneCompiler", "CNode", "CMark", "CGuide", "CFrame", "CScale", "CPanels", "CUse", "accepts",
+           "accepts_kind"]

@@ -1,0 +1,381 @@
+"""Evaluate a compiled scene tree (codegen/scene.py) into pixels: boxes, frames, guides, marks, layers, panels and
+components.
+
+Drawing is deferred: every mark and guide becomes an operation with a z value, and operations run in (z, order of
+declaration) order once the whole tree is evaluated, so `z` can lift a mark over marks declared after it. What a
+mark drew is bound to its state object in the render map (witnesses), grouped for the no-overlap rule, and its
+strokes are kept for the rule that text must not be crossed.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse
+from ..errors import EvalError
+from ..expr.compile import Budget, run
+from . import guides as G
+from .frames import (BandScale, CanvasFrame, CartesianFrame, Frame, GridFrame, LinearScale, LogScale, PlaneFrame,
+                     PolarFrame)
+from .marks import MARKS, Ctx, Drawn, RenderRejected
+from .painter import Painter
+
+MAX_MARKS = 20_000  # marks drawn by one scene
+MAX_PANELS = 256
+TITLE_PX = 30.0
+CAPTION_PX = 22.0
+
+
+@dataclass
+class Composer:
+    painter: Painter
+    paths: dict[int, str]
+    ops: list = field(default_factory=list)  # (z, seq, draw)
+    texts: list = field(default_factory=list)  # (box, item id) of text that must stay clear of strokes
+    strokes: list = field(default_factory=list)  # (segment, item id)
+    decisions: dict = field(default_factory=dict)
+    drawn: int = 0
+    unbound: int = 0
+
+    def op(self, z: float, fn) -> None:
+        self.ops.append((z, len(self.ops), fn))
+
+    def finish(self) -> None:
+        for _, _, fn in sorted(self.ops, key=lambda o: (o[0], o[1])):
+            fn()
+        self.check_text_clear()
+
+    # -- nodes --------------------------------------------------------------------------------------------------
+    def node(self, cn: CNode, env: dict, box: tuple, depth: int = 0, parent_frame: Frame | None = None,
+             record: bool = False) -> None:
+        env = dict(env)
+        for name, c in cn.lets:
+            env[name] = run(c, env)
+            if record and _plain(env[name]):
+                self.decisions[name] = env[name]
+        if cn.region is not None:
+            fx0, fy0, fx1, fy1 = (float(run(c, env)) for c in cn.region)
+            x0, y0, x1, y1 = box
+            w, h = x1 - x0, y1 - y0
+            box = (x0 + fx0 * w, y0 + fy0 * h, x0 + fx1 * w, y0 + fy1 * h)
+        if cn.inset is not None:
+            t, r, b, l_ = cn.inset
+            box = (box[0] + l_, box[1] + t, box[2] - r, box[3] - b)
+        if box[2] - box[0] < 4 or box[3] - box[1] < 4:
+            raise RenderRejected(f"a scene node's box is only {box[2] - box[0]:.0f} × {box[3] - box[1]:.0f} px: "
+                                 f"too small")
+        p = self.painter
+        if cn.background is not None:
+            rgb = p.theme.resolve(run(cn.background, env))
+            if rgb is not None:
+                b_ = box
+                self.op(-3, lambda: p.rect(*b_, rgb))
+        if cn.title is not None:
+            s = cn.title.render(env).strip()
+            if s:
+                b_ = box
+                size = G._fit_size(p, s, 15.0, b_[2] - b_[0] - 4, True)
+                self.op(0, lambda: p.text((b_[0] + b_[2]) / 2, b_[1] + TITLE_PX / 2, s, size, bold=True))
+                box = (box[0], box[1] + TITLE_PX, box[2], box[3])
+        if cn.caption is not None:
+            s = cn.caption.render(env).strip()
+            if s:
+                b_ = box
+                size = G._fit_size(p, s, 12.0, b_[2] - b_[0] - 4)
+                self.op(0, lambda: p.text((b_[0] + b_[2]) / 2, b_[3] - CAPTION_PX / 2, s, size))
+                box = (box[0], box[1], box[2], box[3] - CAPTION_PX)
+        if cn.use is not None:
+            self.use(cn.use, env, box, depth)
+            return
+        frame_spec = cn.frame
+        scales = self.scales(frame_spec, env) if frame_spec is not None else {}
+        guides = [self.guide_input(g, env) for g in cn.guides]
+        kind = frame_spec.kind if frame_spec is not None else (parent_frame.kind if parent_frame else "canvas")
+        # Legends and ramps take the outer strips, axes the inner ones, so tick labels sit next to the plot.
+        for g in sorted(guides, key=lambda g: g.kind == "axis"):
+            if g.kind == "table":
+                continue
+            r = G.reserve(p, g, kind, scales)
+            if r is None:
+                continue
+            side, px = r
+            box, g.reserved_box = _take(box, side, px)
+        if any(g.kind == "axis" for g in guides) and kind == "cartesian":
+            sides = {G.side_of(g) for g in guides if g.kind == "axis"}
+            box = (box[0] + (0 if "left" in sides else 12), box[1] + (0 if "top" in sides else 10),
+                   box[2] - (0 if "right" in sides else 14), box[3] - (0 if "bottom" in sides else 6))
+        if frame_spec is not None:
+            frame = self.frame(frame_spec, scales, env, box)
+        elif parent_frame is not None and parent_frame.box == box:
+            frame = parent_frame
+        else:
+            frame = CanvasFrame(box)
+        for g in guides:
+            self.op(-1, lambda g=g, frame=frame, box=box: G.draw(p, g, frame, box, self.bind_plain))
+        for cm in cn.marks:
+            self.mark(cm, env, frame)
+        for child in cn.layers:
+            self.node(child, env, box, depth + 1, frame)
+        if cn.panels is not None:
+            self.panels(cn.panels, env, box, depth)
+
+    def use(self, cu: CUse, env: dict, box: tuple, depth: int) -> None:
+        args = {}
+        for name, c in cu.args.items():
+            v = run(c, env)
+            limit = cu.limits.get(name)
+            if limit is not None and isinstance(v, list) and len(v) > limit:
+                raise EvalError(f"component '{cu.component}' draws at most {limit} {name}, got {len(v)} "
+                                f"({cu.where_text})")
+            args[name] = v
+        inner = {"level": env.get("level"), "vocab": env.get("vocab"), "$budget": env["$budget"],
+                 "$caller": env, **args}
+        if "$rng" in env:
+            inner["$rng"] = env["$rng"]
+        self.node(cu.body, inner, box, depth + 1)
+
+    def panels(self, cp, env: dict, box: tuple, depth: int) -> None:
+        if cp.each is not None:
+            items = run(cp.each, env)
+            nodes = [cp.panel] * len(items)
+        else:
+            items = [None] * len(cp.items)
+            nodes = cp.items
+        n = len(nodes)
+        if n == 0:
+            return
+        if n > min(cp.max, MAX_PANELS):
+            raise EvalError(f"{n} panels to draw (at most {min(cp.max, MAX_PANELS)})")
+        cols = run(cp.cols, env) if cp.cols is not None else math.ceil(math.sqrt(n))
+        if not isinstance(cols, int) or cols < 1:
+            raise EvalError(f"panels need cols ≥ 1, got {cols!r}")
+        cols = min(cols, n)
+        rows = math.ceil(n / cols)
+        x0, y0, x1, y1 = box
+        gap = cp.gap
+        w = (x1 - x0 - gap * (cols - 1)) / cols
+        h = (y1 - y0 - gap * (rows - 1)) / rows
+        for i, (node, item) in enumerate(zip(nodes, items)):
+            r, c = divmod(i, cols)
+            in_row = min(cols, n - r * cols)
+            left = x0 + (x1 - x0 - (in_row * w + (in_row - 1) * gap)) / 2  # a short last row is centred
+            sub = (left + c * (w + gap), y0 + r * (h + gap), left + c * (w + gap) + w, y0 + r * (h + gap) + h)
+            e = env
+            if cp.each is not None:
+                e = dict(env)
+                e[cp.as_name] = item
+                if cp.index_name:
+                    e[cp.index_name] = i
+            self.node(node, e, sub, depth + 1)
+
+    # -- frames -------------------------------------------------------------------------------------------------
+    def scales(self, cf: CFrame, env: dict) -> dict:
+        out = {}
+        for ch, cs in cf.scales.items():
+            out[ch] = _scale(cs, env)
+        return out
+
+    def frame(self, cf: CFrame, scales: dict, env: dict, box: tuple) -> Frame:
+        ex = {k: run(c, env) for k, c in cf.exprs.items()}
+        if cf.kind == "canvas":
+            return CanvasFrame(box)
+        if cf.kind == "cartesian":
+            return CartesianFrame(box, scales["x"], scales["y"], cf.flags.get("y_down", False))
+        if cf.kind == "plane":
+            for ch in ("x", "y"):
+                if len(ex[ch]) != 2:
+                    raise EvalError(f"a plane frame's {ch} range is [lo, hi], got {ex[ch]}")
+            return PlaneFrame(box, tuple(ex["x"]), tuple(ex["y"]))
+        if cf.kind == "polar":
+            return PolarFrame(box, scales["theta"], scales["r"], float(ex.get("start", -90.0)),
+                              cf.flags.get("clockwise", True), float(ex.get("inner", 0.0)),
+                              float(ex.get("sweep", 360.0)))
+        if cf.kind == "grid":
+            return GridFrame(box, ex["rows"], ex["cols"], cf.flags.get("hex", False))
+        if cf.kind == "camera":
+            from .camera import CameraFrame
+
+            return CameraFrame(box, cf.flags.get("projection", "isometric"), ex)
+        raise EvalError(f"unknown frame {cf.kind}")  # pragma: no cover - compile time rejects it
+
+    # -- guides -------------------------------------------------------------------------------------------------
+    def guide_input(self, cg: CGuide, env: dict) -> G.GuideInput:
+        spec = G.GUIDES[cg.kind]
+        values = {k: run(c, env) for k, c in cg.exprs.items() if k not in spec.per_entry}
+        texts = {k: t.render(env).strip() for k, t in cg.texts.items()}
+        g = G.GuideInput(cg.kind, values, texts, cg.options)
+        if cg.each is not None:
+            items = run(cg.each, env)
+            e = dict(env)
+            for item in items:
+                e[cg.as_name] = item
+                if cg.kind == "table":
+                    g.entries.append([{k: run(c, e) for k, c in col.items() if k in ("text", "fill", "color")
+                                       and c is not None} for col in cg.columns])
+                else:
+                    g.entries.append({k: run(cg.exprs[k], e) for k in spec.per_entry if k in cg.exprs})
+                g.items.append(item)
+        if cg.kind == "table":
+            g.columns = [{"header_text": col["header"].render(env).strip() if col["header"] else "",
+                          "weight": col["weight"], "width": col["width"]} for col in cg.columns]
+        return g
+
+    def bind_plain(self, item, box) -> None:
+        if item is not None and id(item) in self.paths:
+            self.painter.bind(item, box)
+
+    # -- marks --------------------------------------------------------------------------------------------------
+    def mark(self, cm: CMark, env: dict, frame: Frame) -> None:
+        spec = MARKS[cm.kind]
+        if cm.each is not None:
+            items = run(cm.each, env)
+        else:
+            items = [None]
+        e = dict(env)
+        for i, item in enumerate(items):
+            if cm.each is not None:
+                e[cm.as_name] = item
+                if cm.index_name:
+                    e[cm.index_name] = i
+            if cm.where is not None and not run(cm.where, e):
+                continue
+            values = {k: run(c, e) for k, c in cm.channels.items()}
+            for k, ch in spec.channels.items():
+                if k not in values and ch.default is not None:
+                    values[k] = ch.default
+            if cm.bind is not None:
+                obj = run(cm.bind, e)
+            elif cm.bind_items and cm.kind != "text":
+                obj = item
+            else:
+                obj = None
+            self.drawn += 1
+            if self.drawn > MAX_MARKS:
+                raise EvalError(f"the scene draws more than {MAX_MARKS} marks")
+            z = float(values.get("z", 0.0))
+            self.op(z, lambda cm=cm, values=values, obj=obj, item=item, frame=frame:
+                    self.draw(cm, values, obj, item, frame))
+
+    def draw(self, cm: CMark, values: dict, obj, item, frame: Frame) -> None:
+        spec = MARKS[cm.kind]
+        ctx = Ctx(self.painter, frame, cm.options.get("sizes", "px"))
+        try:
+            drawn: Drawn = spec.draw(ctx, values, cm.options)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+            raise EvalError(f"{cm.kind} mark at {cm.where_text}: {type(exc).__name__}: {exc}") from None
+        except EvalError as exc:
+            raise EvalError(f"{cm.kind} mark at {cm.where_text}: {exc}") from None
+        key = id(item) if item is not None else id(values)
+        for seg in drawn.segments:
+            self.strokes.append((seg, key))
+        if cm.clear and drawn.text_box is not None:
+            self.texts.append((drawn.text_box, key, cm.where_text))
+        p = self.painter
+        bound = obj is not None and id(obj) in self.paths
+        if bound:
+            p.bind(obj, drawn.bbox, cm.group, drawn.circle)
+            entry = p.render_map[self.paths[id(obj)]]
+            entry.setdefault("mark", cm.kind)
+            if drawn.geometry and "geometry" not in entry:
+                entry["geometry"] = _scaled(drawn.geometry, p.scale)
+        elif cm.group is not None:
+            self.unbound += 1
+            k = p.scale
+            box = tuple(round(v * k, 2) for v in drawn.bbox)
+            circle = tuple(v * k for v in drawn.circle) if drawn.circle else None
+            p.no_overlap_groups.setdefault(cm.group, []).append((f"{cm.kind} mark at {cm.where_text} #{self.unbound}",
+                                                                 box, circle))
+
+    def check_text_clear(self) -> None:
+        for box, key, where in self.texts:
+            x0, y0, x1, y1 = box
+            for (ax, ay, bx, by), other in self.strokes:
+                if other == key:
+                    continue
+                if _segment_hits_box(ax, ay, bx, by, (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)):
+                    raise RenderRejected(f"text of the mark at {where} is crossed by a stroke: crossed")
+
+
+def _plain(v) -> bool:
+    if isinstance(v, (int, float, str, bool)) or v is None:
+        return True
+    if isinstance(v, list) and len(v) <= 64:
+        return all(isinstance(x, (int, float, str, bool)) for x in v)
+    return False
+
+
+def _scale(cs: CScale, env: dict):
+    dom = run(cs.domain, env)
+    if cs.kind == "band":
+        padding = float(run(cs.padding, env)) if cs.padding is not None else 0.2
+        return BandScale(dom, padding)
+    if not dom:
+        raise EvalError(f"a {cs.kind} scale's domain is empty")
+    lo, hi = min(dom), max(dom)
+    if cs.kind == "log":
+        return LogScale(lo, hi)
+    if cs.zero:
+        lo, hi = min(lo, 0), max(hi, 0)
+    return LinearScale(lo, hi, cs.nice, cs.ticks)
+
+
+def _take(box: tuple, side: str, px: float) -> tuple[tuple, tuple]:
+    """Split px off one side of a box: (the rest, the strip)."""
+    x0, y0, x1, y1 = box
+    if side == "left":
+        return (x0 + px, y0, x1, y1), (x0, y0, x0 + px, y1)
+    if side == "right":
+        return (x0, y0, x1 - px, y1), (x1 - px, y0, x1, y1)
+    if side == "top":
+        return (x0, y0 + px, x1, y1), (x0, y0, x1, y0 + px)
+    if side == "bottom":
+        return (x0, y0, x1, y1 - px), (x0, y1 - px, x1, y1)
+    return (x0 + px, y0 + px, x1 - px, y1 - px), box  # "all": a margin around (polar rim labels)
+
+
+def _scaled(geometry: dict, k: float) -> dict:
+    out = {}
+    for key, v in geometry.items():
+        if key in ("start", "sweep", "size", "lines", "cell"):
+            out[key] = v
+        elif isinstance(v, list) and v and isinstance(v[0], list):
+            out[key] = [[round(a * k, 2) for a in pt] for pt in v]
+        elif isinstance(v, list):
+            out[key] = [round(a * k, 2) for a in v]
+        elif isinstance(v, (int, float)):
+            out[key] = round(v * k, 2)
+        else:
+            out[key] = v
+    return out
+
+
+def _segment_hits_box(ax, ay, bx, by, box) -> bool:
+    x0, y0, x1, y1 = box
+    if x1 <= x0 or y1 <= y0:
+        return False
+    # Liang–Barsky clipping: does any part of the segment lie inside the box?
+    dx, dy = bx - ax, by - ay
+    t0, t1 = 0.0, 1.0
+    for p_, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
+        if p_ == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p_
+        if p_ < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
+def render_composed(scene: CNode, painter: Painter, paths: dict[int, str], env: dict) -> dict:
+    comp = Composer(painter, paths)
+    comp.node(scene, env, (0.0, 0.0, float(painter.width), float(painter.height)), record=True)
+    comp.finish()
+    return comp.decisions
+
+
+__all__ = ["render_composed", "Composer", "Budget"]

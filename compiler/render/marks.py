@@ -1,0 +1,649 @@
+"""Marks: the drawable primitives of the scene language, each a table of channels and one draw function.
+
+A mark is declared in YAML as `- KIND: {channel: expression, ...}`; compiler/codegen/scene.py checks the channel
+names and types against `MARKS`, compose.py evaluates the channels per item and calls the draw function here with
+the frame the mark lives in. Positions (`x`, `y`, `x2`, `y2`, `points`) are in frame units; sizes (`r`, `size`,
+`width`, ...) are pixels unless the mark says `sizes: frame`. A draw function paints with skia and returns what it
+drew (`Drawn`): the pixel box, and the shapes the legibility rules look at (a bounding circle, stroke segments, a
+text box).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import skia
+
+from ..errors import EvalError
+from .frames import Frame, GridFrame, PolarFrame, _number
+from .painter import SHAPES, Painter, _font
+from .pictograms import PICTOGRAMS, pictogram
+
+RGB = tuple[int, int, int]
+
+MIN_FONT = 7.0  # fitted text never shrinks below this many pixels
+
+
+class RenderRejected(Exception):
+    """This render breaks a legibility rule; the scene is redrawn from the render stream (never resampled)."""
+
+
+@dataclass
+class Drawn:
+    bbox: tuple[float, float, float, float]
+    circle: tuple[float, float, float] | None = None  # a tighter shape for overlap checks (glyphs, dots)
+    segments: list[tuple[float, float, float, float]] = field(default_factory=list)  # stroke pieces
+    text_box: tuple[float, float, float, float] | None = None
+    geometry: dict = field(default_factory=dict)  # mark-specific numbers recorded in the render map
+
+
+@dataclass(frozen=True)
+class Channel:
+    kind: str  # pos (number or category), num, int, str, text (anything shown as text), color, bool, points, nums
+    required: bool = False
+    default: object = None
+
+
+@dataclass(frozen=True)
+class MarkKind:
+    name: str
+    channels: dict[str, Channel]
+    options: dict[str, tuple]  # constant options: name → allowed values (first is the default)
+    draw: Callable
+    summary: str
+
+
+# Channels every mark has.
+COMMON = {
+    "fill": Channel("color"), "stroke": Channel("color"), "stroke_width": Channel("num", default=1.0),
+    "opacity": Channel("num", default=1.0), "z": Channel("num", default=0.0),
+    "dx": Channel("num", default=0.0), "dy": Channel("num", default=0.0),
+}
+COMMON_OPTIONS = {"sizes": ("px", "frame")}
+
+MARKS: dict[str, MarkKind] = {}
+
+
+def mark(name: str, channels: dict, options: dict | None = None, summary: str = ""):
+    def register(fn):
+        MARKS[name] = MarkKind(name, {**COMMON, **channels}, {**COMMON_OPTIONS, **(options or {})}, fn, summary)
+        return fn
+
+    return register
+
+
+# -- paint helpers ----------------------------------------------------------------------------------------------
+def paint(rgb: RGB, opacity: float = 1.0, stroke: float | None = None, dash=None, cap: str = "butt") -> skia.Paint:
+    alpha = max(0, min(255, round(255 * opacity)))
+    p = skia.Paint(AntiAlias=True, Color=skia.Color(rgb[0], rgb[1], rgb[2], alpha))
+    if stroke is not None:
+        p.setStyle(skia.Paint.kStroke_Style)
+        p.setStrokeWidth(stroke)
+        p.setStrokeJoin(skia.Paint.kRound_Join)
+        if cap == "round":
+            p.setStrokeCap(skia.Paint.kRound_Cap)
+        if dash:
+            p.setPathEffect(skia.DashPathEffect.Make([float(d) for d in dash], 0))
+    return p
+
+
+@dataclass
+class Ctx:
+    """Everything a draw function needs besides the channel values."""
+
+    painter: Painter
+    frame: Frame
+    sizes: str = "px"
+
+    @property
+    def canvas(self) -> skia.Canvas:
+        return self.painter.canvas
+
+    @property
+    def theme(self):
+        return self.painter.theme
+
+    def size(self, v, what: str) -> float:
+        v = _number(v, what)
+        if v < 0:
+            raise EvalError(f"{what} cannot be negative, got {v:g}")
+        return self.frame.length(v) if self.sizes == "frame" else v
+
+    def color(self, v) -> RGB | None:
+        return self.theme.resolve(v)
+
+    def fill_and_stroke(self, v: dict, path: skia.Path, default_fill=None, default_stroke=None) -> None:
+        fill = self.color(v["fill"]) if v.get("fill") is not None else default_fill
+        stroke = self.color(v["stroke"]) if v.get("stroke") is not None else default_stroke
+        op = _number(v.get("opacity", 1.0), "opacity")
+        if fill is not None:
+            self.canvas.drawPath(path, paint(fill, op))
+        if stroke is not None and v.get("stroke_width", 1.0) > 0:
+            self.canvas.drawPath(path, paint(stroke, op, _number(v.get("stroke_width", 1.0), "stroke_width"),
+                                             v.get("dash")))
+        self.painter.marks += 1
+
+
+def _bounds(pts) -> tuple[float, float, float, float]:
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _offset(v: dict) -> tuple[float, float]:
+    return _number(v.get("dx", 0.0), "dx"), _number(v.get("dy", 0.0), "dy")
+
+
+def points_of(value, what: str) -> list[tuple]:
+    """A points channel: a list of records with x and y, or of [x, y] pairs."""
+    if not isinstance(value, list):
+        raise EvalError(f"{what} must be a list of points, got {value!r}")
+    out = []
+    for p in value:
+        if isinstance(p, dict):
+            out.append((p["x"], p["y"]))
+        elif isinstance(p, list) and len(p) >= 2:
+            out.append((p[0], p[1]))
+        else:
+            raise EvalError(f"{what}: a point is a record with x and y or a pair [x, y], got {p!r}")
+    return out
+
+
+def _segments_of(pts: list[tuple[float, float]], closed: bool) -> list[tuple[float, float, float, float]]:
+    segs = [(a[0], a[1], b[0], b[1]) for a, b in zip(pts, pts[1:])]
+    if closed and len(pts) > 2:
+        segs.append((pts[-1][0], pts[-1][1], pts[0][0], pts[0][1]))
+    return segs
+
+
+# -- rect, circle, ellipse --------------------------------------------------------------------------------------
+@mark("rect", {"x": Channel("pos", True), "y": Channel("pos", True), "x2": Channel("pos"), "y2": Channel("pos"),
+               "width": Channel("num"), "height": Channel("num"), "corner": Channel("num", default=0.0),
+               "dash": Channel("nums")},
+      options={"anchor": ("corner", "center")},
+      summary="a box: from (x, y) to (x2, y2), a category's band, or width × height at (x, y); corner radius")
+def draw_rect(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    f = ctx.frame
+    x0, x1 = f.span_x(v["x"], v.get("x2"))
+    y0, y1 = f.span_y(v["y"], v.get("y2"))
+    if v.get("width") is not None:
+        w = ctx.size(v["width"], "width")
+        x0, x1 = (x0 - w / 2, x0 + w / 2) if opts["anchor"] == "center" else (x0, x0 + w)
+    if v.get("height") is not None:
+        h = ctx.size(v["height"], "height")
+        down = not f.y_up
+        if opts["anchor"] == "center":
+            y0, y1 = y0 - h / 2, y0 + h / 2
+        else:
+            y0, y1 = (y0, y0 + h) if down else (y0 - h, y0)
+    dx, dy = _offset(v)
+    x0, x1 = sorted((x0 + dx, x1 + dx))
+    y0, y1 = sorted((y0 + dy, y1 + dy))
+    r = skia.Rect.MakeLTRB(x0, y0, x1, y1)
+    path = skia.Path()
+    corner = _number(v.get("corner", 0.0), "corner")
+    if corner > 0:
+        path.addRRect(skia.RRect.MakeRectXY(r, corner, corner))
+    else:
+        path.addRect(r)
+    ctx.fill_and_stroke(v, path, default_fill=ctx.theme.color(ctx.theme.series))
+    return Drawn((x0, y0, x1, y1), segments=_segments_of([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], True)
+                 if v.get("stroke") is not None else [])
+
+
+@mark("circle", {"x": Channel("pos", True), "y": Channel("pos", True), "r": Channel("num", default=5.0),
+                 "dash": Channel("nums")},
+      summary="a disc of radius r around (x, y)")
+def draw_circle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    cx, cy = ctx.frame.point(v["x"], v["y"])
+    dx, dy = _offset(v)
+    cx, cy = cx + dx, cy + dy
+    r = ctx.size(v.get("r", 5.0), "r")
+    path = skia.Path()
+    path.addCircle(cx, cy, r)
+    ctx.fill_and_stroke(v, path, default_fill=ctx.theme.color(ctx.theme.series))
+    half = _number(v.get("stroke_width", 1.0), "stroke_width") / 2 if v.get("stroke") is not None else 0.0
+    return Drawn((cx - r - half, cy - r - half, cx + r + half, cy + r + half), circle=(cx, cy, r + half),
+                 geometry={"center": [round(cx, 2), round(cy, 2)], "r": round(r, 2)})
+
+
+@mark("ellipse", {"x": Channel("pos", True), "y": Channel("pos", True), "rx": Channel("num", True),
+                  "ry": Channel("num", True), "rotate": Channel("num", default=0.0)},
+      summary="an ellipse with radii rx, ry around (x, y), turned by rotate degrees")
+def draw_ellipse(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    cx, cy = ctx.frame.point(v["x"], v["y"])
+    dx, dy = _offset(v)
+    cx, cy = cx + dx, cy + dy
+    rx, ry = ctx.size(v["rx"], "rx"), ctx.size(v["ry"], "ry")
+    rot = ctx.frame.angle(_number(v.get("rotate", 0.0), "rotate"))
+    path = skia.Path()
+    path.addOval(skia.Rect.MakeLTRB(cx - rx, cy - ry, cx + rx, cy + ry))
+    m = skia.Matrix()
+    m.setRotate(rot, cx, cy)
+    path.transform(m)
+    ctx.fill_and_stroke(v, path, default_fill=ctx.theme.color(ctx.theme.series))
+    b = path.computeTightBounds()
+    return Drawn((b.left(), b.top(), b.right(), b.bottom()))
+
+
+# -- wedges and arcs --------------------------------------------------------------------------------------------
+def _sector(ctx: Ctx, v: dict) -> tuple[float, float, float, float, float, float]:
+    """(cx, cy, r_inner, r_outer, start, sweep) in screen pixels/degrees, from polar channels or a centre."""
+    f = ctx.frame
+    if isinstance(f, PolarFrame) and v.get("r") is None:
+        a0 = f.screen_angle(v["x"])
+        a1 = f.screen_angle(v["x2"]) if v.get("x2") is not None else a0
+        r0 = f.radial(v["y"]) if v.get("y") is not None else f.radius * f.inner
+        r1 = f.radial(v["y2"]) if v.get("y2") is not None else f.radius
+        return f.cx, f.cy, min(r0, r1), max(r0, r1), a0, a1 - a0
+    cx, cy = f.point(v["x"], v["y"])
+    r = ctx.size(v["r"] if v.get("r") is not None else 20.0, "r")
+    ri = ctx.size(v.get("r_inner") or 0.0, "r_inner")
+    start = f.angle(_number(v.get("start", 0.0), "start"))
+    end = f.angle(_number(v.get("end", 360.0), "end"))
+    return cx, cy, ri, r, start, end - start
+
+
+def _arc_pts(cx, cy, r, start, sweep, steps: int = 32):
+    return [(cx + r * math.cos(math.radians(start + sweep * i / steps)),
+             cy + r * math.sin(math.radians(start + sweep * i / steps))) for i in range(steps + 1)]
+
+
+SECTOR_CHANNELS = {
+    "x": Channel("pos", True), "y": Channel("pos"), "x2": Channel("pos"), "y2": Channel("pos"),
+    "r": Channel("num"), "r_inner": Channel("num"), "start": Channel("num"), "end": Channel("num"),
+}
+
+
+@mark("wedge", SECTOR_CHANNELS,
+      summary="a pie or ring sector: in a polar frame from angle x to x2 and radius y to y2; elsewhere around "
+              "(x, y) with r, r_inner and start/end degrees")
+def draw_wedge(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    cx, cy, ri, r, start, sweep = _sector(ctx, v)
+    dx, dy = _offset(v)
+    cx, cy = cx + dx, cy + dy
+    path = skia.Path()
+    outer = skia.Rect.MakeLTRB(cx - r, cy - r, cx + r, cy + r)
+    if abs(sweep) >= 360 - 1e-9:
+        path.addCircle(cx, cy, r)
+        if ri > 0:
+            path.addCircle(cx, cy, ri, skia.PathDirection.kCCW)
+    elif ri > 0:
+        path.arcTo(outer, start, sweep, True)
+        path.arcTo(skia.Rect.MakeLTRB(cx - ri, cy - ri, cx + ri, cy + ri), start + sweep, -sweep, False)
+        path.close()
+    else:
+        path.moveTo(cx, cy)
+        path.arcTo(outer, start, sweep, False)
+        path.close()
+    ctx.fill_and_stroke(v, path, default_fill=ctx.theme.color(ctx.theme.series))
+    pts = _arc_pts(cx, cy, r, start, sweep) + (_arc_pts(cx, cy, ri, start, sweep) if ri > 0 else [(cx, cy)])
+    mid = math.radians(start + sweep / 2)
+    rm = (r + ri) / 2 if ri > 0 else r * 0.6
+    return Drawn(_bounds(pts), geometry={
+        "center": [round(cx, 2), round(cy, 2)], "r": round(r, 2), "r_inner": round(ri, 2),
+        "start": round(start, 4), "sweep": round(sweep, 4),
+        "label_point": [round(cx + rm * math.cos(mid), 2), round(cy + rm * math.sin(mid), 2)]})
+
+
+@mark("arc", {**SECTOR_CHANNELS, "dash": Channel("nums")}, options={"arrow": ("none", "end", "start", "both")},
+      summary="an open circular arc, same geometry channels as wedge (the outer radius), optional arrowheads")
+def draw_arc(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    cx, cy, ri, r, start, sweep = _sector(ctx, v)
+    dx, dy = _offset(v)
+    cx, cy = cx + dx, cy + dy
+    path = skia.Path()
+    path.addArc(skia.Rect.MakeLTRB(cx - r, cy - r, cx + r, cy + r), start, sweep)
+    width = _number(v.get("stroke_width", 1.0), "stroke_width")
+    color = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    op = _number(v.get("opacity", 1.0), "opacity")
+    ctx.canvas.drawPath(path, paint(color, op, width, v.get("dash")))
+    ctx.painter.marks += 1
+    pts = _arc_pts(cx, cy, r, start, sweep)
+    if opts["arrow"] in ("end", "both"):
+        _arrowhead(ctx, pts[-2], pts[-1], color, width, op)
+    if opts["arrow"] in ("start", "both"):
+        _arrowhead(ctx, pts[1], pts[0], color, width, op)
+    return Drawn(_bounds(pts), segments=_segments_of(pts, False),
+                 geometry={"center": [round(cx, 2), round(cy, 2)], "r": round(r, 2), "start": round(start, 4),
+                           "sweep": round(sweep, 4)})
+
+
+# -- lines, polylines, polygons, smooth paths -------------------------------------------------------------------
+def _arrowhead(ctx: Ctx, a, b, color: RGB, width: float, opacity: float) -> tuple:
+    head = max(7.0, 3.2 * width)
+    ang = math.atan2(b[1] - a[1], b[0] - a[0])
+    left = (b[0] - head * math.cos(ang - 0.42), b[1] - head * math.sin(ang - 0.42))
+    right = (b[0] - head * math.cos(ang + 0.42), b[1] - head * math.sin(ang + 0.42))
+    path = skia.Path()
+    path.addPoly([skia.Point(*b), skia.Point(*left), skia.Point(*right)], True)
+    ctx.canvas.drawPath(path, paint(color, opacity))
+    return left, right
+
+
+def _stroke_path(ctx: Ctx, v: dict, pts: list, closed: bool, opts: dict, path: skia.Path | None = None) -> Drawn:
+    width = _number(v.get("stroke_width", 2.0) if v.get("stroke_width") is not None else 2.0, "stroke_width")
+    color = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    op = _number(v.get("opacity", 1.0), "opacity")
+    if path is None:
+        path = skia.Path()
+        path.addPoly([skia.Point(*p) for p in pts], closed)
+    ctx.canvas.drawPath(path, paint(color, op, width, v.get("dash"), opts.get("cap", "butt")))
+    ctx.painter.marks += 1
+    extra = []
+    arrow = opts.get("arrow", "none")
+    if arrow in ("end", "both") and len(pts) >= 2:
+        extra += _arrowhead(ctx, pts[-2], pts[-1], color, width, op)
+    if arrow in ("start", "both") and len(pts) >= 2:
+        extra += _arrowhead(ctx, pts[1], pts[0], color, width, op)
+    x0, y0, x1, y1 = _bounds(list(pts) + extra)
+    h = width / 2
+    return Drawn((x0 - h, y0 - h, x1 + h, y1 + h), segments=_segments_of(pts, closed),
+                 geometry={"points": [[round(x, 2), round(y, 2)] for x, y in pts]})
+
+
+@mark("line", {"x": Channel("pos", True), "y": Channel("pos", True), "x2": Channel("pos", True),
+               "y2": Channel("pos", True), "dash": Channel("nums")},
+      options={"arrow": ("none", "end", "start", "both"), "cap": ("butt", "round")},
+      summary="a straight segment from (x, y) to (x2, y2); dash [on, off], arrowheads at either end")
+def draw_line(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    dx, dy = _offset(v)
+    a = ctx.frame.point(v["x"], v["y"])
+    b = ctx.frame.point(v["x2"], v["y2"])
+    return _stroke_path(ctx, v, [(a[0] + dx, a[1] + dy), (b[0] + dx, b[1] + dy)], False, opts)
+
+
+def _frame_points(ctx: Ctx, v: dict) -> list[tuple[float, float]]:
+    dx, dy = _offset(v)
+    pts = [ctx.frame.point(x, y) for x, y in points_of(v["points"], "points")]
+    if len(pts) < 2:
+        raise EvalError(f"a path needs at least 2 points, got {len(pts)}")
+    return [(x + dx, y + dy) for x, y in pts]
+
+
+@mark("polyline", {"points": Channel("points", True), "dash": Channel("nums")},
+      options={"arrow": ("none", "end", "start", "both"), "cap": ("butt", "round")},
+      summary="a stroke through points in order")
+def draw_polyline(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    return _stroke_path(ctx, v, _frame_points(ctx, v), False, opts)
+
+
+@mark("polygon", {"points": Channel("points", True), "dash": Channel("nums")},
+      summary="a closed polygon through points (fill and/or stroke)")
+def draw_polygon(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    pts = _frame_points(ctx, v)
+    path = skia.Path()
+    path.addPoly([skia.Point(*p) for p in pts], True)
+    ctx.fill_and_stroke(v, path, default_fill=ctx.theme.color(ctx.theme.series))
+    return Drawn(_bounds(pts), segments=_segments_of(pts, True) if v.get("stroke") is not None else [],
+                 geometry={"points": [[round(x, 2), round(y, 2)] for x, y in pts]})
+
+
+def smooth_path(pts: list[tuple[float, float]], curve: str, closed: bool) -> tuple[skia.Path, list]:
+    """A Catmull-Rom spline through the points (as cubic Béziers), or cubic Béziers with the points as controls;
+    returns the path and a dense polyline of it (for boxes and crossing checks)."""
+    path = skia.Path()
+    path.moveTo(*pts[0])
+    dense = [pts[0]]
+
+    def cubic(p0, c1, c2, p3):
+        path.cubicTo(c1[0], c1[1], c2[0], c2[1], p3[0], p3[1])
+        for k in range(1, 9):
+            t = k / 8
+            u = 1 - t
+            dense.append((u ** 3 * p0[0] + 3 * u * u * t * c1[0] + 3 * u * t * t * c2[0] + t ** 3 * p3[0],
+                          u ** 3 * p0[1] + 3 * u * u * t * c1[1] + 3 * u * t * t * c2[1] + t ** 3 * p3[1]))
+
+    if curve == "bezier":
+        if (len(pts) - 1) % 3:
+            raise EvalError(f"a bezier path takes 1 + 3k points (start, then two controls and an end per piece), "
+                            f"got {len(pts)}")
+        for i in range(1, len(pts), 3):
+            cubic(pts[i - 1], pts[i], pts[i + 1], pts[i + 2])
+    else:
+        ring = pts + [pts[0]] if closed else pts
+        n = len(ring)
+        for i in range(n - 1):
+            p0 = ring[i - 1] if i > 0 else (ring[-2] if closed else ring[0])
+            p1, p2 = ring[i], ring[i + 1]
+            p3 = ring[i + 2] if i + 2 < n else (ring[1] if closed else ring[-1])
+            c1 = (p1[0] + (p2[0] - p0[0]) / 6, p1[1] + (p2[1] - p0[1]) / 6)
+            c2 = (p2[0] - (p3[0] - p1[0]) / 6, p2[1] - (p3[1] - p1[1]) / 6)
+            cubic(p1, c1, c2, p2)
+    if closed:
+        path.close()
+    return path, dense
+
+
+@mark("path", {"points": Channel("points", True), "dash": Channel("nums")},
+      options={"curve": ("catmull", "bezier"), "closed": (False, True), "arrow": ("none", "end", "start", "both")},
+      summary="a smooth curve: a Catmull-Rom spline through the points, or cubic Béziers (controls given)")
+def draw_path(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    pts = _frame_points(ctx, v)
+    path, dense = smooth_path(pts, opts["curve"], opts["closed"])
+    if opts["closed"] and v.get("fill") is not None:
+        ctx.canvas.drawPath(path, paint(ctx.color(v["fill"]), _number(v.get("opacity", 1.0), "opacity")))
+    if v.get("stroke") is None and v.get("fill") is not None:
+        ctx.painter.marks += 1
+        return Drawn(_bounds(dense))
+    return _stroke_path(ctx, v, dense, opts["closed"], opts, path)
+
+
+# -- text -------------------------------------------------------------------------------------------------------
+def wrap_words(words: list[str], font: skia.Font, width: float) -> list[str]:
+    lines, cur = [], ""
+    for w in words:
+        trial = f"{cur} {w}" if cur else w
+        if cur and font.measureText(trial) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = trial
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+@mark("text", {"x": Channel("pos", True), "y": Channel("pos", True), "text": Channel("text", True),
+               "size": Channel("num", default=13.0), "rotate": Channel("num", default=0.0),
+               "fit": Channel("num"), "wrap": Channel("num"), "height": Channel("num"),
+               "color": Channel("color")},
+      options={"anchor": ("middle", "start", "end"), "baseline": ("middle", "top", "bottom"),
+               "weight": ("normal", "bold"), "halo": (False, True)},
+      summary="text at (x, y): size, weight, anchor, baseline, rotation; `fit` shrinks it to a width, `wrap` "
+              "breaks it into lines of a width (and `height` shrinks the block to fit)")
+def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    s = v["text"]
+    s = s if isinstance(s, str) else _text_of(s)
+    x, y = ctx.frame.point(v["x"], v["y"])
+    dx, dy = _offset(v)
+    x, y = x + dx, y + dy
+    bold = opts["weight"] == "bold"
+    size = _number(v.get("size", 13.0), "size") * ctx.theme.font_scale
+    if size <= 0 or size > 400:
+        raise EvalError(f"text size must be in (0, 400] px, got {size:g}")
+    fit = v.get("fit")
+    wrap = v.get("wrap")
+    max_h = v.get("height")
+    lines = [s]
+    while True:
+        font = _font(round(size, 1), bold)
+        if wrap is not None:
+            lines = wrap_words(s.split(), font, _number(wrap, "wrap"))
+        widest = max(font.measureText(line) for line in lines) if lines else 0.0
+        m = font.getMetrics()
+        ascent, descent = -m.fAscent, m.fDescent
+        line_h = (ascent + descent) * 1.15
+        too_wide = (fit is not None and widest > _number(fit, "fit")) or \
+            (wrap is not None and widest > _number(wrap, "wrap"))
+        too_tall = max_h is not None and line_h * len(lines) > _number(max_h, "height")
+        if not (too_wide or too_tall):
+            break
+        if size <= MIN_FONT:
+            raise RenderRejected(f"text '{s[:30]}' does not fit its box even at {MIN_FONT:g} px: overflow")
+        size = max(MIN_FONT, size - 0.5)
+    block_h = line_h * (len(lines) - 1) + ascent + descent
+    top = {"middle": -block_h / 2, "top": 0.0, "bottom": -block_h}[opts["baseline"]]
+    color = ctx.color(v["color"]) if v.get("color") is not None else (
+        ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.ink)
+    op = _number(v.get("opacity", 1.0), "opacity")
+    rot = _number(v.get("rotate", 0.0), "rotate")
+    ctx.canvas.save()
+    ctx.canvas.translate(x, y)
+    if rot:
+        ctx.canvas.rotate(ctx.frame.angle(rot) if ctx.frame.y_up else rot)
+    boxes = []
+    for k, line in enumerate(lines):
+        w = font.measureText(line)
+        lx = {"start": 0.0, "middle": -w / 2, "end": -w}[opts["anchor"]]
+        base = top + k * line_h + ascent
+        if opts["halo"]:
+            halo = paint(ctx.theme.background, op, max(2.0, size * 0.22))
+            ctx.canvas.drawString(line, lx, base, font, halo)
+        ctx.canvas.drawString(line, lx, base, font, paint(color, op))
+        boxes.append((lx, top + k * line_h, lx + w, top + k * line_h + ascent + descent))
+    ctx.canvas.restore()
+    ctx.painter.marks += 1
+    bx0, by0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    bx1, by1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    corners = [(bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1)]
+    if rot:
+        a = math.radians(ctx.frame.angle(rot) if ctx.frame.y_up else rot)
+        ca, sa = math.cos(a), math.sin(a)
+        corners = [(px * ca - py * sa, px * sa + py * ca) for px, py in corners]
+    box = _bounds([(x + px, y + py) for px, py in corners])
+    return Drawn(box, text_box=box, geometry={"size": round(size, 2), "lines": len(lines)})
+
+
+def _text_of(v) -> str:
+    from .frames import tick_text
+
+    return tick_text(v)
+
+
+# -- glyphs and pictograms --------------------------------------------------------------------------------------
+def glyph_points(kind: str, cx: float, cy: float, r: float) -> list[tuple[float, float]] | None:
+    table = {"triangle": (3, -90.0, None), "diamond": (4, 0.0, None), "pentagon": (5, -90.0, None),
+             "hexagon": (6, 0.0, None), "star": (5, -90.0, 0.45)}
+    if kind not in table:
+        return None
+    sides, rot, inner = table[kind]
+    count = sides * (2 if inner else 1)
+    pts = []
+    for i in range(count):
+        a = math.radians(rot + i * 360.0 / count)
+        rr = r if not inner or i % 2 == 0 else r * inner
+        pts.append((cx + rr * math.cos(a), cy + rr * math.sin(a)))
+    return pts
+
+
+@mark("glyph", {"x": Channel("pos", True), "y": Channel("pos", True), "shape": Channel("str", True),
+                "size": Channel("num", default=10.0), "angle": Channel("num", default=0.0)},
+      summary="a shape glyph (circle, square, triangle, diamond, pentagon, hexagon, star) or a pictogram "
+              "(house, tree, car, ...) of radius `size` at (x, y); fill is the colour, stroke the outline")
+def draw_glyph(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    cx, cy = ctx.frame.point(v["x"], v["y"])
+    dx, dy = _offset(v)
+    cx, cy = cx + dx, cy + dy
+    r = ctx.size(v.get("size", 10.0), "size")
+    kind = v["shape"]
+    fill = ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.color(ctx.theme.series)
+    if kind in PICTOGRAMS:
+        box = pictogram(ctx.painter, kind, cx, cy, r, fill, _number(v.get("angle", 0.0), "angle"))
+        return Drawn(box, circle=(cx, cy, r + 1))
+    if kind not in SHAPES:
+        raise EvalError(f"unknown glyph '{kind}' (shapes: {', '.join(SHAPES)}; pictograms: {', '.join(PICTOGRAMS)})")
+    stroke = v.get("stroke", "ink")
+    sw = _number(v.get("stroke_width", 1.5) if v.get("stroke_width") not in (None, 1.0) else 1.5, "stroke_width")
+    vv = {**v, "fill": None, "stroke": stroke, "stroke_width": sw}
+    path = skia.Path()
+    if kind == "circle":
+        path.addCircle(cx, cy, r)
+        box, circle = (cx - r, cy - r, cx + r, cy + r), (cx, cy, r)
+    elif kind == "square":
+        s = r * 0.85
+        path.addRect(skia.Rect.MakeLTRB(cx - s, cy - s, cx + s, cy + s))
+        box, circle = (cx - s, cy - s, cx + s, cy + s), (cx, cy, s * math.sqrt(2))
+    else:
+        pts = glyph_points(kind, cx, cy, r)
+        path.addPoly([skia.Point(*p) for p in pts], True)
+        box, circle = _bounds(pts), (cx, cy, r)
+    m = skia.Matrix()
+    ang = _number(v.get("angle", 0.0), "angle")
+    if ang:
+        m.setRotate(ang, cx, cy)
+        path.transform(m)
+        b = path.computeTightBounds()
+        box = (b.left(), b.top(), b.right(), b.bottom())
+    ctx.canvas.drawPath(path, paint(fill, _number(v.get("opacity", 1.0), "opacity")))
+    ctx.fill_and_stroke(vv, path)
+    return Drawn(box, circle=circle)
+
+
+# -- angle marks and grid cells ---------------------------------------------------------------------------------
+@mark("angle", {"x": Channel("pos", True), "y": Channel("pos", True), "from": Channel("num", True),
+                "to": Channel("num", True), "r": Channel("num", default=18.0)},
+      options={"square": (True, False)},
+      summary="the arc marking an angle at vertex (x, y) between directions `from` and `to` (frame degrees, "
+              "counter-clockwise in y-up frames); a right angle is drawn as a small square")
+def draw_angle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    cx, cy = ctx.frame.point(v["x"], v["y"])
+    r = ctx.size(v.get("r", 18.0), "r")
+    a0, a1 = _number(v["from"], "from"), _number(v["to"], "to")
+    sweep = (a1 - a0) % 360
+    s0 = ctx.frame.angle(a0)
+    s_sweep = ctx.frame.angle(sweep)
+    color = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    width = _number(v.get("stroke_width", 1.5) if v.get("stroke_width") not in (None, 1.0) else 1.5, "stroke_width")
+    path = skia.Path()
+    if opts["square"] and abs(sweep - 90) < 1e-6:
+        k = r * 0.6
+        u = (math.cos(math.radians(s0)), math.sin(math.radians(s0)))
+        w = (math.cos(math.radians(s0 + s_sweep)), math.sin(math.radians(s0 + s_sweep)))
+        pts = [(cx + k * u[0], cy + k * u[1]), (cx + k * (u[0] + w[0]), cy + k * (u[1] + w[1])),
+               (cx + k * w[0], cy + k * w[1])]
+        path.addPoly([skia.Point(*p) for p in pts], False)
+    else:
+        pts = _arc_pts(cx, cy, r, s0, s_sweep, 24)
+        path.addArc(skia.Rect.MakeLTRB(cx - r, cy - r, cx + r, cy + r), s0, s_sweep)
+    if v.get("fill") is not None:
+        wedge_path = skia.Path(path)
+        wedge_path.lineTo(cx, cy)
+        wedge_path.close()
+        ctx.canvas.drawPath(wedge_path, paint(ctx.color(v["fill"]), 0.35))
+    ctx.canvas.drawPath(path, paint(color, _number(v.get("opacity", 1.0), "opacity"), width))
+    ctx.painter.marks += 1
+    mid = math.radians(s0 + s_sweep / 2)
+    return Drawn(_bounds(pts + [(cx, cy)]), geometry={
+        "vertex": [round(cx, 2), round(cy, 2)], "start": round(s0, 4), "sweep": round(s_sweep, 4),
+        "label_point": [round(cx + (r + 12) * math.cos(mid), 2), round(cy + (r + 12) * math.sin(mid), 2)]})
+
+
+@mark("cell", {"x": Channel("int", True), "y": Channel("int", True), "inset": Channel("num", default=0.0),
+               "corner": Channel("num", default=0.0)},
+      summary="the cell at column x, row y of a grid frame (a square, or a hexagon in a hex grid), inset by px")
+def draw_cell(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    f = ctx.frame
+    if not isinstance(f, GridFrame):
+        raise EvalError("a cell mark needs a grid frame")
+    col, row = v["x"], v["y"]
+    if not (0 <= row < f.rows and 0 <= col < f.cols):
+        raise EvalError(f"cell (column {col}, row {row}) lies outside the {f.rows} × {f.cols} grid")
+    pts = f.cell_polygon(col, row)
+    inset = _number(v.get("inset", 0.0), "inset")
+    if inset:
+        cx = sum(p[0] for p in pts) / len(pts)
+        cy = sum(p[1] for p in pts) / len(pts)
+        half = max(1e-6, max(math.hypot(p[0] - cx, p[1] - cy) for p in pts))
+        k = max(0.0, (half - inset) / half)
+        pts = [(cx + (p[0] - cx) * k, cy + (p[1] - cy) * k) for p in pts]
+    path = skia.Path()
+    corner = _number(v.get("corner", 0.0), "corner")
+    if corner > 0 and not f.hex:
+        x0, y0, x1, y1 = _bounds(pts)
+        path.addRRect(skia.RRect.MakeRectXY(skia.Rect.MakeLTRB(x0, y0, x1, y1), corner, corner))
+    else:
+        path.addPoly([skia.Point(*p) for p in pts], True)
+    ctx.fill_and_stroke(v, path, default_fill=None, default_stroke=None if v.get("fill") is not None
+                        else ctx.theme.ink)
+    return Drawn(_bounds(pts), geometry={"cell": [col, row]})
