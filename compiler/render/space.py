@@ -1,0 +1,687 @@
+"""3-D geometry for the camera frame: cameras, solids as faces, painter's-algorithm order and occluded visibility.
+
+Pure geometry: nothing here draws. The scene language builds solids from this module, asks for the order to paint
+their faces in and for the pixel polygons of those faces, draws them with the Painter, and uses `visibility` to decide
+which solids are visible enough to be witnesses in the render map.
+
+Conventions (all of them, in one place):
+
+* World: right-handed, x right (east), y forward (north, away from the viewer at azimuth 0), z up. World units are
+  whatever the scene uses (a unit cube is 1 × 1 × 1); nothing here assumes a size.
+* Camera angles in degrees. `azimuth` is the compass heading of the viewing direction: 0 looks along +y, 90 along
+  +x (the camera turns clockwise seen from above as azimuth grows). `elevation` is how far the camera is raised
+  above the ground plane, looking down: 0 looks level, 90 straight down.
+* Screen: u to the right, v UP, in world units at the target (orthographic: everywhere). `depth` is the distance
+  along the viewing direction from the eye (larger = farther). With no eye (orthographic without `distance`) depth
+  is measured from the plane through the target, so it can be negative; only differences matter there.
+* Pixels: (px, py) with py growing DOWN, as in the Painter. `Fit` maps (u, v) to pixels.
+* Faces list their points counter-clockwise seen from outside, so the outward normal follows the right-hand rule.
+
+With the default isometric camera (azimuth 45, elevation atan(1/√2)) a point projects to
+    u = k·(x − y)·cos 30°,   v = k·(z + (x + y)·sin 30°),   k = √(2/3),
+so a cube shows its top, its x− face (lower left on screen) and its y− face (lower right).
+
+Order and visibility: `paint_order` is exact (every occluder after what it hides) for axis-aligned boxes of any
+sizes, and for disjoint convex solids whenever a face plane separates them; `visibility` samples cell centres of an
+id buffer, so fractions are exact to the cell.
+
+Determinism: trigonometric values are rounded to 12 decimals before use (libm implementations may differ in the last
+bit between machines) and depths are rounded to 9 decimals where they decide an order, so the same scene gives the
+same order and the same pixels everywhere. No randomness anywhere.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+from typing import Hashable, NamedTuple, Sequence
+
+import numpy as np
+
+Vec3 = tuple[float, float, float]
+Vec2 = tuple[float, float]
+
+ISO_AZIMUTH = 45.0
+ISO_ELEVATION = math.degrees(math.atan(1 / math.sqrt(2)))  # 35.2643897°: the three axes foreshorten equally
+PROJECTIONS = ("orthographic", "isometric", "perspective")
+
+# The light comes from above, a little from the front-left of the default view (towards −x, −y). It is a direction
+# *towards* the light. Chosen so that tops are lightest and each of the four vertical sides gets a different shade,
+# whichever two of them a camera sees (see Face.shade).
+LIGHT_DIR: Vec3 = (-0.25 / 1.1247221879201994, -0.45 / 1.1247221879201994, 1.0 / 1.1247221879201994)
+SHADE_MIN, SHADE_MAX = 0.55, 1.0
+
+EPS = 1e-9  # geometric tolerance in world units: touching solids (a cube on a cube) count as separated
+DEPTH_DECIMALS = 9  # depths are rounded to this before they decide an order (ties then break by id)
+
+
+def _snap(x: float) -> float:
+    # Rounded so that a last-bit difference between libm implementations cannot change an order or a pixel.
+    return round(x, 12) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _sub(a: Sequence[float], b: Sequence[float]) -> Vec3:
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def _unit(v: Sequence[float]) -> Vec3:
+    n = math.sqrt(_dot(v, v))
+    if n < 1e-12:
+        raise ValueError("degenerate face: its points do not span a plane")
+    return (v[0] / n, v[1] / n, v[2] / n)
+
+
+# -- camera ------------------------------------------------------------------------------------------------------
+class Camera:
+    """A camera looking at `target`. `project(x, y, z) -> (u, v, depth)`; see the module docstring for conventions.
+
+    isometric: orthographic with the elevation fixed at atan(1/√2) and the azimuth one of 45, 135, 225, 315 (−45,
+    −135): every one of those is a true isometric view, only of another corner. Any other azimuth, or an elevation
+    other than the default, is an error rather than silently ignored.
+    perspective: a pinhole `distance` world units from the target (required, > 0). u and v are scaled so that at the
+    target's depth they equal the orthographic u and v; nearer is larger, farther smaller.
+    orthographic: `distance`, when given, only places an eye for `depth` to be measured from.
+    """
+
+    def __init__(self, projection: str = "isometric", azimuth: float = ISO_AZIMUTH,
+                 elevation: float = ISO_ELEVATION, distance: float | None = None,
+                 target: Sequence[float] = (0.0, 0.0, 0.0)):
+        if projection not in PROJECTIONS:
+            raise ValueError(f"unknown projection '{projection}' (known: {', '.join(PROJECTIONS)})")
+        if projection == "isometric":
+            if abs(elevation - ISO_ELEVATION) > 1e-3:
+                raise ValueError(f"an isometric camera has elevation {ISO_ELEVATION:.3f}, not {elevation}")
+            if (azimuth - 45.0) % 90.0 != 0.0:
+                raise ValueError(f"an isometric camera has azimuth 45 + 90·k, not {azimuth}")
+            elevation = ISO_ELEVATION
+        if not 0.0 <= elevation <= 90.0:
+            raise ValueError(f"elevation must be within 0..90 degrees, not {elevation}")
+        if projection == "perspective" and (distance is None or not distance > 0):
+            raise ValueError("a perspective camera needs a distance > 0")
+        if distance is not None and not distance > 0:
+            raise ValueError(f"distance must be > 0, not {distance}")
+        self.projection, self.azimuth, self.elevation, self.distance = projection, azimuth, elevation, distance
+        self.target: Vec3 = (float(target[0]), float(target[1]), float(target[2]))
+        a, e = math.radians(azimuth), math.radians(elevation)
+        ca, sa, ce, se = _snap(math.cos(a)), _snap(math.sin(a)), _snap(math.cos(e)), _snap(math.sin(e))
+        # Basis: view_dir heads along the azimuth and dips by the elevation; right stays horizontal (so it is defined
+        # even looking straight down); up = right × view_dir.
+        self.view_dir: Vec3 = (sa * ce, ca * ce, -se)
+        self.right: Vec3 = (ca, -sa, 0.0)
+        self.up: Vec3 = (sa * se, ca * se, ce)
+        self.perspective = projection == "perspective"
+        t, f = self.target, self.view_dir
+        self.eye: Vec3 | None = None if distance is None else (
+            t[0] - distance * f[0], t[1] - distance * f[1], t[2] - distance * f[2])
+
+    def depth(self, p: Sequence[float]) -> float:
+        """Distance along view_dir from the eye (or from the target's plane when there is no eye)."""
+        o = self.target if self.eye is None else self.eye
+        return _dot(_sub(p, o), self.view_dir)
+
+    def project(self, x: float, y: float, z: float) -> tuple[float, float, float]:
+        d = _sub((x, y, z), self.target)
+        u, v = _dot(d, self.right), _dot(d, self.up)
+        depth = self.depth((x, y, z))
+        if self.perspective:
+            if depth <= EPS:
+                raise ValueError(f"point ({x}, {y}, {z}) is not in front of the perspective camera")
+            k = self.distance / depth
+            u, v = u * k, v * k
+        return u, v, depth
+
+    def project_many(self, points: np.ndarray) -> np.ndarray:
+        """(N, 3) world points → (N, 3) rows of (u, v, depth); the same arithmetic as `project`, vectorised."""
+        pts = np.asarray(points, dtype=float)
+        d = pts - np.array(self.target)
+        u, v = d @ np.array(self.right), d @ np.array(self.up)
+        o = np.array(self.target if self.eye is None else self.eye)
+        depth = (pts - o) @ np.array(self.view_dir)
+        if self.perspective:
+            if (depth <= EPS).any():
+                raise ValueError("a point is not in front of the perspective camera")
+            k = self.distance / depth
+            u, v = u * k, v * k
+        return np.stack([u, v, depth], axis=1)
+
+    def faces_camera(self, face: "Face") -> bool:
+        """Is the outer side of the face turned towards the camera (back-face culling)? A two-sided face is, from
+        either side; any face seen exactly edge-on is not (it would cover no area)."""
+        if self.perspective:
+            facing = _dot(face.normal, _sub(self.eye, face.points[0]))
+        else:
+            facing = -_dot(face.normal, self.view_dir)
+        return abs(facing) > EPS if face.two_sided else facing > EPS
+
+
+# -- fitting projected points into pixels ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Fit:
+    """Uniform scale (pixels per world unit on screen) and centring: aspect is preserved, py grows down."""
+    scale: float
+    center_uv: Vec2  # the (u, v) that lands on center_px
+    center_px: Vec2
+
+    def to_px(self, u: float, v: float) -> Vec2:
+        return (self.center_px[0] + (u - self.center_uv[0]) * self.scale,
+                self.center_px[1] - (v - self.center_uv[1]) * self.scale)
+
+    def to_uv(self, px: float, py: float) -> Vec2:
+        return (self.center_uv[0] + (px - self.center_px[0]) / self.scale,
+                self.center_uv[1] - (py - self.center_px[1]) / self.scale)
+
+
+def fit(points_uv: Sequence[Sequence[float]], box: Sequence[float], margin: float = 0.0) -> Fit:
+    """The largest uniform scale that puts every (u, v) inside box = (x0, y0, x1, y1) less `margin` px on each side,
+    with the points' bounding box centred in the pixel box. Extra items in a point (depth) are ignored."""
+    if not points_uv:
+        raise ValueError("fit needs at least one point")
+    us, vs = [p[0] for p in points_uv], [p[1] for p in points_uv]
+    x0, y0, x1, y1 = box
+    avail_w, avail_h = (x1 - x0) - 2 * margin, (y1 - y0) - 2 * margin
+    if avail_w <= 0 or avail_h <= 0:
+        raise ValueError(f"margin {margin} leaves no room in box {tuple(box)}")
+    span_u, span_v = max(us) - min(us), max(vs) - min(vs)
+    scales = [s for s in (avail_w / span_u if span_u > EPS else None, avail_h / span_v if span_v > EPS else None)
+              if s is not None]
+    scale = min(scales) if scales else 1.0  # a single point: any scale centres it
+    return Fit(scale, ((min(us) + max(us)) / 2, (min(vs) + max(vs)) / 2), ((x0 + x1) / 2, (y0 + y1) / 2))
+
+
+def box_corners(lo: Sequence[float], hi: Sequence[float]) -> list[Vec3]:
+    """The 8 corners of an axis-aligned box: project these for the scene's bounds and fit to them, so the scale does
+    not depend on which objects happen to exist."""
+    return [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+
+
+# -- faces and solids --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Face:
+    points: tuple[Vec3, ...]  # counter-clockwise seen from outside
+    normal: Vec3  # outward, unit length
+    tag: str  # which face of its solid: "top", "bottom", "x-", "x+", "y-", "y+", "side3", "base", "face"
+    two_sided: bool = False  # a lone polygon (a sign, a floor tile) is seen from both sides and never culled
+
+    @property
+    def centroid(self) -> Vec3:
+        n = len(self.points)
+        return (sum(p[0] for p in self.points) / n, sum(p[1] for p in self.points) / n,
+                sum(p[2] for p in self.points) / n)
+
+    def shade(self, light_dir: Sequence[float] = LIGHT_DIR) -> float:
+        """Brightness factor in [0.55, 1.0] to multiply the fill colour by. A squared half-Lambert term
+        ((1 + n·l) / 2)² rather than plain Lambert, so faces turned away from the light still differ from each other
+        (plain Lambert gives every unlit side the same floor) while tops stay clearly lightest: with LIGHT_DIR a top
+        gets 0.95, the four sides 0.72 (x−), 0.77 (y−), 0.62 (x+), 0.59 (y+), a bottom 0.55."""
+        l = _unit(light_dir)
+        c = _dot(self.normal, l)
+        if self.two_sided and c < 0:
+            c = -c  # a two-sided face is lit on whichever side faces the light
+        return SHADE_MIN + (SHADE_MAX - SHADE_MIN) * ((1.0 + c) / 2.0) ** 2
+
+
+def _newell_normal(points: Sequence[Vec3]) -> Vec3:
+    # Newell's method: robust for any simple planar polygon, convex or not, and follows the winding.
+    nx = ny = nz = 0.0
+    n = len(points)
+    for i in range(n):
+        a, b = points[i], points[(i + 1) % n]
+        nx += (a[1] - b[1]) * (a[2] + b[2])
+        ny += (a[2] - b[2]) * (a[0] + b[0])
+        nz += (a[0] - b[0]) * (a[1] + b[1])
+    return _unit((nx, ny, nz))
+
+
+def _face(points: Sequence[Sequence[float]], tag: str, normal: Vec3 | None = None, two_sided: bool = False) -> Face:
+    pts = tuple((float(p[0]), float(p[1]), float(p[2])) for p in points)
+    return Face(pts, normal if normal is not None else _newell_normal(pts), tag, two_sided)
+
+
+def box_faces(x: float, y: float, z: float, dx: float, dy: float, dz: float) -> list[Face]:
+    """An axis-aligned box from corner (x, y, z) with sizes dx, dy, dz > 0. Tags: x-, x+, y-, y+, bottom, top."""
+    if not (dx > 0 and dy > 0 and dz > 0):
+        raise ValueError(f"box sizes must be > 0, not {dx}, {dy}, {dz}")
+    x1, y1, z1 = x + dx, y + dy, z + dz
+    return [
+        _face([(x, y, z), (x, y, z1), (x, y1, z1), (x, y1, z)], "x-", (-1.0, 0.0, 0.0)),
+        _face([(x1, y, z), (x1, y1, z), (x1, y1, z1), (x1, y, z1)], "x+", (1.0, 0.0, 0.0)),
+        _face([(x, y, z), (x1, y, z), (x1, y, z1), (x, y, z1)], "y-", (0.0, -1.0, 0.0)),
+        _face([(x, y1, z), (x, y1, z1), (x1, y1, z1), (x1, y1, z)], "y+", (0.0, 1.0, 0.0)),
+        _face([(x, y, z), (x, y1, z), (x1, y1, z), (x1, y, z)], "bottom", (0.0, 0.0, -1.0)),
+        _face([(x, y, z1), (x1, y, z1), (x1, y1, z1), (x, y1, z1)], "top", (0.0, 0.0, 1.0)),
+    ]
+
+
+def _ccw(base: Sequence[Sequence[float]]) -> list[Vec2]:
+    pts = [(float(p[0]), float(p[1])) for p in base]
+    if len(pts) < 3:
+        raise ValueError("a base polygon needs at least 3 points")
+    area2 = sum(pts[i][0] * pts[(i + 1) % len(pts)][1] - pts[(i + 1) % len(pts)][0] * pts[i][1]
+                for i in range(len(pts)))
+    if abs(area2) < EPS:
+        raise ValueError("a base polygon needs a non-zero area")
+    return pts if area2 > 0 else pts[::-1]
+
+
+def prism_faces(base: Sequence[Sequence[float]], z0: float, z1: float) -> list[Face]:
+    """A vertical extrusion of a simple polygon (convex or not; either winding) from z0 to z1 > z0.
+    Tags: bottom, top, and side{i} for the edge from base point i to i + 1 after the base is made counter-clockwise
+    (so side numbering follows the given order when the base is given counter-clockwise)."""
+    if not z1 > z0:
+        raise ValueError(f"a prism needs z1 > z0, not {z0}, {z1}")
+    pts = _ccw(base)
+    faces = [_face([(x, y, z0) for x, y in reversed(pts)], "bottom", (0.0, 0.0, -1.0)),
+             _face([(x, y, z1) for x, y in pts], "top", (0.0, 0.0, 1.0))]
+    n = len(pts)
+    for i in range(n):
+        (ax, ay), (bx, by) = pts[i], pts[(i + 1) % n]
+        normal = _unit((by - ay, ax - bx, 0.0))  # the edge turned clockwise: outward for a counter-clockwise base
+        faces.append(_face([(ax, ay, z0), (bx, by, z0), (bx, by, z1), (ax, ay, z1)], f"side{i}", normal))
+    return faces
+
+
+def cylinder_faces(cx: float, cy: float, z0: float, z1: float, r: float, segments: int = 24) -> list[Face]:
+    """An upright cylinder as a prism over a regular `segments`-gon inscribed in the circle, its first vertex due
+    east (+x) of the axis. Tags: bottom, top, side{i} (i counter-clockwise from east)."""
+    if segments < 3 or not r > 0:
+        raise ValueError("a cylinder needs r > 0 and at least 3 segments")
+    base = [(cx + r * _snap(math.cos(2 * math.pi * i / segments)), cy + r * _snap(math.sin(2 * math.pi * i / segments)))
+            for i in range(segments)]
+    return prism_faces(base, z0, z1)
+
+
+def pyramid_faces(base: Sequence[Sequence[float]], apex: Sequence[float]) -> list[Face]:
+    """A pyramid over a planar simple polygon of 3-D points (either winding) with an apex off its plane.
+    Tags: base, side{i} for the triangle over base edge i → i + 1 (in the given order)."""
+    pts = [(float(p[0]), float(p[1]), float(p[2])) for p in base]
+    if len(pts) < 3:
+        raise ValueError("a pyramid base needs at least 3 points")
+    n_base = _newell_normal(pts)
+    height = _dot(_sub(apex, pts[0]), n_base)
+    if abs(height) < EPS:
+        raise ValueError("a pyramid's apex must lie off its base plane")
+    if height > 0:  # the base must face away from the apex
+        pts, n_base = pts[::-1], (-n_base[0] + 0.0, -n_base[1] + 0.0, -n_base[2] + 0.0)
+        reversed_order = True
+    else:
+        reversed_order = False
+    sides = []
+    n = len(pts)
+    apex3 = (float(apex[0]), float(apex[1]), float(apex[2]))
+    for i in range(n):
+        a, b = pts[i], pts[(i + 1) % n]
+        # With the base counter-clockwise seen from below, a side (b, a, apex) is counter-clockwise from outside.
+        j = (n - 2 - i) % n if reversed_order else i  # the edge's index in the order the caller gave
+        sides.append((j, _face([b, a, apex3], f"side{j}")))
+    return [_face(pts, "base", n_base)] + [f for _, f in sorted(sides, key=lambda t: t[0])]
+
+
+def polygon3(points: Sequence[Sequence[float]], two_sided: bool = True) -> list[Face]:
+    """A single planar face (a floor tile, a sign), as a one-face list like every other builder. Two-sided by
+    default, so it is drawn whichever way it faces; its normal follows the given winding."""
+    if len(points) < 3:
+        raise ValueError("a polygon needs at least 3 points")
+    return [_face(points, "face", two_sided=two_sided)]
+
+
+@dataclass(frozen=True)
+class Solid:
+    """An id (a render-map path, an int: unique within a scene) and the faces of one object."""
+    id: Hashable
+    faces: tuple[Face, ...]
+    _verts: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        faces = tuple(self.faces)
+        if not faces:
+            raise ValueError(f"solid {self.id!r} has no faces")
+        object.__setattr__(self, "faces", faces)
+        verts = np.unique(np.array([p for f in faces for p in f.points], dtype=float), axis=0)
+        object.__setattr__(self, "_verts", verts)
+
+    @property
+    def lo(self) -> np.ndarray:
+        return self._verts.min(axis=0)
+
+    @property
+    def hi(self) -> np.ndarray:
+        return self._verts.max(axis=0)
+
+
+# -- depth ordering ----------------------------------------------------------------------------------------------
+class PaintFace(NamedTuple):
+    id: Hashable  # the solid's id
+    face: Face
+
+
+def _id_key(i: Hashable) -> tuple:
+    # Ints before strings, each in natural order; anything else by its repr. Only used to break exact ties.
+    if isinstance(i, bool) or not isinstance(i, (int, str)):
+        return (2, repr(i))
+    return (0, i, "") if isinstance(i, int) else (1, 0, i)
+
+
+def _axis_votes(lo: np.ndarray, hi: np.ndarray, I: np.ndarray, J: np.ndarray, camera: Camera):
+    """For pairs (I[p], J[p]) of solids, what their bounding boxes say: +1 where I may hide J, −1 where J may hide I,
+    0 where neither can; and whether any world axis separates the pair at all.
+
+    Any plane with one solid on each side decides which is nearer along every ray that meets both, so all such
+    planes agree whenever the two can overlap on screen (and when two disagree, no ray meets both). The planes
+    between bounding boxes along x, y and z are such planes for any solids, and for axis-aligned boxes one always
+    exists: so cube stacks, bar charts and shelves are ordered exactly. Along one axis, with I below J (I ≤ hi_i ≤
+    lo_j ≤ J): orthographic rays all run along view_dir, so they meet I first when view_dir points up that axis and
+    neither when it is square to it; perspective rays fan out from the eye, which sees I first from I's side, J first
+    from J's side, and from between the two can look at one or the other but never through both."""
+    lo_i, hi_i, lo_j, hi_j = lo[I], hi[I], lo[J], hi[J]
+    below = hi_i <= lo_j + EPS  # (pairs, 3): I lies below J along the axis
+    above = (hi_j <= lo_i + EPS) & ~below
+    if camera.perspective:
+        eye = np.array(camera.eye)
+        vote_below = np.where(eye <= hi_i + EPS, 1, np.where(eye >= lo_j - EPS, -1, 0))
+        vote_above = -np.where(eye <= hi_j + EPS, 1, np.where(eye >= lo_i - EPS, -1, 0))
+    else:
+        f = np.array(camera.view_dir)
+        toward = np.where(f > EPS, 1, np.where(f < -EPS, -1, 0))
+        vote_below = np.broadcast_to(toward, below.shape)
+        vote_above = -vote_below
+    sep = below | above
+    vote = np.where(below, vote_below, np.where(above, vote_above, 0))
+    pos, neg, none = (sep & (vote > 0)).any(axis=1), (sep & (vote < 0)).any(axis=1), (sep & (vote == 0)).any(axis=1)
+    verdict = np.where(pos & ~neg & ~none, 1, np.where(neg & ~pos & ~none, -1, 0))
+    return verdict, sep.any(axis=1)
+
+
+def _plane_vote(a: "_Prepared", b: "_Prepared", camera: Camera) -> int:
+    """For two solids no world axis separates: try the face planes of either (each exact for convex solids), as in
+    _axis_votes; failing that (they interpenetrate, or are not convex), the farther centroid is painted first."""
+    f = np.array(camera.view_dir)
+    eye = np.array(camera.eye) if camera.perspective else None
+    votes = set()
+    for p, q, sign in ((a, b, 1), (b, a, -1)):
+        # p lies at n·x ≤ p_hi behind each of its face planes; q is beyond the plane when all of it is at ≥ p_hi.
+        q_lo = (q.verts @ p.normals.T).min(axis=0)
+        for j in np.flatnonzero(q_lo >= p.plane_hi - EPS):
+            n, p_hi, lo_q = p.normals[j], float(p.plane_hi[j]), float(q_lo[j])
+            if eye is None:
+                toward = float(n @ f)
+                vote = 1 if toward > EPS else (-1 if toward < -EPS else 0)
+            else:
+                e = float(n @ eye)
+                vote = 1 if e <= p_hi + EPS else (-1 if e >= lo_q - EPS else 0)
+            votes.add(sign * vote)
+        if votes:
+            break
+    if not votes:
+        return 1 if a.depth < b.depth else (-1 if b.depth < a.depth else 0)
+    return votes.pop() if len(votes) == 1 else 0
+
+
+class _Prepared:
+    """A solid with what ordering needs: culled faces (farthest first), vertices, face planes, depth, silhouette."""
+
+    def __init__(self, solid: Solid, camera: Camera, uv: np.ndarray):
+        self.solid = solid
+        self.verts = solid._verts
+        self.normals = np.array([f.normal for f in solid.faces], dtype=float)
+        self.plane_hi = (self.verts @ self.normals.T).max(axis=0)
+        self.depth = round(camera.depth(tuple(self.verts.mean(axis=0))), DEPTH_DECIMALS)
+        self.hull = _hull2(uv)
+        visible = [(i, f) for i, f in enumerate(solid.faces) if camera.faces_camera(f)]
+        # A solid's own faces, farthest first: exact for convex solids, whose visible faces never overlap anyway.
+        self.faces = [f for _, f in sorted(visible, key=lambda t: (-round(camera.depth(t[1].centroid),
+                                                                          DEPTH_DECIMALS), t[0]))]
+
+
+def _hull2(points: np.ndarray) -> list[Vec2]:
+    """Convex hull (Andrew's monotone chain), counter-clockwise, deterministic; 1 or 2 points when degenerate."""
+    pts = sorted({(float(u), float(v)) for u, v in points})
+    if len(pts) <= 2:
+        return pts
+
+    def half(seq):
+        out: list = []
+        for p in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1]) -
+                                     (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = half(pts), half(pts[::-1])
+    hull = lower[:-1] + upper[:-1]
+    return hull if len(hull) >= 3 else [pts[0], pts[-1]]  # collinear points: the segment's ends
+
+
+def _silhouettes_overlap(hulls: list[list[Vec2]], I: np.ndarray, J: np.ndarray, tol: float) -> np.ndarray:
+    """For pairs of convex silhouettes, do they share interior (touching along an edge does not count)? The
+    separating-axis test on every edge normal of both, vectorised over pairs: hulls are padded to one length by
+    repeating a vertex, and edge normals by repeating a normal, which changes no extent."""
+    nv = max(len(h) for h in hulls)
+    H = np.array([h + [h[0]] * (nv - len(h)) for h in hulls])  # (solids, nv, 2)
+    normals = []
+    for h in hulls:
+        ax = [(b[1] - a[1], a[0] - b[0]) for a, b in zip(h, h[1:] + h[:1]) if a != b]
+        ax = [(x / math.hypot(x, y), y / math.hypot(x, y)) for x, y in ax] or [(1.0, 0.0), (0.0, 1.0)]
+        normals.append(ax + [ax[0]] * (nv - len(ax)))
+    AX = np.array(normals)  # (solids, nv, 2)
+    own = np.einsum("svk,sek->sve", H, AX)
+    own_lo, own_hi = own.min(axis=1), own.max(axis=1)  # (solids, axes)
+    out = np.empty(len(I), dtype=bool)
+    step = max(1, 2_000_000 // (nv * nv))  # pairs per batch: bounded memory however detailed the silhouettes
+    for s in range(0, len(I), step):
+        i, j = I[s:s + step], J[s:s + step]
+        sep = np.zeros(len(i), dtype=bool)
+        for p, q in ((i, j), (j, i)):
+            proj = np.einsum("pvk,pek->pve", H[q], AX[p])
+            q_lo, q_hi = proj.min(axis=1), proj.max(axis=1)
+            sep |= ((own_hi[p] <= q_lo + tol) | (q_hi <= own_lo[p] + tol)).any(axis=1)
+        out[s:s + step] = ~sep
+    return out
+
+
+def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
+    """The visible faces (after back-face culling) to paint back to front, each with its solid's id.
+
+    Solids are ordered by a topological sort of "A may hide B ⇒ B is painted first" over the pairs whose screen
+    silhouettes overlap (see _axis_votes, _plane_vote). Among solids free to go next, the farthest centroid goes first,
+    ties broken by id; should the relation have a cycle (three mutually overlapping rods), the farthest remaining
+    solid is painted next regardless. A solid's faces stay together, farthest first."""
+    ids = [s.id for s in items]
+    if len(set(ids)) != len(ids):
+        raise ValueError("solid ids must be unique")
+    n = len(items)
+    if n == 0:
+        return []
+    counts = [len(s._verts) for s in items]
+    uvd = camera.project_many(np.concatenate([s._verts for s in items]))
+    starts = np.cumsum([0] + counts[:-1])
+    prep = [_Prepared(s, camera, uvd[a:a + c, :2]) for s, a, c in zip(items, starts, counts)]
+    after: list[list[int]] = [[] for _ in range(n)]  # i → solids that must be painted after i
+    blockers = [0] * n
+    if n > 1:
+        umin, vmin = np.minimum.reduceat(uvd[:, 0], starts), np.minimum.reduceat(uvd[:, 1], starts)
+        umax, vmax = np.maximum.reduceat(uvd[:, 0], starts), np.maximum.reduceat(uvd[:, 1], starts)
+        tol = 1e-9 * max(1.0, float(np.abs(uvd[:, :2]).max()))
+        overlap = ((umin[:, None] < umax[None, :] - tol) & (umin[None, :] < umax[:, None] - tol) &
+                   (vmin[:, None] < vmax[None, :] - tol) & (vmin[None, :] < vmax[:, None] - tol))
+        I, J = np.nonzero(np.triu(overlap, 1))
+        if len(I):
+            keep = _silhouettes_overlap([p.hull for p in prep], I, J, tol)
+            I, J = I[keep], J[keep]
+        lo = np.array([s._verts.min(axis=0) for s in items])
+        hi = np.array([s._verts.max(axis=0) for s in items])
+        verdict, separated = _axis_votes(lo, hi, I, J, camera)
+        for i, j, o, sep in zip(I.tolist(), J.tolist(), verdict.tolist(), separated.tolist()):
+            if not sep:
+                o = _plane_vote(prep[i], prep[j], camera)
+            if o > 0:  # i may hide j: j first
+                after[j].append(i)
+                blockers[i] += 1
+            elif o < 0:
+                after[i].append(j)
+                blockers[j] += 1
+    keys = [(-p.depth, _id_key(p.solid.id), k) for k, p in enumerate(prep)]
+    ready = [keys[k] for k in range(n) if blockers[k] == 0]
+    heapq.heapify(ready)
+    done = [False] * n
+    out: list[PaintFace] = []
+    for _ in range(n):
+        if not ready:  # a cycle: release the farthest solid still waiting
+            k = min(keys[k] for k in range(n) if not done[k])[2]
+            blockers[k] = 0
+            heapq.heappush(ready, keys[k])
+        k = heapq.heappop(ready)[2]
+        done[k] = True
+        out.extend(PaintFace(prep[k].solid.id, f) for f in prep[k].faces)
+        for m in after[k]:
+            if not done[m]:
+                blockers[m] -= 1
+                if blockers[m] == 0:
+                    heapq.heappush(ready, keys[m])
+    return out
+
+
+# -- projection to pixels ----------------------------------------------------------------------------------------
+def project_face(face: Face, camera: Camera, fit_: Fit) -> list[Vec2]:
+    """The face's polygon in pixels (py down), in the face's own point order."""
+    out = []
+    for p in face.points:
+        u, v, _ = camera.project(*p)
+        out.append(fit_.to_px(u, v))
+    return out
+
+
+def project_faces(order: Sequence[PaintFace], camera: Camera, fit_: Fit) -> list[tuple[Hashable, list[Vec2]]]:
+    """paint_order's faces as (solid id, pixel polygon), ready for the painter and for `visibility`."""
+    return [(pf.id, project_face(pf.face, camera, fit_)) for pf in order]
+
+
+# -- occlusion-aware visibility ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class VisibleInfo:
+    fraction: float  # visible area / projected area of the whole solid (0.0 when it projects to nothing)
+    bbox: tuple[float, float, float, float] | None  # pixel box of the visible part (x0, y0, x1, y1); None if hidden
+    visible_px: float  # visible area in square pixels
+    total_px: float  # projected area in square pixels, as if nothing else were drawn
+
+
+def _spans(polys: list[np.ndarray], w: int, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Scan-convert polygons (in cell coordinates) on a w × h grid: the runs of cells, per polygon and row, whose
+    centres lie inside by the even-odd rule. → (polygon, row, first column, end column) arrays, one entry per run.
+
+    Edges are half-open in y (a row whose centre is level with a vertex is counted once), and a cell counts as left
+    of a crossing at x when its centre is, c + 0.5 < x; so a centre on an edge shared by two polygons belongs to
+    exactly one of them, and faces that tile a region cover it without gaps or doubles. Each edge is evaluated in one
+    direction (upwards, then rightwards) so that a shared edge gives bit-identical crossings in both polygons."""
+    counts = np.array([len(p) for p in polys])
+    g = np.concatenate(polys)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    nxt = np.arange(len(g)) + 1
+    nxt = np.where(nxt == first + np.repeat(counts, counts), first, nxt)  # each polygon closes on its first point
+    a, b = g, g[nxt]
+    flip = (a[:, 1] > b[:, 1]) | ((a[:, 1] == b[:, 1]) & (a[:, 0] > b[:, 0]))
+    a, b = np.where(flip[:, None], b, a), np.where(flip[:, None], a, b)
+    poly_of_edge = np.repeat(np.arange(len(polys)), counts)
+    # Rows r with a_y ≤ r + 0.5 < b_y, clipped to the grid (whole rows only, so every row keeps an even count).
+    r_lo = np.clip(np.ceil(a[:, 1] - 0.5), 0, h).astype(np.int64)
+    r_hi = np.clip(np.ceil(b[:, 1] - 0.5), 0, h).astype(np.int64)
+    n_rows = np.maximum(r_hi - r_lo, 0)
+    edge = np.repeat(np.arange(len(g)), n_rows)
+    row = np.repeat(r_lo, n_rows) + np.arange(len(edge)) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
+    dy = b[:, 1] - a[:, 1]
+    slope = (b[:, 0] - a[:, 0]) / np.where(dy == 0, 1.0, dy)  # horizontal edges cross no row: they got n_rows 0
+    x = a[edge, 0] + (row + 0.5 - a[edge, 1]) * slope[edge]
+    col = np.clip(np.ceil(x - 0.5), 0, w).astype(np.int64)  # first cell whose centre is right of the crossing
+    poly = poly_of_edge[edge]
+    key = (poly * (h + 1) + row) * (w + 1) + col
+    order = np.argsort(key, kind="stable")
+    poly, row, col = poly[order], row[order], col[order]
+    # Sorted by polygon, row and column, crossings pair up: each pair bounds one run of inside cells.
+    return poly[0::2], row[0::2], col[0::2], col[1::2]
+
+
+def _paint(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: Sequence[float], resolution: float):
+    """The id buffer (solid index per cell, −1 for none), the id → index map, and the runs of every face."""
+    x0, y0, x1, y1 = pixel_box
+    w, h = max(1, math.ceil((x1 - x0) * resolution)), max(1, math.ceil((y1 - y0) * resolution))
+    index: dict[Hashable, int] = {}
+    solid_of_face, polys = [], []
+    for sid, poly in projected:
+        k = index.setdefault(sid, len(index))
+        if len(poly) >= 3:
+            p = np.asarray(poly, dtype=float)
+            polys.append(np.stack([(p[:, 0] - x0) * resolution, (p[:, 1] - y0) * resolution], axis=1))
+            solid_of_face.append(k)
+    solid_of_face = np.array(solid_of_face, dtype=np.int64)
+    top_face = np.full(h * w, -1, dtype=np.int64)
+    runs = (np.zeros(0, np.int64),) * 4
+    if polys:
+        runs = _spans(polys, w, h)
+        face, row, c_lo, c_hi = runs
+        lengths = np.maximum(c_hi - c_lo, 0)
+        start = row * w + c_lo
+        cells = np.repeat(start, lengths) + np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths,
+                                                                                      lengths)
+        # The face painted last wins each cell: faces are numbered in paint order, so that is the largest number.
+        np.maximum.at(top_face, cells, np.repeat(face, lengths))
+    owner = np.where(top_face >= 0, solid_of_face[np.maximum(top_face, 0)] if len(solid_of_face) else -1, -1)
+    return owner.reshape(h, w).astype(np.int32), index, runs, solid_of_face
+
+
+def id_buffer(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: Sequence[float],
+              resolution: float = 1.0) -> tuple[np.ndarray, dict[Hashable, int]]:
+    """Paint the faces, in the order given, into an integer buffer over pixel_box at `resolution` cells per pixel,
+    sampling cell centres. → (buffer of solid numbers, −1 where nothing was painted; solid id → its number).
+    Cell (r, c) spans pixels x0 + c/res .. x0 + (c+1)/res across and y0 + r/res .. y0 + (r+1)/res down."""
+    buf, index, _, _ = _paint(projected, pixel_box, resolution)
+    return buf, index
+
+
+def visibility(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: Sequence[float],
+               resolution: float = 1.0) -> dict[Hashable, VisibleInfo]:
+    """For faces given in paint order as (solid id, pixel polygon), how much of each solid is left visible once every
+    later face is painted over it. The pixel box (x0, y0, x1, y1) is rasterised at `resolution` cells per pixel into
+    an integer id buffer (see id_buffer); what falls outside the box counts as neither projected nor visible.
+    Every id in the input gets an entry."""
+    x0, y0 = pixel_box[0], pixel_box[1]
+    buf, index, (face, row, c_lo, c_hi), solid_of_face = _paint(projected, pixel_box, resolution)
+    h, w = buf.shape
+    n = len(index)
+    # Projected area: per solid and row, the union of its faces' runs (faces of a non-convex solid may overlap).
+    solid = solid_of_face[face] if len(face) else face
+    group = solid * h + row
+    order = np.lexsort((c_lo, group))
+    group, lo_, hi_ = group[order], c_lo[order], c_hi[order]
+    stride = w + 2  # offsets keep a running maximum from leaking across groups
+    hi_off, lo_off = hi_ + group * stride, lo_ + group * stride
+    reach = np.maximum.accumulate(hi_off) if len(hi_off) else hi_off
+    before = np.concatenate([[-1], reach[:-1]]) if len(reach) else reach
+    new_group = np.concatenate([[True], group[1:] != group[:-1]]) if len(group) else group.astype(bool)
+    before = np.where(new_group, group * stride - 1, before)
+    added = np.maximum(hi_off - np.maximum(lo_off, before), 0)
+    total = np.bincount(group // h, weights=added, minlength=n) if len(group) else np.zeros(n)
+    flat = buf.ravel()
+    painted = np.flatnonzero(flat >= 0)
+    owner = flat[painted].astype(np.int64)
+    visible = np.bincount(owner, minlength=n)
+    rows, cols = painted // w, painted % w
+    r_min, c_min = np.full(n, h, dtype=np.int64), np.full(n, w, dtype=np.int64)
+    r_max, c_max = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+    np.minimum.at(r_min, owner, rows)
+    np.minimum.at(c_min, owner, cols)
+    np.maximum.at(r_max, owner, rows)
+    np.maximum.at(c_max, owner, cols)
+    cell_area = 1.0 / (resolution * resolution)
+    out: dict[Hashable, VisibleInfo] = {}
+    for sid, k in index.items():
+        t, v = int(round(total[k])), int(visible[k])
+        bbox = None
+        if v:
+            bbox = (round(x0 + int(c_min[k]) / resolution, 2), round(y0 + int(r_min[k]) / resolution, 2),
+                    round(x0 + (int(c_max[k]) + 1) / resolution, 2), round(y0 + (int(r_max[k]) + 1) / resolution, 2))
+        out[sid] = VisibleInfo(v / t if t else 0.0, bbox, v * cell_area, t * cell_area)
+    return out
