@@ -789,6 +789,7 @@ def _scatter(ck, node, args):
 
 # -- operator families in their own modules (importing one registers its builtins) ------------------------------
 # (one line per module; keep this list sorted)
+from . import lib_color  # noqa: E402,F401
 from . import lib_fraction  # noqa: E402,F401
 from . import lib_geometry  # noqa: E402,F401
 from . import lib_graph  # noqa: E402,F401
