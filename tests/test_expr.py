@@ -475,3 +475,22 @@ def test_hops_run_a_function_in_its_callers_env():
     with pytest.raises(EvalError, match="no caller env is linked"):
         run(nested, {"item": VALUES["bars"][1], "$budget": Budget()})
     assert not d.items
+
+
+def test_canonical_tree_handles_the_new_forms():
+    from compiler.expr.compile import canonical_tree
+
+    keep = {"bars", "level", "vocab"}
+
+    def canon(src, functions=None):
+        return canonical_tree(src, keep, {}, functions)
+
+    assert canon("let a = bars[1:], b = 2 in (u, v) -> a") == canon("let x = bars[3:], y = 9 in (p, q) -> x")
+    assert canon("bars[1:]") != canon("bars[:1]") != canon("bars[::1]")
+    # A helper's name does not matter, what it computes does; a call prints the helper's body in its place.
+    assert canon("map(bars, f)", {"f": "b -> b.value"}) == canon("map(bars, g)", {"g": "x -> x.value"})
+    assert canon("f(bars[0], 1)", {"f": "(a, k) -> a.value > k"}) == canon("g(bars[0], 2)", {"g": "(b, t) -> b.value > t"})
+    assert canon("f(bars[0], 1)", {"f": "(a, k) -> a.value > k"}) != canon("f(bars[0], 1)", {"f": "(a, k) -> a.value < k"})
+    # A helper never sees the program's names: a parameter named like a state field is still a parameter.
+    assert canon("f(bars)", {"f": "bars -> len(bars)"}) == canon("f(bars)", {"f": "xs -> len(xs)"})
+    assert canon("f(1)", {"f": "x -> f(x)"})  # self-reference (a compile error elsewhere) does not loop

@@ -919,6 +919,8 @@ def canonical_tree(source: Any, keep: set[str], rename: dict[str, str],
             return sub(n.children[0])
         if n.data == "name":
             name = str(n.children[0])
+            if name in functions and name not in keep_names:  # a function passed where a lambda is expected
+                return inline(name, expanding)
             return name if name in keep_names or name in CONSTANTS else renames.get(name, "<v>")
         if n.data == "lambda":
             return "lambda(" + ",".join("<v>" for _ in n.children[:-1]) + "," + sub(n.children[-1]) + ")"
