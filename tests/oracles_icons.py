@@ -19,6 +19,12 @@ def _count_either(tr):
     return sum(i["icon"] == kind or i["color"] == color for i in tr["state"]["icons"])
 
 
+def _tally(tr):
+    # Counted from the drawn pictograms, not read off the query variable the scene was built towards.
+    st = tr["state"]
+    return sum(i["icon"] == st["featured"] for i in st["icons"])
+
+
 def _nearest(tr):
     ref = step(tr, "ref")
     others = [i for i in tr["state"]["icons"] if i is not ref]
@@ -118,6 +124,7 @@ ORACLES = {
     "icons.icon_field.count_either": _count_either,
     "icons.icon_field.nearest_icon": _nearest,
     "icons.icon_field.common_kind_option": _letter_of(common_kind_fits),
+    "icons.icon_tally.count_kind": _tally,
     "icons.icon_grid.same_neighbors": _same_neighbors,
     "icons.icon_grid.line_kinds": _line_kinds,
     "icons.icon_grid.every_line": _every_line,

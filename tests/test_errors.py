@@ -1,6 +1,7 @@
 """Authoring mistakes: each class gets its exact message at file:line:col, all of them in one run, exit status 2."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import textwrap
 import pytest
 
 from compiler.errors import CompileFailed
+from compiler.expr.types import INT
 from compiler.taxonomy import compile_taxonomy
 from tests.conftest import ROOT
 
@@ -122,7 +124,7 @@ def test_each_error_class_has_its_exact_message(library_copy, monkeypatch, taxon
         "programs/bad/types.yaml:9:29: error: unknown field 'valu' (this record has: label, value)",
         "programs/bad/types.yaml:10:17: error: answer is str but contract 'integer_exact' (integer) expects int",
         "programs/bad/unknown_key.yaml:6:1: error: unknown key 'answr' (allowed here: task, grammar, summary, "
-        "operations, bucket, query, compute, require, answer, witness, prompt)",
+        "operations, bucket, query, functions, compute, require, answer, witness, prompt)",
         # Files load in path order, so the bundled file is the second definition here.
         "programs/charts/bar_chart/extremum_label.yaml:1:7: error: duplicate task id "
         "'charts.bar_chart.extremum_label' (first defined at programs/bad/dup_id.yaml:1:7)",
@@ -224,3 +226,146 @@ def test_sampler_errors_are_counted_under_the_failing_step(library_copy, monkeyp
     tax = compile_taxonomy(library_copy)
     with pytest.raises(SamplingFailed, match=r"\(grammar:error:top ×200\); last error: division by zero"):
         generate(tax.tasks["charts.bar_chart.value_difference"], 1, 0, vocab=tax.vocab)
+
+
+TALLY_TASK = """
+task: icons.icon_tally.{name}
+grammar: icons.icon_tally
+summary: s
+operations: [count]
+bucket: counting
+{query}
+answer: {{value: "count(icons, i -> i.icon == featured)", contract: integer_exact}}
+witness: {{set: icons}}
+prompt: p
+"""
+
+
+def test_a_task_must_declare_the_inputs_its_grammar_reads(library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    write(library_copy, "programs/bad/no_input.yaml", TALLY_TASK.format(name="no_input", query=""))
+    write(library_copy, "programs/bad/str_input.yaml",
+          TALLY_TASK.format(name="str_input", query="query:\n  target: [one, two]"))
+    write(library_copy, "programs/bad/float_input.yaml",
+          TALLY_TASK.format(name="float_input", query="query:\n  target: [1.5, 2]"))
+    assert diagnostics(library_copy) == [
+        "programs/bad/float_input.yaml:7:11: error: query variable 'target' holds float values, but grammar "
+        "'icons.icon_tally' reads it as int",
+        "programs/bad/no_input.yaml:2:10: error: grammar 'icons.icon_tally' reads the query variable 'target' (int), "
+        "which task 'icons.icon_tally.no_input' does not declare: add it under query:",
+        "programs/bad/str_input.yaml:7:11: error: query variable 'target' holds str values, but grammar "
+        "'icons.icon_tally' reads it as int",
+    ]
+
+
+def test_inputs_reach_the_state_and_replay(taxonomy):
+    from compiler.trace.instance import generate
+    from compiler.trace.replay import replay_trace
+
+    task = taxonomy.tasks["icons.icon_tally.count_kind"]
+    assert task.grammar.inputs == {"target": INT} and "target" not in task.grammar.schema
+    for target in (1, 5, 9):
+        inst = generate(task, 7, 4, query={"target": target}, vocab=taxonomy.vocab)
+        assert inst.answer == target and inst.trace["attempts"] == 1  # built towards the answer, nothing rejected
+        assert replay_trace(json.loads(json.dumps(inst.trace)), taxonomy).ok
+    drawn = {generate(task, seed, 0, vocab=taxonomy.vocab).answer for seed in range(40)}
+    assert drawn == set(range(1, 10))
+
+
+def test_grammar_inputs_and_functions_errors(library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    write(library_copy, "grammars/bad/inputs.yaml", """
+        grammar: shapes.inputs
+        summary: s
+        inputs:
+          level: int
+          pick: str
+          size: huge
+        functions:
+          count: "x -> x"
+          pi: "x -> x"
+          spot: "p -> {x: p.x, y: p.y, k: later(p)}"
+          later: "p -> 1"
+          grow: "x -> x + n"
+          twice: "x -> x + x"
+        state:
+          n: randint(1, 3)
+          pick: "'a'"
+          pi: 3.0
+          bars: "[{label: pick, value: twice(i)} for i in range(n)]"
+          oops: grow(1)
+          bad: twice(bars[0])
+        render:
+          layout:
+            bar_chart: {items: bars, label: label, value: value, title: "{{ pick }} {{ twice }}"}
+        """)
+    got = diagnostics(library_copy)
+    assert [m for m in got if m.startswith("grammars/bad/")] == [
+        "grammars/bad/inputs.yaml:6:9: error: expected 'int', 'float', 'str' or 'bool', got string 'huge'",
+    ]
+    (library_copy / "grammars/bad/inputs.yaml").write_text(
+        (library_copy / "grammars/bad/inputs.yaml").read_text().replace("  size: huge\n", ""))
+    got = diagnostics(library_copy)
+    assert [m for m in got if m.startswith("grammars/bad/")] == [
+        "grammars/bad/inputs.yaml:4:3: error: 'level' cannot name an input (reserved, a function, or not a "
+        "name)",
+        "grammars/bad/inputs.yaml:7:3: error: function 'count' would hide the builtin count(list, x -> bool); "
+        "choose another name",
+        "grammars/bad/inputs.yaml:8:3: error: 'pi' cannot name a function (reserved, taken, or not a name)",
+        "grammars/bad/inputs.yaml:9:35: error: unknown function 'later' (did you mean letter, filter, "
+        "scatter?)",
+        "grammars/bad/inputs.yaml:11:19: error: unknown name 'n' in function 'grow' (known here: later, "
+        "level, spot, vocab, x)",
+        "grammars/bad/inputs.yaml:12:18: error: operator '+' needs numbers, got {label: str, value: int} and "
+        "{label: str, value: int}",
+        "grammars/bad/inputs.yaml:15:3: error: 'pick' cannot name a state field (reserved, an input, a "
+        "function, or not a name)",
+        "grammars/bad/inputs.yaml:16:3: error: 'pi' cannot name a state field (reserved, an input, a "
+        "function, or not a name)",
+        "grammars/bad/inputs.yaml:18:9: error: function 'grow' does not type-check for arguments of types "
+        "(int); see the errors in its body",
+        "grammars/bad/inputs.yaml:19:8: error: function 'twice' does not type-check for arguments of types "
+        "({label: str, value: int}); see the errors in its body",
+        "grammars/bad/inputs.yaml:22:66: error: unknown name 'pick' in template (known here: bad, bars, "
+        "level, n, oops, vocab)",
+        "grammars/bad/inputs.yaml:22:66: error: unknown name 'twice' in template (known here: bad, bars, "
+        "level, n, oops, vocab)",
+    ]
+
+
+def test_program_functions_and_task_identity(library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    program = """
+        task: charts.bar_chart.{name}
+        grammar: charts.bar_chart
+        summary: s
+        operations: [count]
+        bucket: counting
+        query:
+          k: [2, 3]
+        functions:
+          {helper}: "(b, t) -> b.value > t * k"
+          tall: "b -> {helper}(b, 2)"
+        compute:
+          hits: filter(bars, tall)
+        answer: {{value: len(hits), contract: integer_exact}}
+        witness: {{set: hits}}
+        prompt: How many?
+        """
+    write(library_copy, "programs/bad/helper_a.yaml", program.format(name="helper_a", helper="over"))
+    write(library_copy, "programs/bad/helper_b.yaml", program.format(name="helper_b", helper="exceeds"))
+    got = diagnostics(library_copy)
+    # Functions see no query variable (k), so both fail to compile; fix that, and they are one task.
+    assert "programs/bad/helper_a.yaml:9:34: error: unknown name 'k' in function 'over' (known here: b, level, t, " \
+           "vocab)" in got
+    for name in ("helper_a", "helper_b"):
+        path = library_copy / f"programs/bad/{name}.yaml"
+        path.write_text(path.read_text().replace("t * k", "t * 3"))
+    # A helper that differs in what it computes (not just in its name) makes a different task.
+    write(library_copy, "programs/bad/helper_c.yaml",
+          program.format(name="helper_c", helper="over").replace("t * k", "t - 3"))
+    assert diagnostics(library_copy) == [
+        "programs/bad/helper_b.yaml:1:7: error: task 'charts.bar_chart.helper_b' duplicates task "
+        "'charts.bar_chart.helper_a' (programs/bad/helper_a.yaml): same grammar, same program up to literal operands "
+        "and names, same answer type and contract. Make the differing literal a query variable of one task instead",
+    ]

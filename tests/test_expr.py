@@ -1,12 +1,13 @@
 """The expression language: typing, evaluation, positions of errors, and the sandbox's limits."""
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
 
 from compiler.errors import Diagnostics, EvalError
-from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
+from compiler.expr.compile import MAX_STEPS, Budget, Scope, Site, compile_expr, function_type, new_env, run
 from compiler.expr.types import FLOAT, INT, STR, ListT, record
 from compiler.sample.rng import Rng
 
@@ -164,3 +165,333 @@ def test_hostile_templates_are_refused_without_crashing():
     d = Diagnostics()
     assert compile_template("{{ 'a' ~ x|attr('__class__') }}", {"x"}, lambda l, c: Position("t", l, c), d) is None
     assert any("unknown template filter 'attr'" in x.message for x in d.items)
+
+
+# -- math builtins ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("src,value", [
+    ("sin(pi / 2)", 1.0), ("cos(pi)", -1.0), ("tan(pi / 4)", 1.0), ("asin(1)", math.pi / 2), ("acos(1)", 0.0),
+    ("atan(1)", math.pi / 4), ("atan2(1, -1)", 3 * math.pi / 4), ("sqrt(2)", math.sqrt(2)), ("hypot(3, 4)", 5.0),
+    ("exp(0)", 1.0), ("log(exp(2))", 2.0), ("log(8, 2)", 3.0), ("log(1000, 10)", 3.0), ("degrees(pi)", 180.0),
+    ("radians(90)", math.pi / 2), ("pi", math.pi), ("sqrt(level * 8)", 4.0), ("hypot(pts[1].x, pts[1].y)", 5.0),
+])
+def test_math_builtins(src, value):
+    t, v = ev(src)
+    assert str(t) == "float" and v == pytest.approx(value)
+
+
+@pytest.mark.parametrize("src,message", [
+    ("sqrt(-1)", "sqrt(-1) is undefined: needs x ≥ 0"),
+    ("log(0)", "log(0) is undefined: needs x > 0"),
+    ("log(-2.5)", "log(-2.5) is undefined: needs x > 0"),
+    ("log(8, 1)", "log(8, 1) is undefined: needs x > 0 and a base > 0, ≠ 1"),
+    ("log(8, 0)", "log(8, 0) is undefined: needs x > 0 and a base > 0, ≠ 1"),
+    ("asin(2)", "asin(2) is undefined: needs -1 ≤ x ≤ 1"),
+    ("acos(-1.5)", "acos(-1.5) is undefined: needs -1 ≤ x ≤ 1"),
+    ("exp(1000)", "exp(1000) is too large"),
+    ("hypot(1.5e308, 1.5e308)", "hypot() result is not a finite number"),
+    ("1e308 * 10", "arithmetic result is not a finite number"),
+    ("1e308 + 1e308", "arithmetic result is not a finite number"),
+    ("(0 - 8.0) ** 0.5", "power failed: -8.0 ** 0.5 is not a real number"),
+])
+def test_math_domain_errors_never_let_inf_or_nan_through(src, message):
+    d = Diagnostics()
+    c = compile_expr(src, SCOPE, Site(None, (), "e.yaml"), d)
+    assert c is not None
+    with pytest.raises(EvalError) as info:
+        run(c, new_env(VALUES, Rng(1)))
+    assert str(info.value) == f"{message} (in `{src}`)"
+
+
+@pytest.mark.parametrize("src,message", [
+    ("sqrt('a')", "e.yaml:1:6: error: sqrt() needs numbers, got str"),
+    ("log(2, word)", "e.yaml:1:8: error: log() needs numbers, got str"),
+    ("atan2(1)", "e.yaml:1:1: error: atan2() takes 2 arguments (atan2(x, y)), got 1"),
+    ("pi()", "e.yaml:1:1: error: 'pi' is a constant, not a function: write pi"),
+    ("let pi = 3 in pi", "e.yaml:1:5: error: 'pi' is a reserved name and cannot be rebound"),
+    ("map(bars, pi -> pi)", "e.yaml:1:11: error: 'pi' is a reserved name and cannot be rebound"),
+    ("[pi for pi in range(3)]", "e.yaml:1:9: error: 'pi' is a reserved name and cannot be rebound"),
+    ("[level for level in range(3)]", "e.yaml:1:12: error: 'level' is a reserved name and cannot be rebound"),
+    ("1e999 > 1", "e.yaml:1:1: error: float literal 1e999 is too large"),
+])
+def test_math_compile_errors(src, message):
+    assert errors(src) == [message]
+
+
+def test_pi_is_the_constant_even_where_a_scope_names_it():
+    shadowing = Scope({**SCOPE.names, "pi": INT})
+    d = Diagnostics()
+    c = compile_expr("pi", shadowing, Site(None, (), "e.yaml"), d)
+    assert str(c.type) == "float" and run(c, new_env({"pi": 3})) == math.pi
+
+
+# -- slicing ------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("src,typ,value", [
+    ("[1, 2, 3, 4, 5][1:3]", "list[int]", [2, 3]),
+    ("[1, 2, 3, 4, 5][2:]", "list[int]", [3, 4, 5]),
+    ("[1, 2, 3, 4, 5][:2]", "list[int]", [1, 2]),
+    ("[1, 2, 3, 4, 5][-2:]", "list[int]", [4, 5]),
+    ("[1, 2, 3, 4, 5][:-1]", "list[int]", [1, 2, 3, 4]),
+    ("[1, 2, 3, 4, 5][::2]", "list[int]", [1, 3, 5]),
+    ("[1, 2, 3, 4, 5][::-1]", "list[int]", [5, 4, 3, 2, 1]),
+    ("[1, 2, 3, 4, 5][4:0:-2]", "list[int]", [5, 3]),
+    ("[1, 2, 3][5:9]", "list[int]", []),
+    ("[1, 2, 3][:]", "list[int]", [1, 2, 3]),
+    ("map(bars[level - 1:], b -> b.label)", "list[str]", ["b", "c"]),
+    ("bars[1:][0].value", "int", 7),
+    ("word[1:]", "str", "ax"),
+    ("word[::-1]", "str", "xam"),
+    ("word[-2:-1]", "str", "a"),
+])
+def test_slicing(src, typ, value):
+    t, v = ev(src)
+    assert str(t) == typ and v == value
+
+
+@pytest.mark.parametrize("src,message", [
+    ("bars['a':]", "e.yaml:1:6: error: a slice bound must be int, got str"),
+    ("bars[:1.5]", "e.yaml:1:7: error: a slice bound must be int, got float"),
+    ("level[1:]", "e.yaml:1:1: error: cannot slice a int"),
+    ("bars[1:2:3:4]", "e.yaml:1:11: error: unexpected ':' in expression (expected ']')"),
+])
+def test_slicing_errors(src, message):
+    assert errors(src) == [message]
+
+
+def test_slice_step_zero_is_an_eval_error():
+    d = Diagnostics()
+    c = compile_expr("bars[::level - 2]", SCOPE, Site(None, (), "e.yaml"), d)
+    with pytest.raises(EvalError, match=re.escape("slice step cannot be 0")):
+        run(c, new_env(VALUES))
+
+
+# -- let ----------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("src,typ,value", [
+    ("let a = 2 in a * a", "int", 4),
+    ("let a = level, b = a * 10, c = b + a in [a, b, c]", "list[int]", [2, 20, 22]),
+    ("let word = 3 in word + 1", "int", 4),  # a let shadows an outer name inside its body only ...
+    ("[let word = 3 in word, len(word)]", "list[int]", [3, 3]),  # ... and the outer name is back afterwards
+    ("let top = argmax(bars, b -> b.value) in top.label + str(top.value)", "str", "b7"),
+    ("let hit = (word in ['max', 'min']) in hit", "bool", True),
+    ("let a = 1 in let b = a + 1 in a + b", "int", 3),
+    ("let x = 2 if level > 1 else 3 in x", "int", 2),
+    ("let a = 1 in [a + y for y in range(2)]", "list[int]", [1, 2]),
+    ("count(bars, b -> let v = b.value in v > 4 and v < 7)", "int", 1),
+    ("max(let a = 1, b = 2 in a + b, 9)", "int", 9),
+    ("let a = 1, b = a in a in [b]", "bool", True),  # the first top-level `in` ends the bindings
+])
+def test_let(src, typ, value):
+    t, v = ev(src)
+    assert str(t) == typ and v == value
+
+
+def test_let_restores_the_env():
+    d = Diagnostics()
+    c = compile_expr("let x = 5 in x", Scope({"x": INT}), Site(None, (), "e.yaml"), d)
+    env = new_env({"x": 1})
+    assert run(c, env) == 5 and env["x"] == 1
+    env = new_env({})
+    assert run(compile_expr("let y = 5 in y", Scope({}), Site(None, (), "e.yaml"), d), env) == 5 and "y" not in env
+
+
+@pytest.mark.parametrize("src,message", [
+    ("let _a = 1 in 2", "e.yaml:1:5: error: names starting with '_' are not allowed ('_a')"),
+    ("let count = 1 in count", "e.yaml:1:5: error: let cannot bind 'count': it names a function"),
+    ("let a = 1, a = 2 in a", "e.yaml:1:12: error: 'a' is bound twice in one let"),
+    ("let a = 1 in b", "e.yaml:1:14: error: unknown name 'b' in expression (known here: a, bars, level, pts, word)"),
+    ("[let a = 1 in a, a]", "e.yaml:1:18: error: unknown name 'a' in expression (known here: bars, level, pts, "
+                            "word)"),
+    ("let a = 1", "e.yaml:1:10: error: expression ends too early"),
+    # A binding's value is not a lambda: `->` reads as minus, then greater-than.
+    ("let a = b -> b in 1", "e.yaml:1:12: error: unexpected '>' in expression (expected '(', '-', '[', '{', a name, "
+                            "a number, a number, a string)"),
+])
+def test_let_errors(src, message):
+    assert errors(src) == [message]
+
+
+# -- named functions ------------------------------------------------------------------------------------------------
+def declare(functions: dict[str, str], base: dict | None = None) -> tuple[dict, Diagnostics]:
+    """Declare functions in order the way a grammar does: each sees the base names and the ones before it."""
+    names = dict(base or {"level": INT})
+    d = Diagnostics()
+    for name, src in functions.items():
+        fn = function_type(src, Scope(dict(names), what=f"function '{name}'"), Site(None, (), f"{name}.yaml"), d)
+        if fn is not None:
+            names[name] = fn
+    return names, d
+
+
+FUNCS = {
+    "dist": "(a, b) -> hypot(a.x - b.x, a.y - b.y)",
+    "near": "(p, q) -> dist(p, q) < 3",
+    "twice": "x -> x + x",
+    "scaled": "x -> x * level",
+    "label_of": "b -> b.label",
+}
+
+
+def fev(src: str, functions: dict = FUNCS, values: dict = VALUES):
+    names, d = declare(functions)
+    assert not d.items, [str(x) for x in d.items]
+    c = compile_expr(src, Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d)
+    assert c is not None, [str(x) for x in d.sorted()]
+    return str(c.type), run(c, new_env(values))
+
+
+def ferrors(src: str, functions: dict = FUNCS) -> list[str]:
+    names, d = declare(functions)
+    assert compile_expr(src, Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d) is None
+    return [str(x) for x in d.sorted()]
+
+
+@pytest.mark.parametrize("src,typ,value", [
+    ("dist(pts[0], pts[1])", "float", 5.0),
+    ("near(pts[0], pts[2])", "bool", True),  # calls an earlier function
+    ("near(pts[0], pts[1])", "bool", False),
+    ("twice(3)", "int", 6),  # typed at each call site: int here ...
+    ("twice(2.5)", "float", 5.0),
+    ("twice(word)", "str", "maxmax"),  # ... str here ...
+    ("twice(bars[:1])", "list[{label: str, value: int}]", [VALUES["bars"][0]] * 2),  # ... a list of records here
+    ("label_of(bars[1])", "str", "b"),
+    ("scaled(4)", "int", 8),  # reads `level` from the env it runs in
+    ("map(bars, label_of)", "list[str]", ["a", "b", "c"]),  # a named function where a lambda is expected
+    ("map(sort(bars, label_of), label_of)", "list[str]", ["a", "b", "c"]),
+    ("sort([3, -1, 2], twice)", "list[int]", [-1, 2, 3]),
+    ("count(pts, p -> near(p, pts[0]))", "int", 2),
+    ("[twice(x) for x in range(3)]", "list[int]", [0, 2, 4]),
+    ("let x = 10 in twice(x)", "int", 20),
+    ("let x = 10 in [twice(x) for x in range(2)]", "list[int]", [0, 2]),  # parameter binding is set-and-restore
+])
+def test_named_functions(src, typ, value):
+    assert fev(src) == (typ, value)
+
+
+@pytest.mark.parametrize("src,messages", [
+    ("dist(pts[0])", ["e.yaml:1:1: error: function 'dist' takes 2 arguments (a, b), got 1"]),
+    ("twice(1, 2)", ["e.yaml:1:1: error: function 'twice' takes 1 argument (x), got 2"]),
+    ("[twice]", ["e.yaml:1:2: error: 'twice' is a function: call it as twice(...)"]),
+    ("twice + 1", ["e.yaml:1:1: error: 'twice' is a function: call it as twice(...)"]),
+    ("{f: label_of}", ["e.yaml:1:5: error: 'label_of' is a function: call it as label_of(...)"]),
+    ("map(bars, dist)", ["e.yaml:1:11: error: the second argument of map() must be a function of one parameter; "
+                         "'dist' takes 2 (a, b)"]),
+    ("count(bars, (a, b) -> true)", ["e.yaml:1:13: error: the second argument of count() must be a lambda of one "
+                                     "parameter, such as x -> x.value"]),
+    ("dist(pts[0], 3)", [
+        "dist.yaml:1:25: error: cannot take field '.x' of a int",
+        "dist.yaml:1:36: error: cannot take field '.y' of a int",
+        "e.yaml:1:1: error: function 'dist' does not type-check for arguments of types ({x: float, y: float}, int); "
+        "see the errors in its body"]),
+    ("[twice(1), twice('a')]", ["e.yaml:1:12: error: list items must share one type: int and str do not mix"]),
+    ("let twice = 1 in twice", ["e.yaml:1:5: error: let cannot bind 'twice': it names a function"]),
+])
+def test_named_function_errors(src, messages):
+    assert ferrors(src) == messages
+
+
+@pytest.mark.parametrize("functions,messages", [
+    ({"f": "x -> f(x - 1)"}, ["f.yaml:1:6: error: unknown function 'f'"]),  # recursion: a function cannot see itself
+    ({"f": "x -> g(x)", "g": "x -> x"}, ["f.yaml:1:6: error: unknown function 'g'"]),  # nor a later one
+    ({"f": "x -> bars[x]"}, []),  # names are checked where it is called (see below), calls at declaration
+    ({"f": "x + 1"}, ["f.yaml:1:1: error: a function is a lambda such as x -> x * 2 or (a, b) -> a + b"]),
+    ({"f": "(a, a) -> a"}, ["f.yaml:1:5: error: parameter 'a' is named twice"]),
+    ({"f": "(a, _b) -> a"}, ["f.yaml:1:5: error: names starting with '_' are not allowed ('_b')"]),
+    ({"f": "level -> level"}, ["f.yaml:1:1: error: 'level' is a reserved name and cannot be rebound"]),
+    ({"f": "x -> randint(1, x)"}, []),  # randomness is refused where it is called, in the function's scope
+])
+def test_function_declaration_errors(functions, messages):
+    _, d = declare(functions)
+    assert [str(x) for x in d.sorted()] == messages
+
+
+def test_function_bodies_see_only_their_scope():
+    assert ferrors("f(1)", {"f": "x -> bars[x]"}) == [
+        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (int); see the errors in its body",
+        "f.yaml:1:6: error: unknown name 'bars' in function 'f' (known here: level, x)"]
+    assert ferrors("f(1)", {"f": "x -> randint(1, x)"}) == [
+        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (int); see the errors in its body",
+        "f.yaml:1:6: error: random function 'randint' is not allowed in function 'f'"]
+
+
+def test_function_bodies_are_compiled_once_per_argument_types():
+    names, d = declare({"twice": "x -> x + x"})
+    c = compile_expr("[twice(1), twice(2), twice(len(word))] + map([3], twice) + [len(twice(word))]",
+                     Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d)
+    assert run(c, new_env(VALUES)) == [2, 4, 6, 6, 6]
+    assert sorted(map(str, names["twice"].bodies)) == ["(Scalar(name='int'),)", "(Scalar(name='str'),)"]
+
+
+def test_function_calls_charge_the_budget():
+    # Each f_k calls f_(k-1) twice: 2^22 calls, with no list in sight. The budget stops it, not the clock.
+    chain = {"f0": "x -> x + 1"}
+    for k in range(1, 23):
+        chain[f"f{k}"] = f"x -> f{k - 1}(x) + f{k - 1}(x)"
+    names, d = declare(chain)
+    c = compile_expr("f22(0)", Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d)
+    with pytest.raises(EvalError, match="exceeded 2000000 steps"):
+        run(c, new_env(VALUES))
+    small = compile_expr("f10(0)", Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d)
+    env = new_env(VALUES)
+    assert run(small, env) == 1024 and MAX_STEPS - env["$budget"].left == 2047  # one step per call
+    # A function in a big comprehension exhausts the budget too.
+    big = compile_expr("len([1 for a in range(1500) for b in range(1500) if f0(a) < 0])",
+                       Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d)
+    with pytest.raises(EvalError, match="exceeded 2000000 steps"):
+        run(big, new_env(VALUES))
+
+
+def test_function_chains_cannot_nest_past_the_expanded_depth():
+    chain = {"f0": "x -> " + "(" * 40 + "x" + ")" * 40}
+    for k in range(1, 8):
+        chain[f"f{k}"] = f"x -> " + "(" * 30 + f"f{k - 1}(x)" + ")" * 30
+    names, d = declare(chain)
+    assert compile_expr("f7(1)", Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d) is None
+    assert any("function calls nest too deeply (over 160 levels" in str(x) for x in d.items)
+
+
+def test_hops_run_a_function_in_its_callers_env():
+    # A component's body runs in a fresh env whose "$caller" is the env of the component's caller. A lambda the
+    # caller wrote (reading the caller's `k`) is the component's parameter with hops=1; passed on to a nested
+    # component it has hops=2. Here the chain is made by hand: caller ← component ← nested.
+    d = Diagnostics()
+    caller_scope = Scope({"level": INT, "k": INT})
+    fn = function_type("b -> b.value + k", caller_scope, Site(None, (), "caller.yaml"), d, hops=1)
+    assert fn is not None and fn.hops == 1 and fn.passed_down().hops == 2 and fn.hops == 1
+    budget = Budget()
+    caller_env = {"level": 0, "k": 100, "$budget": budget}
+    component_env = {"k": "not the caller's k", "$caller": caller_env, "$budget": budget}
+    nested_env = {"$caller": component_env, "$budget": budget}
+    # The component sees `key` (the caller's lambda) and its own `k` of another type.
+    component = Scope({"key": fn, "items": BARS, "k": STR})
+    c = compile_expr("map(items, key) + [key(items[0])]", component, Site(None, (), "component.yaml"), d)
+    assert str(c.type) == "list[int]"
+    component_env["items"] = VALUES["bars"]
+    assert run(c, component_env) == [103, 107, 105, 103]
+    assert "b" not in caller_env and "b" not in component_env  # parameters are restored where they were bound
+    nested = compile_expr("key(item)", Scope({"key": fn.passed_down(), "item": BARS.elem}),
+                          Site(None, (), "nested.yaml"), d)
+    nested_env["item"] = VALUES["bars"][1]
+    assert run(nested, nested_env) == 107
+    # Without the link, a clear error rather than a KeyError.
+    with pytest.raises(EvalError, match="no caller env is linked"):
+        run(nested, {"item": VALUES["bars"][1], "$budget": Budget()})
+    assert not d.items
+
+
+def test_canonical_tree_handles_the_new_forms():
+    from compiler.expr.compile import canonical_tree
+
+    keep = {"bars", "level", "vocab"}
+
+    def canon(src, functions=None):
+        return canonical_tree(src, keep, {}, functions)
+
+    assert canon("let a = bars[1:], b = 2 in (u, v) -> a") == canon("let x = bars[3:], y = 9 in (p, q) -> x")
+    assert canon("bars[1:]") != canon("bars[:1]") != canon("bars[::1]")
+    # A helper's name does not matter, what it computes does; a call prints the helper's body in its place.
+    assert canon("map(bars, f)", {"f": "b -> b.value"}) == canon("map(bars, g)", {"g": "x -> x.value"})
+    over = canon("f(bars[0], 1)", {"f": "(a, k) -> a.value > k"})
+    assert over == canon("g(bars[0], 2)", {"g": "(b, t) -> b.value > t"})
+    assert over != canon("f(bars[0], 1)", {"f": "(a, k) -> a.value < k"})
+    # A helper never sees the program's names: a parameter named like a state field is still a parameter.
+    assert canon("f(bars)", {"f": "bars -> len(bars)"}) == canon("f(bars)", {"f": "xs -> len(xs)"})
+    assert canon("f(1)", {"f": "x -> f(x)"})  # self-reference (a compile error elsewhere) does not loop

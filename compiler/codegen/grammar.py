@@ -9,15 +9,17 @@ from typing import Any
 from ..errors import Diagnostics
 from ..expr.compile import Compiled, Scope, Site, compile_expr
 from ..expr.template import Template, compile_template
-from ..expr.types import ANY, INT, ListT, RecordT, Type, accepts, type_of_value
+from ..expr.compile import CONSTANTS
+from ..expr.types import ANY, BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, accepts, type_of_value
 from ..load.library import Loaded
 from ..load.validate_model import report
 from .scene import CNode, SceneCompiler
-from .steps import compile_constraints, compile_steps
+from .steps import compile_constraints, compile_functions, compile_steps, value_names
 from ..render.layouts import LAYOUTS, LayoutDef
 from pydantic import ValidationError
 
-RESERVED = {"level", "vocab", "true", "false"}
+RESERVED = {"level", "vocab", "true", "false"} | set(CONSTANTS)
+INPUT_TYPES: dict[str, Type] = {"int": INT, "float": FLOAT, "str": STR, "bool": BOOL}
 
 
 @dataclass
@@ -40,6 +42,8 @@ class CompiledGrammar:
     source: str
     base_scope: dict[str, Type] = field(default_factory=dict)
     scene: CNode | None = None  # the composed scene (render.scene); None for a grammar on a closed layout
+    # Query variables the state reads (name → type); every task on this grammar declares them (codegen.task).
+    inputs: dict[str, Type] = field(default_factory=dict)
 
 
 def spec_hash(spec) -> str:
@@ -55,13 +59,27 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
     spec, doc = loaded.spec, loaded.doc
     base = {"level": INT, "vocab": vocab_type(vocab)}
     names: dict[str, Type] = dict(base)
-    state, ok_state = compile_steps(spec.state, names, doc, "state", "grammar state", lambda n: n in RESERVED,
-                                    "'{name}' cannot name a state field (reserved or not a name)", diags)
-    schema = {k: v for k, v in names.items() if k not in base}
+    ok_functions = compile_functions(spec.functions, names, doc, lambda n: n in RESERVED, diags)
+    inputs: dict[str, Type] = {}
+    for name, type_name in spec.inputs.items():
+        if name in RESERVED or name in names or not name.isidentifier() or name.startswith("_"):
+            diags.error(doc.key_pos(("inputs", name)), f"'{name}' cannot name an input (reserved, a function, "
+                                                       f"or not a name)")
+            ok_functions = False
+            continue
+        inputs[name] = names[name] = INPUT_TYPES[type_name]
+    state, ok_state = compile_steps(spec.state, names, doc, "state", "grammar state",
+                                    lambda n: n in RESERVED or n in names,
+                                    "'{name}' cannot name a state field (reserved, an input, a function, or not a "
+                                    "name)", diags)
+    schema = {k: v for k, v in names.items() if k not in base and k not in inputs and not isinstance(v, FnT)}
     require, ok_require = compile_constraints(spec.require, names, doc, "require", "a grammar constraint",
                                               "constraint", diags)
-    ok = ok_state and ok_require
+    ok = ok_functions and ok_state and ok_require
 
+    # The picture draws the state alone (rendering has no query): inputs are for building the state, and a state
+    # field can keep whatever of them the picture needs.
+    layout_names = {k: t for k, t in names.items() if k not in inputs}
     render = spec.render
     if (render.scene is None) == (render.layout is None):
         diags.error(doc.pos(("render",)), "render needs exactly one of 'scene' (a composed scene) or 'layout'")
@@ -69,12 +87,12 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
     scene = None
     if render.scene is not None:
         sc = SceneCompiler(doc, diags, components)
-        scene = sc.node(doc, render.scene, ("render", "scene"), Scope(dict(names), True, "the scene"))
+        scene = sc.node(doc, render.scene, ("render", "scene"), Scope(dict(layout_names), True, "the scene"))
         if scene is None or not sc.ok or not ok:
             return None
         layout_def, params, items, exprs, texts = None, None, None, {}, {}
     else:
-        bound = _compile_layout(doc, spec, names, diags)
+        bound = _compile_layout(doc, spec, layout_names, diags)
         if bound is None or not ok:
             return None
         layout_def, params, items, exprs, texts = bound
@@ -82,7 +100,7 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
         id=spec.grammar, domain=spec.grammar.split(".")[0], summary=spec.summary, state=state, schema=schema,
         require=require, layout=layout_def, layout_params=params, items=items, layout_exprs=exprs, texts=texts,
         width=spec.render.canvas.width, height=spec.render.canvas.height, max_attempts=spec.max_attempts,
-        spec_hash=spec_hash(spec), source=doc.path, base_scope=base, scene=scene,
+        spec_hash=spec_hash(spec), source=doc.path, base_scope=base, scene=scene, inputs=inputs,
     )
 
 
@@ -151,8 +169,8 @@ def _compile_layout(doc, spec, names: dict[str, Type], diags: Diagnostics):
         src = getattr(params, param)
         if src is None:
             continue
-        t = compile_template(src, set(names), lambda line, col, p=param: doc.expr_pos(loc + (name, p), line - 1, 0),
-                             diags)
+        t = compile_template(src, value_names(names),
+                             lambda line, col, p=param: doc.expr_pos(loc + (name, p), line - 1, 0), diags)
         if t is None:
             ok = False
         else:

@@ -5,8 +5,48 @@ from __future__ import annotations
 from typing import Callable
 
 from ..errors import Diagnostics
-from ..expr.compile import Compiled, Scope, Site, compile_expr
-from ..expr.types import ANY, BOOL, Type, accepts
+from ..expr.compile import BASE_NAMES, CONSTANTS, Compiled, Scope, Site, compile_expr, function_type
+from ..expr.types import ANY, BOOL, FnT, Type, accepts
+
+MAX_FUNCTIONS = 64  # named functions per file
+
+
+def compile_functions(entries: dict, names: dict[str, Type], doc, taken: Callable[[str], bool],
+                      diags: Diagnostics) -> bool:
+    """Declare `functions:` in order, adding each to `names` (in place) as a FnT.
+
+    A function sees its parameters, the base names (level, vocab), the functions declared above it and the builtins:
+    never state fields, query variables or steps, so it is a pure helper and cannot call itself or a later one."""
+    from ..expr.builtins import BUILTINS
+
+    ok = True
+    if len(entries) > MAX_FUNCTIONS:
+        diags.error(doc.key_pos(("functions",)), f"{len(entries)} functions; the limit is {MAX_FUNCTIONS}")
+        return False
+    for name, source in entries.items():
+        loc = ("functions", name)
+        if not name.isidentifier() or name.startswith("_") or name in CONSTANTS or name in BASE_NAMES or taken(name):
+            diags.error(doc.key_pos(loc), f"'{name}' cannot name a function (reserved, taken, or not a name)")
+            ok = False
+            continue
+        if name in BUILTINS:
+            diags.error(doc.key_pos(loc), f"function '{name}' would hide the builtin {BUILTINS[name].signature}; "
+                                          f"choose another name")
+            ok = False
+            continue
+        visible = {k: t for k, t in names.items() if k in BASE_NAMES or isinstance(t, FnT)}
+        site = Site(doc, loc)
+        fn = function_type(source, Scope(visible, what=f"function '{name}'"), site, diags)
+        if fn is None:
+            ok = False
+            fn = FnT((), None, Scope(visible), site)  # calls of it stay quiet: its declaration said what is wrong
+        names[name] = fn
+    return ok
+
+
+def value_names(names: dict[str, Type]) -> set[str]:
+    """The names a template may print: functions are not values."""
+    return {k for k, t in names.items() if not isinstance(t, FnT)}
 
 
 def compile_steps(entries: dict, names: dict[str, Type], doc, key: str, what: str, taken: Callable[[str], bool],

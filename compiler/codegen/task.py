@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 from ..errors import Diagnostics
 from ..expr.builtins import BUILTINS
-from ..expr.compile import Compiled, Scope, Site, canonical_tree, compile_expr
+from ..expr.compile import CONSTANTS, Compiled, Scope, Site, canonical_tree, compile_expr
 from ..expr.template import Template, compile_template
 from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_value, unify
 from ..load.library import Loaded
 from .contract import CompiledContract
 from .grammar import CompiledGrammar, spec_hash
-from .steps import compile_constraints, compile_steps
+from .steps import compile_constraints, compile_functions, compile_steps, value_names
 
 MAX_QUERY_VALUES = 256
 
@@ -100,10 +100,10 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
                  diags: Diagnostics) -> CompiledTask | None:
     spec, doc = loaded.spec, loaded.doc
     names: dict[str, Type] = {**grammar.base_scope, **grammar.schema}
-    ok = True
+    ok = compile_functions(spec.functions, names, doc, lambda n: n in names, diags)
     queries: dict[str, list] = {}
     for qname, raw in spec.query.items():
-        if qname in names or not qname.isidentifier() or qname.startswith("_"):
+        if qname in names or qname in CONSTANTS or not qname.isidentifier() or qname.startswith("_"):
             diags.error(doc.key_pos(("query", qname)), f"query variable '{qname}' clashes with a state field or "
                                                        f"is not a valid name")
             ok = False
@@ -114,8 +114,10 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
             continue
         queries[qname] = values
         names[qname] = type_of_value(values).elem
+    ok = _check_inputs(spec, doc, grammar, queries, diags) and ok
 
-    compute, ok_compute = compile_steps(spec.compute, names, doc, "compute", "task program", lambda n: n in names,
+    compute, ok_compute = compile_steps(spec.compute, names, doc, "compute", "task program",
+                                        lambda n: n in names or n in CONSTANTS,
                                         "step '{name}' clashes with a state field, query variable or reserved name",
                                         diags)
     require, ok_require = compile_constraints(spec.require, names, doc, "require", "a task requirement",
@@ -159,7 +161,8 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     prompts = []
     for i, src in enumerate(sources):
         loc = ("prompt", i) if isinstance(spec.prompt, list) else ("prompt",)
-        t = compile_template(src, set(names), lambda line, col, loc=loc: doc.expr_pos(loc, line - 1, 0), diags)
+        t = compile_template(src, value_names(names), lambda line, col, loc=loc: doc.expr_pos(loc, line - 1, 0),
+                             diags)
         if t is None:
             ok = False
         else:
@@ -182,17 +185,39 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     )
 
 
+def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list], diags: Diagnostics) -> bool:
+    """Every input the grammar reads is a query variable of this task, and each of its values has the input's type.
+    (A query variable the task failed to declare properly was reported already; it is not reported twice.)"""
+    ok = True
+    for name, want in grammar.inputs.items():
+        if name not in spec.query:
+            diags.error(doc.pos(("grammar",)), f"grammar '{grammar.id}' reads the query variable '{name}' ({want}), "
+                                               f"which task '{spec.task}' does not declare: add it under query:")
+            ok = False
+            continue
+        if name not in queries:
+            ok = False
+            continue
+        got = type_of_value(queries[name]).elem
+        if not accepts(want, got):
+            diags.error(doc.pos(("query", name)), f"query variable '{name}' holds {got} values, but grammar "
+                                                  f"'{grammar.id}' reads it as {want}")
+            ok = False
+    return ok
+
+
 def _identity(spec, grammar: CompiledGrammar, contract: CompiledContract, queries: dict) -> str:
     """Task identity (DESIGN §1): grammar + program up to literal operands and local names + type + contract."""
     keep = set(grammar.schema) | {"level", "vocab"} | set(BUILTINS)
     rename = {q: "<q>" for q in queries}
     rename.update({step: f"<s{i}>" for i, step in enumerate(spec.compute)})
+    fns = dict(spec.functions)
     canon = {
         "grammar": grammar.id,
-        "compute": [canonical_tree(src, keep, rename) for src in spec.compute.values()],
-        "require": sorted(canonical_tree(src, keep, rename) for src in spec.require.values()),
-        "answer": canonical_tree(spec.answer.value, keep, rename),
-        "witness": [(k, canonical_tree(v, keep, rename)) for k, v in spec.witness.items()],
+        "compute": [canonical_tree(src, keep, rename, fns) for src in spec.compute.values()],
+        "require": sorted(canonical_tree(src, keep, rename, fns) for src in spec.require.values()),
+        "answer": canonical_tree(spec.answer.value, keep, rename, fns),
+        "witness": [(k, canonical_tree(v, keep, rename, fns)) for k, v in spec.witness.items()],
         "type": contract.type,
         "contract": contract.id,
     }

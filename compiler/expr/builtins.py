@@ -510,6 +510,75 @@ _num1("floor", math.floor, INT, "largest integer ≤ x")
 _num1("ceil", math.ceil, INT, "smallest integer ≥ x")
 
 
+# -- real functions (radians, as in Python) ----------------------------------------------------------------------
+# Each checks its domain and its result: a NaN or an infinity must never reach a state, so a math error is an
+# EvalError with the argument that caused it, like a division by zero.
+def _finite(name: str, v: float) -> float:
+    if not math.isfinite(v):
+        raise EvalError(f"{name}() result is not a finite number")
+    return v
+
+
+def _in_domain(name: str, fn, ok, need: str):
+    def impl(*xs):
+        if not ok(*xs):
+            raise EvalError(f"{name}({', '.join(_fmt(x) for x in xs)}) is undefined: {need}")
+        try:
+            return _finite(name, float(fn(*xs)))
+        except OverflowError:
+            raise EvalError(f"{name}({', '.join(_fmt(x) for x in xs)}) is too large") from None
+
+    return impl
+
+
+def _real(name: str, fn, doc: str, arity: int = 1, ok=lambda *xs: True, need: str = ""):
+    impl = _in_domain(name, fn, ok, need)
+    params = ", ".join("xyz"[i] for i in range(arity))
+
+    @builtin(name, f"{name}({params})", arity, doc=doc)
+    def typer(ck, node, args):
+        cs = [ck.compile(a) for a in args]
+        for a, c in zip(args, cs):
+            if not is_numeric(c.type):
+                return ck.error(a, f"{name}() needs numbers, got {c.type}")
+        fs = [c.fn for c in cs]
+        if arity == 1:
+            f0 = fs[0]
+            return Compiled(FLOAT, lambda env: impl(f0(env)))
+        f0, f1 = fs
+        return Compiled(FLOAT, lambda env: impl(f0(env), f1(env)))
+
+
+_real("sin", math.sin, "sine of an angle in radians")
+_real("cos", math.cos, "cosine of an angle in radians")
+_real("tan", math.tan, "tangent of an angle in radians")
+_real("asin", math.asin, "arc sine, in radians (-pi/2..pi/2)", ok=lambda x: -1 <= x <= 1, need="needs -1 ≤ x ≤ 1")
+_real("acos", math.acos, "arc cosine, in radians (0..pi)", ok=lambda x: -1 <= x <= 1, need="needs -1 ≤ x ≤ 1")
+_real("atan", math.atan, "arc tangent, in radians (-pi/2..pi/2)")
+_real("atan2", math.atan2, "angle of the point (x, y) as atan2(y, x), in radians (-pi..pi)", arity=2)
+_real("sqrt", math.sqrt, "square root", ok=lambda x: x >= 0, need="needs x ≥ 0")
+_real("hypot", math.hypot, "length of the vector (x, y): sqrt(x*x + y*y)", arity=2)
+_real("exp", math.exp, "e to the power x")
+_real("degrees", math.degrees, "radians to degrees")
+_real("radians", math.radians, "degrees to radians")
+
+_log_natural = _in_domain("log", math.log, lambda x: x > 0, "needs x > 0")
+_log_base = _in_domain("log", math.log, lambda x, b: x > 0 and b > 0 and b != 1, "needs x > 0 and a base > 0, ≠ 1")
+
+
+@builtin("log", "log(x[, base])", 1, 2, doc="natural logarithm, or the logarithm to a base")
+def _log(ck, node, args):
+    cs = [ck.compile(a) for a in args]
+    for a, c in zip(args, cs):
+        if not is_numeric(c.type):
+            return ck.error(a, f"log() needs numbers, got {c.type}")
+    if len(cs) == 1:
+        xf = cs[0].fn
+        return Compiled(FLOAT, lambda env: _log_natural(xf(env)))
+    xf, bf = cs[0].fn, cs[1].fn
+    return Compiled(FLOAT, lambda env: _log_base(xf(env), bf(env)))
+
+
 @builtin("round", "round(number[, digits])", 1, 2, doc="round half to even; with digits, a float")
 def _round(ck, node, args):
     c = ck.compile(args[0])

@@ -1,11 +1,16 @@
 """Type-check and compile an expression in one pass: every node becomes (static type, closure over an env dict).
 
-The env maps names to values; two reserved entries that no author name can spell carry the run-time budget
-(`$budget`) and the random stream (`$rng`). Lambda parameters are bound by writing into the env and restoring the
-previous value afterwards, which is safe because evaluation is pure and single-threaded.
+The env maps names to values; reserved entries that no author name can spell carry the run-time budget
+(`$budget`), the random stream (`$rng`) and, in a component's env, the env of its caller (`$caller`). Lambda
+parameters, let-bindings and function parameters are bound by writing into the env and restoring the previous value
+afterwards, which is safe because evaluation is pure and single-threaded.
+
+Named functions (`FnT`) are macros: each call compiles the function's body for that call's argument types (cached
+per type tuple), so there are no function values at run time and nothing to store in a state.
 """
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,13 +21,23 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..errors import Diagnostics, EvalError, Position
-from .types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, accepts, is_numeric, unify
+from .types import ANY, BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, accepts, is_numeric, unify
 
 MAX_LIST = 10_000  # longest list any expression may build
 MAX_STEPS = 2_000_000  # element evaluations allowed per instance (comprehensions and builtins over lists)
 MAX_INT = 2**62
 MAX_SOURCE = 4_000  # characters in one expression
 MAX_DEPTH = 64  # nesting of the syntax tree; keeps compiling and evaluating far from Python's recursion limit
+# Nesting summed over function calls (a call compiles its function's body inside the caller's tree): functions can
+# only call earlier functions, so this is finite anyway, but a long chain must not reach Python's recursion limit.
+MAX_EXPANDED_DEPTH = 160
+MAX_FUNCTION_BODIES = 16  # distinct argument-type tuples one function is compiled for
+
+# Names with a fixed meaning everywhere. A constant cannot be shadowed by a state field or a local binding; the base
+# names cannot be rebound by a local binding (lambda parameter, loop variable, let, function parameter) because a
+# function body reads them from the env it runs in, where a local binding of the caller would otherwise hide them.
+CONSTANTS: dict[str, float] = {"pi": math.pi}
+BASE_NAMES = ("level", "vocab")
 
 Fn = Callable[[dict], Any]
 
@@ -75,11 +90,12 @@ class Scope:
 
 
 class _Checker:
-    def __init__(self, site: Site, diags: Diagnostics, scope: Scope):
+    def __init__(self, site: Site, diags: Diagnostics, scope: Scope, nesting: int = 0):
         self.site = site
         self.diags = diags
         self.scope = scope
         self.failed = False
+        self.nesting = nesting  # tree levels being compiled, counting the call sites of enclosing function bodies
 
     # -- diagnostics -------------------------------------------------------------------------------------------
     def pos(self, node) -> Position:
@@ -97,9 +113,13 @@ class _Checker:
 
     # -- dispatch ---------------------------------------------------------------------------------------------
     def compile(self, node, scope: Scope | None = None) -> Compiled:
+        if self.nesting >= MAX_EXPANDED_DEPTH:
+            return self.error(node, f"function calls nest too deeply (over {MAX_EXPANDED_DEPTH} levels of "
+                                    f"expression counting the bodies of called functions)")
         saved = self.scope
         if scope is not None:
             self.scope = scope
+        self.nesting += 1
         try:
             handler = getattr(self, "c_" + node.data, None) if isinstance(node, Tree) else None
             if handler is None:
@@ -107,6 +127,25 @@ class _Checker:
             return handler(node)
         finally:
             self.scope = saved
+            self.nesting -= 1
+
+    def binder_ok(self, tok, kind: str = "") -> bool:
+        """May this token name a local binding (lambda or function parameter, loop variable, let)? Reports why not.
+        `kind == "let"` also refuses function names, since a let-bound value of that name could never be called."""
+        name = str(tok)
+        if name.startswith("_"):
+            self.error(tok, f"names starting with '_' are not allowed ('{name}')")
+            return False
+        if name in CONSTANTS or name in BASE_NAMES:
+            self.error(tok, f"'{name}' is a reserved name and cannot be rebound")
+            return False
+        if kind == "let":
+            from .builtins import BUILTINS
+
+            if name in BUILTINS or isinstance(self.scope.names.get(name), FnT):
+                self.error(tok, f"let cannot bind '{name}': it names a function")
+                return False
+        return True
 
     def expect(self, node, expected: Type, what: str, scope: Scope | None = None) -> Compiled:
         c = self.compile(node, scope)
@@ -124,6 +163,8 @@ class _Checker:
 
     def c_float_lit(self, node):
         v = float(node.children[0])
+        if not math.isfinite(v):
+            return self.error(node, f"float literal {node.children[0]} is too large")
         return Compiled(FLOAT, lambda env: v)
 
     def c_str_lit(self, node):
@@ -144,7 +185,12 @@ class _Checker:
         name = str(node.children[0])
         if name.startswith("_"):
             return self.error(node, f"names starting with '_' are not allowed ('{name}')")
+        if name in CONSTANTS:
+            v = CONSTANTS[name]
+            return Compiled(FLOAT, lambda env: v)
         t = self.scope.names.get(name)
+        if isinstance(t, FnT):
+            return self.error(node, f"'{name}' is a function: call it as {name}(...)")
         if t is None:
             from .builtins import BUILTINS
 
@@ -194,6 +240,30 @@ class _Checker:
             return Compiled(STR, lambda env: _str_index(bf(env), xf(env)))
         return self.error(node, f"cannot index a {base.type}")
 
+    def c_slice(self, node):
+        base_node, *bound_nodes = node.children  # start, stop, step; None where left out
+        base = self.compile(base_node)
+        bounds = [None if b is None else self.expect(b, INT, "a slice bound").fn for b in bound_nodes]
+        if base.type == ANY:
+            return Compiled(ANY, _raise_checked)
+        if not (isinstance(base.type, ListT) or base.type == STR):
+            return self.error(node, f"cannot slice a {base.type}")
+        bf = base.fn
+        start_f, stop_f, step_f = bounds
+
+        def slice_(env):
+            xs = bf(env)
+            start = None if start_f is None else start_f(env)
+            stop = None if stop_f is None else stop_f(env)
+            step = None if step_f is None else step_f(env)
+            if step == 0:
+                raise EvalError("slice step cannot be 0")
+            out = xs[start:stop:step]
+            env["$budget"].charge(len(out))
+            return out
+
+        return Compiled(base.type, slice_)
+
     def c_list_lit(self, node):
         items = [self.compile(c) for c in node.children if c is not None]
         t: Type = ANY
@@ -232,8 +302,7 @@ class _Checker:
         for clause in fors:
             name_tok, src_node, *ifs = clause.children
             name = str(name_tok)
-            if name.startswith("_"):
-                self.error(name_tok, f"names starting with '_' are not allowed ('{name}')")
+            self.binder_ok(name_tok)
             src = self.compile(src_node, scope)
             if src.type != ANY and not isinstance(src.type, ListT):
                 self.error(src_node, f"a comprehension iterates over a list, got {src.type}")
@@ -298,7 +367,7 @@ class _Checker:
             return self.error(op_tok, f"operator '{op}' needs numbers, got {a.type} and {b.type}")
         both_int = a.type == INT and b.type == INT
         if op == "/":
-            return Compiled(FLOAT, lambda env: _div(af(env), bf(env)))
+            return Compiled(FLOAT, lambda env: _check_num(_div(af(env), bf(env))))
         if op in ("//", "%"):
             f = _floordiv if op == "//" else _mod
             return Compiled(INT if both_int else FLOAT, lambda env: f(af(env), bf(env)))
@@ -307,7 +376,9 @@ class _Checker:
         py = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
         rt = INT if both_int else FLOAT
         if op == "*":
-            return Compiled(rt, lambda env: _check_int(af(env) * bf(env)))
+            return Compiled(rt, lambda env: _check_num(af(env) * bf(env)))
+        if rt == FLOAT:  # float sums can overflow to inf, which must never reach a state
+            return Compiled(rt, lambda env: _check_num(py(af(env), bf(env))))
         return Compiled(rt, lambda env: py(af(env), bf(env)))
 
     def c_compare(self, node):
@@ -381,21 +452,58 @@ class _Checker:
     def c_lambda(self, node):
         return self.error(node, "a lambda (x -> ...) can only be passed to a function such as count, argmax or sort")
 
+    def c_let_expr(self, node):
+        *binding_nodes, body_node = node.children
+        scope = self.scope
+        bindings: list[tuple[str, Fn]] = []
+        seen: set[str] = set()
+        for b in binding_nodes:
+            name_tok, value_node = b.children
+            name = str(name_tok)
+            if name in seen:
+                self.error(name_tok, f"'{name}' is bound twice in one let")
+                continue
+            seen.add(name)
+            # Checked against the scope so far: `let` may not hide a function, and later bindings see earlier ones.
+            saved, self.scope = self.scope, scope
+            ok = self.binder_ok(name_tok, "let")
+            self.scope = saved
+            value = self.compile(value_node, scope)
+            scope = scope.child(**{name: value.type if ok else ANY})
+            bindings.append((name, value.fn))
+        body = self.compile(body_node, scope)
+        bf = body.fn
+
+        def let(env):
+            saved = []
+            try:
+                for name, f in bindings:
+                    v = f(env)
+                    saved.append((name, name in env, env.get(name)))
+                    env[name] = v
+                return bf(env)
+            finally:
+                _restore(env, saved)
+
+        return Compiled(body.type, let)
+
     def c_call(self, node):
         from .builtins import BUILTINS
 
         name_tok, args_node = node.children
         name = str(name_tok)
         args = [] if args_node is None else list(args_node.children)
+        # A function bound in scope comes first: a component's parameter may take any name.
+        fn = self.scope.names.get(name)
+        if isinstance(fn, FnT):
+            return self.call_function(node, name_tok, fn, args)
         spec = BUILTINS.get(name)
         if spec is None:
+            if name in CONSTANTS:
+                return self.error(name_tok, f"'{name}' is a constant, not a function: write {name}")
             if name in self.scope.names:
                 return self.error(name_tok, f"'{name}' is a value, not a function")
-            from difflib import get_close_matches
-
-            close = get_close_matches(name, list(BUILTINS), n=3)
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            return self.error(name_tok, f"unknown function '{name}'{hint}")
+            return self.error(name_tok, _unknown_function(name))
         if spec.random and not self.scope.allow_random:
             return self.error(name_tok, f"random function '{name}' is not allowed in {self.scope.what}")
         if not spec.min_args <= len(args) <= spec.max_args:
@@ -403,16 +511,68 @@ class _Checker:
             return self.error(name_tok, f"{name}() takes {want} arguments ({spec.signature}), got {len(args)}")
         return spec.typer(self, node, args)
 
+    # -- named functions ---------------------------------------------------------------------------------------
+    def call_function(self, node, name_tok, fn: FnT, args: list) -> Compiled:
+        name = str(name_tok)
+        if fn.body is None:
+            self.failed = True  # its declaration failed and said why; one error is enough
+            return Compiled(ANY, _raise_checked)
+        if len(args) != len(fn.params):
+            n = len(fn.params)
+            return self.error(name_tok, f"function '{name}' takes {n} argument{'s' if n != 1 else ''} "
+                                        f"({', '.join(fn.params)}), got {len(args)}")
+        compiled_args = [self.compile(a) for a in args]
+        body = self.instantiate(fn, name, tuple(c.type for c in compiled_args), name_tok)
+        if body is None:
+            return Compiled(ANY, _raise_checked)
+        arg_fns, bf = [c.fn for c in compiled_args], body.fn
+        return Compiled(body.type, lambda env: _call_function(fn, bf, env, [f(env) for f in arg_fns]))
+
+    def instantiate(self, fn: FnT, name: str, arg_types: tuple, at) -> Compiled | None:
+        """The body of `fn` compiled for these argument types (cached on the FnT); None after reporting an error."""
+        if fn.body is None:
+            self.failed = True
+            return None
+        if arg_types not in fn.bodies:
+            if len(fn.bodies) >= MAX_FUNCTION_BODIES:
+                self.error(at, f"function '{name}' is called with more than {MAX_FUNCTION_BODIES} different "
+                               f"argument types")
+                return None
+            inner = _Checker(fn.site, self.diags, fn.scope.child(**dict(zip(fn.params, arg_types))), self.nesting)
+            c = inner.compile(fn.body)
+            fn.bodies[arg_types] = None if inner.failed else c
+        body = fn.bodies[arg_types]
+        if body is None:
+            self.error(at, f"function '{name}' does not type-check for arguments of types "
+                           f"({', '.join(map(str, arg_types))}); see the errors in its body")
+        return body
+
     # -- helpers for builtins ---------------------------------------------------------------------------------
     def lambda_of(self, node, param: Type, what: str) -> tuple[Type, Callable[[dict, Any], Any]] | None:
-        """Compile a one-argument lambda whose parameter has type `param`; returns (result type, call(env, x))."""
+        """Compile a one-argument lambda, or the name of a one-parameter function, whose parameter has type `param`;
+        returns (result type, call(env, x))."""
+        if isinstance(node, Tree) and node.data == "name" and isinstance(self.scope.names.get(str(node.children[0])),
+                                                                          FnT):
+            fname = str(node.children[0])
+            fn = self.scope.names[fname]
+            if fn.body is not None and len(fn.params) != 1:
+                self.error(node, f"{what} must be a function of one parameter; '{fname}' takes {len(fn.params)} "
+                                 f"({', '.join(fn.params)})")
+                return None
+            body = self.instantiate(fn, fname, (param,), node)
+            if body is None:
+                return None
+            fbody = body.fn
+            return body.type, lambda env, x: _call_function(fn, fbody, env, [x])
         if not (isinstance(node, Tree) and node.data == "lambda"):
             self.error(node, f"{what} must be a lambda such as x -> x.value")
             return None
+        if len(node.children) != 2:
+            self.error(node, f"{what} must be a lambda of one parameter, such as x -> x.value")
+            return None
         name_tok, body_node = node.children
         name = str(name_tok)
-        if name.startswith("_"):
-            self.error(name_tok, f"names starting with '_' are not allowed ('{name}')")
+        if not self.binder_ok(name_tok):
             return None
         body = self.compile(body_node, self.scope.child(**{name: param}))
         bf = body.fn
@@ -434,6 +594,42 @@ class _Checker:
 
 def _raise_checked(env):  # pragma: no cover - only reachable if a failed compile were run
     raise EvalError("expression has compile errors")
+
+
+def _unknown_function(name: str) -> str:
+    from difflib import get_close_matches
+
+    from .builtins import BUILTINS
+
+    close = get_close_matches(name, list(BUILTINS), n=3)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    return f"unknown function '{name}'{hint}"
+
+
+def _restore(env: dict, saved: list[tuple[str, bool, Any]]) -> None:
+    """Undo bindings made in order (name, was it bound, old value); newest first, so a rebinding unwinds right."""
+    for name, had, old in reversed(saved):
+        if had:
+            env[name] = old
+        else:
+            env.pop(name, None)
+
+
+def _call_function(fn: FnT, body: Fn, env: dict, values: list) -> Any:
+    """Run a function body in the env it was defined in, its parameters bound to `values` for the duration."""
+    env["$budget"].charge(1)  # a call is a step: chains of calls are bounded like loops are
+    home = env
+    for _ in range(fn.hops):
+        home = home.get("$caller")
+        if home is None:
+            raise EvalError("a function passed down from a caller ran where no caller env is linked")
+    saved = [(p, p in home, home.get(p)) for p in fn.params]
+    try:
+        for p, v in zip(fn.params, values):
+            home[p] = v
+        return body(home)
+    finally:
+        _restore(home, saved)
 
 
 def _unquote(s: str) -> str:
@@ -475,6 +671,15 @@ def _check_int(v):
     return v
 
 
+def _check_num(v):
+    """An arithmetic result fit for a state: integers under the limit, floats finite (no inf, no NaN)."""
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise EvalError("arithmetic result is not a finite number")
+        return v
+    return _check_int(v)
+
+
 def _div(a, b):
     if b == 0:
         raise EvalError("division by zero")
@@ -501,9 +706,12 @@ def _pow(a, b):
             raise EvalError("zero to a negative power")
         return a**b
     try:
-        return _check_int(a**b)
+        v = a**b
     except (OverflowError, ZeroDivisionError) as exc:
         raise EvalError(f"power failed: {exc}") from None
+    if isinstance(v, complex):  # a negative number to a fractional power
+        raise EvalError(f"power failed: {a} ** {b} is not a real number")
+    return _check_num(v)
 
 
 # -- entry points -----------------------------------------------------------------------------------------------
@@ -548,7 +756,7 @@ _TERMINALS = {
     "COLON": "':'", "NAME": "a name", "INT": "a number", "FLOAT": "a number", "STRING": "a string", "DOT": "'.'",
     "IF": "'if'", "ELSE": "'else'", "FOR": "'for'", "IN": "'in'", "NOT": "'not'", "AND": "'and'", "OR": "'or'",
     "MINUS": "'-'", "COMP_OP": "a comparison", "ADD_OP": "'+'/'-'", "MUL_OP": "'*'/'/'", "POW_OP": "'**'",
-    "TRUE": "'true'", "FALSE": "'false'", "__ANON_0": "'->'",
+    "TRUE": "'true'", "FALSE": "'false'", "__ANON_0": "'->'", "LET": "'let'", "EQUAL": "'='",
 }
 
 
@@ -592,6 +800,67 @@ def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> C
     return c
 
 
+def function_type(source: Any, scope: Scope, site: Site, diags: Diagnostics, hops: int = 0) -> FnT | None:
+    """Parse a function's source, which must be a lambda (`x -> e` or `(a, b) -> e`), and return its FnT.
+
+    Only the shape is checked here: parameter names, and that every function the body calls exists now (a builtin or
+    a function in `scope`), which is what makes recursion impossible: a function cannot name itself or a later one.
+    The body is type-checked where the function is called, for that call's argument types."""
+    if not isinstance(source, str):
+        diags.error(site.at(1, 1), f"expected a function such as (a, b) -> a + b, got {type(source).__name__}")
+        return None
+    tree = parse(source, site, diags)
+    if tree is None:
+        return None
+    depth = _depth(tree)
+    if depth > MAX_DEPTH:
+        diags.error(site.at(1, 1), f"expression nests {depth} levels deep; the limit is {MAX_DEPTH}")
+        return None
+    checker = _Checker(site, diags, scope)
+    if not (isinstance(tree, Tree) and tree.data == "lambda"):
+        checker.error(tree, "a function is a lambda such as x -> x * 2 or (a, b) -> a + b")
+        return None
+    *param_toks, body = tree.children
+    params: list[str] = []
+    for tok in param_toks:
+        if not checker.binder_ok(tok):
+            continue
+        if str(tok) in params:
+            checker.error(tok, f"parameter '{tok}' is named twice")
+            continue
+        params.append(str(tok))
+    _check_calls(checker, body, scope, set(params))
+    if checker.failed:
+        return None
+    return FnT(tuple(params), body, scope, site, hops)
+
+
+def _check_calls(checker: _Checker, body, scope: Scope, params: set[str]) -> None:
+    """Report every call in `body` of a function that does not exist yet. Calls of local names (parameters, loop
+    variables) are left to the type check, which says they are values."""
+    from .builtins import BUILTINS
+
+    local = set(params)
+    calls = []
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, Tree):
+            continue
+        if n.data == "call":
+            calls.append(n.children[0])
+        elif n.data == "lambda":
+            local.update(str(t) for t in n.children[:-1])
+        elif n.data in ("comp_for", "let_binding"):
+            local.add(str(n.children[0]))
+        stack.extend(n.children)
+    for tok in sorted(calls, key=lambda t: (t.line or 0, t.column or 0)):
+        name = str(tok)
+        if name in BUILTINS or name in local or name in CONSTANTS or name in scope.names:
+            continue
+        checker.error(tok, _unknown_function(name))
+
+
 def run(c: Compiled, env: dict) -> Any:
     """Evaluate a compiled expression, turning any Python-level failure into an EvalError that names the source."""
     try:
@@ -610,17 +879,36 @@ def new_env(values: dict, rng=None, budget: Budget | None = None) -> dict:
     return env
 
 
-def canonical_tree(source: Any, keep: set[str], rename: dict[str, str]) -> str:
+def canonical_tree(source: Any, keep: set[str], rename: dict[str, str],
+                   functions: dict[str, Any] | None = None) -> str:
     """A print of the expression for task identity: literals become <lit>; names in `rename` are replaced; names
-    in `keep` (state fields, level, vocab) stay; any other name (lambda or loop variable) becomes <v>."""
+    in `keep` (state fields, level, vocab) stay; any other name (lambda, let or loop variable) becomes <v>.
+
+    A call of one of `functions` (name → lambda source) prints the function's body in its place, so two programs
+    that differ only in what they call a helper (or in its parameter names) print the same."""
+    functions = functions or {}
     if not isinstance(source, str):
         return "<lit>"
     try:
         tree = _parse_cached(source)
     except UnexpectedInput:
         return source
+    # A function body sees only its parameters, the base names and earlier functions: never the program's names.
+    body_keep = set(BASE_NAMES)
 
-    def walk(n) -> str:
+    def inline(name: str, expanding: tuple) -> str:
+        try:
+            fn_tree = _parse_cached(functions[name]) if isinstance(functions[name], str) else None
+        except UnexpectedInput:
+            fn_tree = None
+        if fn_tree is None or name in expanding:  # malformed or self-referent: reported by the compiler itself
+            return name
+        return "fn(" + walk(fn_tree, body_keep, {}, expanding + (name,)) + ")"
+
+    def walk(n, keep_names: set, renames: dict, expanding: tuple) -> str:
+        def sub(c) -> str:
+            return walk(c, keep_names, renames, expanding)
+
         if n is None:
             return "_"
         if isinstance(n, Token):
@@ -628,12 +916,18 @@ def canonical_tree(source: Any, keep: set[str], rename: dict[str, str]) -> str:
         if n.data in ("int_lit", "float_lit", "str_lit", "true_lit", "false_lit"):
             return "<lit>"
         if n.data == "paren":
-            return walk(n.children[0])
+            return sub(n.children[0])
         if n.data == "name":
             name = str(n.children[0])
-            return name if name in keep else rename.get(name, "<v>")
-        if n.data in ("lambda", "comp_for"):
-            return n.data + "(<v>," + ",".join(walk(c) for c in n.children[1:]) + ")"
-        return n.data + "(" + ",".join(walk(c) for c in n.children) + ")"
+            if name in functions and name not in keep_names:  # a function passed where a lambda is expected
+                return inline(name, expanding)
+            return name if name in keep_names or name in CONSTANTS else renames.get(name, "<v>")
+        if n.data == "lambda":
+            return "lambda(" + ",".join("<v>" for _ in n.children[:-1]) + "," + sub(n.children[-1]) + ")"
+        if n.data in ("comp_for", "let_binding"):
+            return n.data + "(<v>," + ",".join(sub(c) for c in n.children[1:]) + ")"
+        if n.data == "call" and str(n.children[0]) in functions:
+            return "call(" + inline(str(n.children[0]), expanding) + "," + sub(n.children[1]) + ")"
+        return n.data + "(" + ",".join(sub(c) for c in n.children) + ")"
 
-    return walk(tree)
+    return walk(tree, keep, rename, ())

@@ -1,7 +1,8 @@
 """Static types of expression values. Structural: a record type is its field names and field types."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 
 class Type:
@@ -59,6 +60,35 @@ class FuncT(Type):
 
 
 LAMBDA = FuncT()
+
+
+@dataclass(eq=False)
+class FnT(Type):
+    """The static type of a name bound to a function: a compile-time macro, not a value type.
+
+    Calling it compiles `body` in `scope` (where it was defined) extended with the parameters typed as that call's
+    arguments, so one function serves ints at one call and records at another; each distinct tuple of argument types
+    is compiled once (`bodies`). At run time the body reads its free names from the env it was defined in: the calling
+    env when `hops == 0`, else the env reached by following `env["$caller"]` `hops` times (a component evaluates its
+    body in a fresh env linked to its caller's, and a lambda its caller wrote must still see the caller's names).
+
+    Equality is identity: two functions with the same text are still two definitions (and scopes are not hashable).
+    """
+
+    params: tuple[str, ...]
+    body: Any  # lark Tree of the lambda's body; None for a declaration that failed (its error is already reported)
+    scope: Any  # compile.Scope of the definition
+    site: Any  # compile.Site of the definition, for positions inside the body
+    hops: int = 0
+    bodies: dict = field(default_factory=dict, repr=False)  # tuple of argument types → Compiled or None (failed)
+
+    def passed_down(self) -> "FnT":
+        """The same function seen one component deeper: its env is one more `$caller` link away. The compiled
+        bodies do not depend on hops (only the env they run in does), so the cache is shared."""
+        return replace(self, hops=self.hops + 1, bodies=self.bodies)
+
+    def __str__(self) -> str:
+        return f"function({', '.join(self.params)})"
 
 
 def record(**fields: Type) -> RecordT:

@@ -47,9 +47,16 @@ class RenderSpec(Model):
     layout: dict[str, dict[str, Any]] | None = None
 
 
+InputType = Literal["int", "float", "str", "bool"]
+
+
 class GrammarSpec(Model):
     grammar: str = Field(pattern=ID_PATTERN)
     summary: str
+    # Query variables of the task that the state may read (name → type), so a scene can be built towards an answer.
+    inputs: dict[str, InputType] = {}
+    # Named helpers (name → lambda source), visible to everything the grammar compiles; see compile.function_type.
+    functions: dict[str, Expr] = {}
     state: dict[str, Expr]
     require: dict[str, Expr] = {}
     render: RenderSpec
@@ -112,6 +119,7 @@ class ProgramSpec(Model):
     operations: list[Literal[OPERATIONS]] = Field(min_length=1)  # type: ignore[valid-type]
     bucket: Literal[BUCKETS]  # type: ignore[valid-type]
     query: dict[str, Any] = {}  # bounded variables; checked by check.program (lists, ranges, vocab names)
+    functions: dict[str, Expr] = {}  # named helpers (name → lambda source) for compute, require, answer, witness
     compute: dict[str, Expr] = {}
     require: dict[str, Expr] = {}
     answer: AnswerSpec

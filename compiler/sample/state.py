@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..codegen.grammar import CompiledGrammar
-from ..errors import EvalError
+from ..errors import EvalError, TesseraError
 from ..expr.compile import Budget, run
 
 
@@ -15,9 +15,15 @@ class Rejected(Exception):
         self.detail = detail
 
 
-def sample_state(grammar: CompiledGrammar, level: int, vocab: dict, rng) -> dict:
-    """One attempt: returns the state, or raises Rejected."""
-    env = {"level": level, "vocab": vocab, "$rng": rng, "$budget": Budget()}
+def sample_state(grammar: CompiledGrammar, level: int, vocab: dict, rng, query: dict | None = None) -> dict:
+    """One attempt: returns the state, or raises Rejected. `query` holds the task's drawn query variables; the state
+    sees the grammar's declared inputs among them (the task compiler checked that each one is there)."""
+    query = query or {}
+    missing = [name for name in grammar.inputs if name not in query]
+    if missing:
+        raise TesseraError(f"grammar {grammar.id} reads the query variables {', '.join(missing)}, which were not given")
+    env = {name: query[name] for name in grammar.inputs}
+    env.update({"level": level, "vocab": vocab, "$rng": rng, "$budget": Budget()})
     where = ""
     try:
         for name, c in grammar.state:

@@ -167,7 +167,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     last_detail = ""
     for attempt in range(1, grammar.max_attempts + 1):
         try:
-            state = sample_state(grammar, level, vocab, s_rng)
+            state = sample_state(grammar, level, vocab, s_rng, q)  # q is drawn first: the state may read it
             result = run_program(task, state, q, level, vocab, q_rng)
             break
         except Rejected as rej:
