@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:
 
 from compiler.taxonomy import compile_taxonomy  # noqa: E402
 
-LIBRARY_DIRS = ("taxonomy", "grammars", "programs", "contracts")
+LIBRARY_DIRS = ("taxonomy", "grammars", "programs", "contracts", "components")
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ reported at its position in the component file, together with the grammar that u
 from __future__ import annotations
 
 from ..expr.compile import Scope, Site, compile_expr
+from ..expr.template import compile_template
 from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, Type, accepts, is_numeric
 
 KIND_CHECK = {
@@ -76,6 +77,16 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
                 continue
             functions[pname] = fn
             body_names[pname] = fn
+            continue
+        if param.kind == "text":
+            # Text parameters are templates, like titles everywhere: `title: Fruit sold ({{ unit }})`.
+            t = compile_template(str(src), set(src_scope.names),
+                                 lambda line, col, d=src_doc, l_=src_loc: d.expr_pos(l_, line - 1, 0), sc.diags)
+            if t is None:
+                sc.ok = False
+                continue
+            args[pname] = t
+            body_names[pname] = STR
             continue
         c = compile_expr(src, src_scope, Site(src_doc, src_loc), sc.diags)
         if c is None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse
 from ..errors import EvalError
 from ..expr.compile import Budget, run
+from ..expr.template import Template
 from . import guides as G
 from .frames import (BandScale, CanvasFrame, CartesianFrame, Frame, GridFrame, LinearScale, LogScale, PlaneFrame,
                      PolarFrame)
@@ -122,7 +123,7 @@ class Composer:
     def use(self, cu: CUse, env: dict, box: tuple, depth: int) -> None:
         args = {}
         for name, c in cu.args.items():
-            v = run(c, env)
+            v = c.render(env).strip() if isinstance(c, Template) else run(c, env)
             limit = cu.limits.get(name)
             if limit is not None and isinstance(v, list) and len(v) > limit:
                 raise EvalError(f"component '{cu.component}' draws at most {limit} {name}, got {len(v)} "
