@@ -11,7 +11,6 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from pydantic import Field
 
 from ..errors import EvalError
 from ..expr.types import FLOAT, INT, STR, Type
@@ -138,73 +137,6 @@ def draw_bar_chart(p: Painter, prm: BarChart, items: list[dict], text: dict, rng
             p.text(cx, ymap(v) - 9 if v >= 0 else ymap(v) + 9, _tick_text(v), 11)
     _decorate(p, f, text.get("title"), text.get("x_label"), text.get("y_label"))
     return {"bar_ratio": ratio}
-
-
-class LineChart(Model):
-    items: Expr
-    x: str
-    y: str
-    value_labels: bool = False
-    title: str | None = None
-    x_label: str | None = None
-    y_label: str | None = None
-
-
-@layout("line_chart", LineChart, {"x": (STR, INT), "y": (INT, FLOAT)}, texts=("title", "x_label", "y_label"),
-        summary="one series: markers joined by a line, categories evenly spaced along x")
-def draw_line_chart(p: Painter, prm: LineChart, items: list[dict], text: dict, rng) -> dict:
-    f = _frame(p, text.get("title"), text.get("x_label"), text.get("y_label"))
-    vals = [_num(it[prm.y], "line value") for it in items]
-    lo, hi, step = nice_axis(min(0, min(vals)), max(vals))
-    ymap = _y_axis(p, f, lo, hi, step)
-    inset = rng.choice([0.5, 0.6])
-    slot = (f.right - f.left) / len(items)
-    pts = [(f.left + (i + inset) * slot, ymap(v)) for i, v in enumerate(vals)]
-    color = p.theme.color(p.theme.series)
-    p.polyline(pts, color, 2.2)
-    for it, (x, y), v in zip(items, pts, vals):
-        p.circle(x, y, 4.5, color, p.theme.background, 1.2, obj=it)
-        lab = str(it[prm.x])
-        p.text(x, f.bottom + 13, lab, _fit(p, lab, 12, slot - 2))
-        if prm.value_labels:
-            p.text(x, y - 12, _tick_text(v), 11)
-    _decorate(p, f, text.get("title"), text.get("x_label"), text.get("y_label"))
-    return {"inset": inset}
-
-
-class ScatterChart(Model):
-    items: Expr
-    x: str
-    y: str
-    color: str | None = None
-    x_range: list[float] | None = Field(None, min_length=2, max_length=2)
-    y_range: list[float] | None = Field(None, min_length=2, max_length=2)
-    title: str | None = None
-    x_label: str | None = None
-    y_label: str | None = None
-
-
-@layout("scatter_chart", ScatterChart, {"x": (INT, FLOAT), "y": (INT, FLOAT), "color": (STR,)},
-        texts=("title", "x_label", "y_label"), summary="points on numeric x and y axes, optionally coloured by group")
-def draw_scatter_chart(p: Painter, prm: ScatterChart, items: list[dict], text: dict, rng) -> dict:
-    f = _frame(p, text.get("title"), text.get("x_label"), text.get("y_label"))
-    xs = [_num(it[prm.x], "x") for it in items]
-    ys = [_num(it[prm.y], "y") for it in items]
-    ylo, yhi, ystep = nice_axis(*(prm.y_range or (min(ys), max(ys))))
-    xlo, xhi, xstep = nice_axis(*(prm.x_range or (min(xs), max(xs))))
-    ymap = _y_axis(p, f, ylo, yhi, ystep)
-    xmap = lambda v: f.left + (v - xlo) / (xhi - xlo) * (f.right - f.left)  # noqa: E731
-    for i in range(int(round((xhi - xlo) / xstep)) + 1):
-        v = xlo + i * xstep
-        p.line(xmap(v), f.top, xmap(v), f.bottom, p.theme.grid, 1.0)
-        p.text(xmap(v), f.bottom + 12, _tick_text(v), 11)
-    p.line(f.left, f.bottom, f.right, f.bottom, p.theme.ink, 1.2)
-    radius = rng.choice([4.5, 5.0, 5.5])
-    for it, x, y in zip(items, xs, ys):
-        fill = p.theme.color(it[prm.color]) if prm.color else p.theme.color(p.theme.series)
-        p.circle(xmap(x), ymap(y), radius, fill, obj=it, group="points")
-    _decorate(p, f, text.get("title"), text.get("x_label"), text.get("y_label"))
-    return {"radius": radius}
 
 
 # -- scenes -----------------------------------------------------------------------------------------------------
