@@ -11,13 +11,10 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-
 from ..errors import EvalError
 from ..expr.types import FLOAT, INT, STR, Type
 from ..load.models import Expr, Model
-from .painter import SHAPES, Painter
-
-SIZE_WORDS = {"small": 0.03, "medium": 0.04, "large": 0.05}
+from .painter import Painter
 
 
 @dataclass
@@ -137,90 +134,6 @@ def draw_bar_chart(p: Painter, prm: BarChart, items: list[dict], text: dict, rng
             p.text(cx, ymap(v) - 9 if v >= 0 else ymap(v) + 9, _tick_text(v), 11)
     _decorate(p, f, text.get("title"), text.get("x_label"), text.get("y_label"))
     return {"bar_ratio": ratio}
-
-
-# -- scenes -----------------------------------------------------------------------------------------------------
-class ShapeField(Model):
-    items: Expr
-    x: str
-    y: str
-    shape: str
-    color: str
-    size: str | None = None
-    label: str | None = None
-
-
-def _radius(v, unit: float) -> float:
-    if v is None:
-        return SIZE_WORDS["medium"] * unit
-    if isinstance(v, str):
-        if v not in SIZE_WORDS:
-            raise EvalError(f"unknown size word '{v}' (known: {', '.join(SIZE_WORDS)})")
-        return SIZE_WORDS[v] * unit
-    return _num(v, "size") * unit
-
-
-def _check_shape(kind: str) -> str:
-    if kind not in SHAPES:
-        raise EvalError(f"unknown shape '{kind}' (known: {', '.join(SHAPES)})")
-    return kind
-
-
-@layout("shape_field", ShapeField, {"x": (INT, FLOAT), "y": (INT, FLOAT), "shape": (STR,), "color": (STR,),
-                                    "size": (INT, FLOAT, STR), "label": (STR, INT)},
-        summary="glyphs placed at unit-square coordinates (x right, y down); size is a radius fraction or a word")
-def draw_shape_field(p: Painter, prm: ShapeField, items: list[dict], text: dict, rng) -> dict:
-    unit = min(p.width, p.height)
-    j = p.theme.jitter
-    for it in items:
-        cx = _num(it[prm.x], "x") * p.width + (rng.uniform(-j, j) if j else 0.0)
-        cy = _num(it[prm.y], "y") * p.height + (rng.uniform(-j, j) if j else 0.0)
-        r = _radius(it[prm.size] if prm.size else None, unit)
-        p.shape(_check_shape(it[prm.shape]), cx, cy, r, p.theme.color(it[prm.color]), obj=it, group="shapes",
-                outline=p.theme.ink)
-        if prm.label:
-            p.text(cx, cy - r - 9, str(it[prm.label]), 12, bold=True)
-    return {}
-
-
-class GridBoard(Model):
-    items: Expr
-    rows: Expr
-    cols: Expr
-    row: str
-    col: str
-    shape: str
-    color: str
-    coords: bool = True
-
-
-@layout("grid_board", GridBoard, {"row": (INT,), "col": (INT,), "shape": (STR,), "color": (STR,)},
-        exprs={"rows": INT, "cols": INT},
-        summary="a rows × cols board of cells; each item is a glyph in cell (row, col), 0-based, row 0 on top")
-def draw_grid_board(p: Painter, prm: GridBoard, items: list[dict], text: dict, rng, rows: int, cols: int) -> dict:
-    if not (1 <= rows <= 40 and 1 <= cols <= 40):
-        raise EvalError(f"grid_board of {rows} × {cols} cells (allowed 1..40 each)")
-    margin = 30 if prm.coords else 12
-    cell = min((p.width - margin - 12) / cols, (p.height - margin - 12) / rows)
-    x0 = margin + (p.width - margin - 12 - cell * cols) / 2
-    y0 = margin + (p.height - margin - 12 - cell * rows) / 2
-    for r in range(rows + 1):
-        p.line(x0, y0 + r * cell, x0 + cols * cell, y0 + r * cell, p.theme.ink, 1.2)
-    for c in range(cols + 1):
-        p.line(x0 + c * cell, y0, x0 + c * cell, y0 + rows * cell, p.theme.ink, 1.2)
-    if prm.coords:
-        for r in range(rows):
-            p.text(x0 - 12, y0 + (r + 0.5) * cell, str(r + 1), 12)
-        for c in range(cols):
-            p.text(x0 + (c + 0.5) * cell, y0 - 12, str(c + 1), 12)
-    fill_ratio = rng.choice([0.32, 0.36, 0.4])
-    for it in items:
-        r, c = it[prm.row], it[prm.col]
-        if not (0 <= r < rows and 0 <= c < cols):
-            raise EvalError(f"item at cell ({r}, {c}) lies outside the {rows} × {cols} board")
-        p.shape(_check_shape(it[prm.shape]), x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell, cell * fill_ratio,
-                p.theme.color(it[prm.color]), obj=it, group="cells", outline=p.theme.ink)
-    return {"fill_ratio": fill_ratio}
 
 
 # -- layouts in their own modules (importing one registers its layouts) -----------------------------------------
