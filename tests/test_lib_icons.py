@@ -1,5 +1,5 @@
-"""Pictogram marks (compiler/render/pictograms.py), pattern operators (compiler/expr/lib_pattern.py), icon layouts
-(compiler/render/layouts_icons.py), and the icons domain's option and render-map guarantees."""
+"""Pictogram marks (compiler/render/pictograms.py), pattern operators (compiler/expr/lib_pattern.py), icon components
+(components/icon_field.yaml, icon_grid.yaml, panel_row.yaml), and the icons domain's option and render-map guarantees."""
 from __future__ import annotations
 
 import math
@@ -10,8 +10,6 @@ import pytest
 from compiler.errors import Diagnostics, EvalError
 from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
 from compiler.expr.types import INT, STR, ListT
-from compiler.render.layouts import LAYOUTS
-from compiler.render.layouts_icons import FIELD_SIZES, arrangement
 from compiler.render.painter import Painter
 from compiler.render.pictograms import PICTOGRAMS, pictogram
 from compiler.render.theme import Theme
@@ -96,76 +94,102 @@ def test_pattern_operator_errors():
     assert "steps() needs a list of numbers" in str(d.items[0])
 
 
-# -- layouts ----------------------------------------------------------------------------------------------------
-def draw(name: str, params: dict, items: list[dict], size=(480, 480), **exprs):
-    ldef = LAYOUTS[name]
-    p = Painter(size[0], size[1], THEME, {id(it): f"items[{i}]" for i, it in enumerate(items)})
-    decisions = ldef.draw(p, ldef.params.model_validate({"items": "items", **params}), items, {}, Rng(3), **exprs)
-    return p, decisions
+# -- the icon components (components/icon_field.yaml, icon_grid.yaml, panel_row.yaml) ------------------------------
+FIELD_SIZES = {"small": 0.038, "medium": 0.05, "large": 0.064}  # icon_field's radii, fractions of the width
 
 
-def test_icon_field_and_grid_bind_every_pictogram():
-    field = [{"k": "sun", "c": "yellow", "s": "large", "x": 0.2, "y": 0.3, "a": 0},
-             {"k": "car", "c": "red", "s": "small", "x": 0.7, "y": 0.6, "a": 90}]
-    p, _ = draw("icon_field", {"x": "x", "y": "y", "icon": "k", "color": "c", "size": "s", "angle": "a"}, field)
-    big, small = (p.render_map[f"items[{i}]"]["bbox"] for i in range(2))
+def render_grammar(root, rel: str, text: str, seed: int = 3):
+    """Compile one grammar written into a library copy and render its (literal) state: (render result, state)."""
+    from compiler.render.scene import render_scene
+    from compiler.sample.state import sample_state
+    from compiler.taxonomy import compile_taxonomy
+    from compiler.trace.instance import object_paths
+    from tests.test_errors import write
+
+    write(root, rel, text)
+    tax = compile_taxonomy(root)
+    g = tax.grammars[text.split("grammar:")[1].split()[0]]
+    state = sample_state(g, 0, tax.vocab, Rng(seed))
+    return render_scene(g, state, 0, tax.vocab, Rng(seed + 1), object_paths(state)), state
+
+
+def test_icon_field_and_grid_bind_every_pictogram(library_copy):
+    res, _ = render_grammar(library_copy, "grammars/icons/t_field.yaml", """
+        grammar: icons.t_field
+        summary: two pictograms
+        state:
+          field: "[{k: 'sun', c: 'yellow', s: 'large', x: 0.2, y: 0.3, a: 0}, {k: 'car', c: 'red', s: 'small', x: 0.7, y: 0.6, a: 90}]"
+        render:
+          canvas: {width: 480, height: 480}
+          scene: {use: icon_field, with: {items: field, x: "i -> i.x", y: "i -> i.y", icon: "i -> i.k",
+                                          color: "i -> i.c", size: "i -> i.s", angle: "i -> i.a"}}
+        """)
+    big, small = (res.render_map[f"field[{i}]"]["bbox"] for i in range(2))
     assert big[2] - big[0] > small[2] - small[0]
     assert abs((big[0] + big[2]) / 2 - 0.2 * 480) < 3
-    grid = [{"r": 0, "c": 1, "k": "tree", "col": "green"}, {"r": 2, "c": 2, "k": "cup", "col": "blue"}]
-    p, _ = draw("icon_grid", {"rows": "3", "cols": "3", "row": "r", "col": "c", "icon": "k", "color": "col"}, grid,
-                rows=3, cols=3)
-    assert set(p.render_map) == {"items[0]", "items[1]"}
-    with pytest.raises(EvalError, match="unknown size word 'huge'"):
-        draw("icon_field", {"x": "x", "y": "y", "icon": "k", "color": "c", "size": "s"}, [{**field[0], "s": "huge"}])
+    res, _ = render_grammar(library_copy, "grammars/icons/t_grid.yaml", """
+        grammar: icons.t_grid
+        summary: two pictograms on a grid
+        state:
+          grid: "[{r: 0, c: 1, k: 'tree', col: 'green'}, {r: 2, c: 2, k: 'cup', col: 'blue'}]"
+        render:
+          canvas: {width: 448, height: 448}
+          scene: {use: icon_grid, with: {items: grid, rows: 3, cols: 3, row: "i -> i.r", col: "i -> i.c",
+                                         icon: "i -> i.k", color: "i -> i.col"}}
+        """)
+    assert set(res.render_map) == {"grid[0]", "grid[1]"}
+    a, b = res.render_map["grid[0]"]["bbox"], res.render_map["grid[1]"]["bbox"]
+    assert a[2] < b[0] and a[3] < b[1]  # cell (0, 1) is up and left of cell (2, 2)
 
 
-def test_arrangement_holds_every_count():
-    for n in range(1, 13):
-        cols, rows = arrangement(n)
-        assert cols * rows >= n and abs(cols - rows) <= 1
-    with pytest.raises(EvalError):
-        arrangement(13)
+PANEL_GRAMMAR = """
+    grammar: icons.t_panels
+    summary: panels
+    state:
+      items: "{items}"
+    render:
+      canvas: {{width: {w}, height: {h}}}
+      scene:
+        use: panel_row
+        with: {{items: items, options: {options}, blank: "{blank}", wrap: {wrap}, icon: "p -> p.k", color: "p -> p.c",
+               count: "p -> p.n", size: "p -> p.s", angle: "p -> p.a"}}
+    """
+
+
+def panels(root, items: list[dict], w=800, h=440, options=4, blank=True, wrap=0):
+    text = "[" + ", ".join("{k: '%s', c: '%s', n: %d, s: '%s', a: %d}" % (it["k"], it["c"], it["n"], it["s"], it["a"])
+                           for it in items) + "]"
+    res, _ = render_grammar(root, "grammars/icons/t_panels.yaml", PANEL_GRAMMAR.format(
+        items=text, w=w, h=h, options=options, blank=str(blank).lower(), wrap=wrap))
+    return res
 
 
 PANELS = [{"k": "heart", "c": "red", "n": n, "s": "large", "a": 0} for n in (1, 2, 3)]
 OPTIONS = [{"k": "heart", "c": c, "n": 4, "s": "large", "a": 0} for c in ("red", "blue", "green", "gray")]
-PANEL_PARAMS = {"options": "4", "blank": True, "icon": "k", "color": "c", "count": "n", "size": "s", "angle": "a"}
 
 
-def test_panel_row_binds_sequence_and_lettered_options_in_two_rows():
-    p, decisions = draw("panel_row", PANEL_PARAMS, PANELS + OPTIONS, size=(800, 440), options=4)
-    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(7)]
+def test_panel_row_binds_sequence_and_lettered_options_in_two_rows(library_copy):
+    res = panels(library_copy, PANELS + OPTIONS)
+    boxes = [res.render_map[f"items[{i}]"]["bbox"] for i in range(7)]
     assert all(b[1] == boxes[0][1] for b in boxes[:3]) and all(b[1] == boxes[3][1] for b in boxes[3:])
     assert boxes[3][1] > boxes[0][3]  # options sit below the sequence
-    assert decisions["slots"] == 2  # the largest count (4) sets one slot size for every panel
-    wrapped, _ = draw("panel_row", {**PANEL_PARAMS, "options": "4", "blank": False, "wrap": 2}, OPTIONS,
-                      size=(500, 500), options=4)
+    assert len({round(b[2] - b[0], 1) for b in boxes}) == 1  # every panel is the same square
+    wrapped = panels(library_copy, OPTIONS, 500, 500, blank=False, wrap=2)
     rows = sorted({round(wrapped.render_map[f"items[{i}]"]["bbox"][1]) for i in range(4)})
     assert len(rows) == 2
 
 
-def test_pictogram_size_does_not_depend_on_the_count():
+def test_pictogram_size_does_not_depend_on_the_count(library_copy):
     """Size is a property a sequence can change, so a panel of 4 holds four copies as big as a panel of 1's."""
-    p, _ = draw("panel_row", {**PANEL_PARAMS, "options": "0", "blank": False},
-                [{**PANELS[0], "n": 1}, {**PANELS[0], "n": 4}], size=(400, 220), options=0)
-    px = p.pixels()[:, :, :3]
+    res = panels(library_copy, [{**PANELS[0], "n": 1}, {**PANELS[0], "n": 4}], 400, 220, options=0, blank=False)
+    px = res.rgb[:, :, :3]
 
     def ink(path):
-        x0, y0, x1, y1 = (int(v) for v in p.render_map[path]["bbox"])
+        x0, y0, x1, y1 = (int(v) for v in res.render_map[path]["bbox"])
         inside = px[y0 + 4:y1 - 4, x0 + 4:x1 - 4]
         return int((inside.astype(int).sum(axis=2) < 600).sum())
 
     assert 3.6 < ink("items[1]") / ink("items[0]") < 4.4
-
-
-@pytest.mark.parametrize("params,items,fragment", [
-    ({**PANEL_PARAMS, "options": "9"}, PANELS, "9 options among 3 panels"),
-    (PANEL_PARAMS, [{**PANELS[0], "n": 13}] + OPTIONS, "a panel of 13 pictograms"),
-    ({**PANEL_PARAMS, "options": "0"}, PANELS * 8, "do not fit"),
-])
-def test_panel_row_errors(params, items, fragment):
-    with pytest.raises(EvalError, match=fragment):
-        draw("panel_row", params, items, size=(800, 440), options=int(params["options"]))
 
 
 # -- the domain's tasks -----------------------------------------------------------------------------------------
@@ -202,7 +226,7 @@ def test_icons_render_maps_are_inside_and_apart(taxonomy):
         for seed in range(3):
             tr = generate(task, seed, level, vocab=taxonomy.vocab).trace
             w = tr["render"]["width"]
-            jitter = tr["render"]["decisions"]["theme"]["jitter"]
+            jitter = 2.0  # the most the component jitters a pictogram by
             circles = []
             for i, icon in enumerate(tr["state"]["icons"]):
                 cx, cy, r = icon["x"] * w, icon["y"] * w, FIELD_SIZES[icon["size"]] * w + 1.5

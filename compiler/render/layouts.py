@@ -141,5 +141,4 @@ def draw_bar_chart(p: Painter, prm: BarChart, items: list[dict], text: dict, rng
 from . import layouts_board  # noqa: E402,F401
 from . import layouts_geometry  # noqa: E402,F401
 from . import layouts_graph  # noqa: E402,F401
-from . import layouts_icons  # noqa: E402,F401
 from . import layouts_symbolic  # noqa: E402,F401

@@ -459,7 +459,7 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     dx, dy = _offset(v)
     x, y = x + dx, y + dy
     bold = opts["weight"] == "bold"
-    size = _number(v.get("size", 13.0), "size") * ctx.theme.font_scale
+    size = ctx.size(v.get("size", 13.0), "size") * ctx.theme.font_scale  # `sizes: frame`: in frame units
     if size <= 0 or size > 400:
         raise EvalError(f"text size must be in (0, 400] px, got {size:g}")
     fit = v.get("fit")
