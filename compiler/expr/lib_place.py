@@ -462,7 +462,8 @@ def _scatter_layout(ck, node, args):
             if tries > limit:
                 raise PlacementFailed(f"scatter_layout(): placed {len(pts)} of {count} points {gap} apart in "
                                       f"{limit} tries")
-            x, y = _r(rng.uniform(margin, 1 - margin)), _r(rng.uniform(margin, 1 - margin))
+            # Clamped after rounding, so a margin with more than 6 decimals is still kept.
+            x, y = (min(1 - margin, max(margin, _r(rng.uniform(margin, 1 - margin)))) for _ in range(2))
             cx, cy = int(x // cell), int(y // cell)
             near = [q for dx in (-1, 0, 1) for dy in (-1, 0, 1) for q in buckets.get((cx + dx, cy + dy), ())]
             _charge(env, 1 + len(near))
@@ -514,7 +515,7 @@ def _ring_layout(ck, node, args):
         for k in range(count):
             deg = (start + 360.0 * k / count) % 360.0
             a = math.radians(deg)
-            out.append({"x": _r(0.5 + 0.5 * math.cos(a)), "y": _r(0.5 + 0.5 * math.sin(a)), "angle": _r(deg)})
+            out.append({"x": _r(0.5 + 0.5 * math.cos(a)), "y": _r(0.5 + 0.5 * math.sin(a)), "angle": _r(deg) % 360.0})  # 359.9999999 rounds to 0
         return out
 
     return Compiled(ListT(record(x=FLOAT, y=FLOAT, angle=FLOAT)), impl)
