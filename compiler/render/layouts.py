@@ -7,13 +7,13 @@ returned as `decisions`, which the trace records.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
 from pydantic import Field
 
 from ..errors import EvalError
+from ..expr.lib_place import nice_axis  # the axes of charts and nice_ticks() share one rule
 from ..expr.types import FLOAT, INT, STR, Type
 from ..load.models import Expr, Model
 from .painter import SHAPES, Painter
@@ -44,16 +44,6 @@ def layout(name: str, params: type[Model], fields: dict, exprs: dict | None = No
 
 
 # -- axes -------------------------------------------------------------------------------------------------------
-def nice_axis(lo: float, hi: float, max_ticks: int = 6) -> tuple[float, float, float]:
-    """Round axis bounds and a 1/2/5 × 10^k tick step covering [lo, hi]."""
-    if hi <= lo:
-        hi = lo + 1
-    raw = (hi - lo) / max_ticks
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    return math.floor(lo / step) * step, math.ceil(hi / step) * step, step
-
-
 def _tick_text(v: float) -> str:
     return str(int(round(v))) if abs(v - round(v)) < 1e-9 else f"{v:g}"
 

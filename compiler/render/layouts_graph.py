@@ -11,6 +11,8 @@ import math
 
 from ..errors import EvalError
 from ..expr.lib_graph import edge_type_problem
+from ..expr.lib_place import (embed_graph, fit_to_box, layer_forest, layout_problem, maze_open_pairs,
+                              segment_point_distance, segments_cross)
 from ..expr.types import FLOAT, INT, STR, ListT, RecordT
 from ..load.models import Expr, Model
 from .layouts import layout
@@ -18,52 +20,16 @@ from .painter import Painter
 
 NODE_GAP_PX = 22.0  # clear space between two node circles
 EDGE_CLEARANCE_PX = 9.0  # clear space between an edge and a node circle it does not join
-SPRING_TRIES = 10  # spring embeddings tried (from different random starts) before the ring fallback
-RING_TRIES = 6
 LABEL_TRIES = 6  # node placements tried until every weight label finds a clear spot
 LIGHT_FILLS = [(255, 255, 255), (236, 242, 252), (250, 243, 228)]  # node fill when nodes carry no colour
 
 
-# -- geometry helpers -------------------------------------------------------------------------------------------
-def segment_point_distance(ax: float, ay: float, bx: float, by: float, px: float, py: float) -> float:
-    dx, dy = bx - ax, by - ay
-    length2 = dx * dx + dy * dy
-    t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length2))
-    return math.sqrt((ax + t * dx - px) ** 2 + (ay + t * dy - py) ** 2)
-
-
-def _segments_cross(p, q, r, s) -> bool:
-    """Proper crossing of segments pq and rs (touching at shared endpoints does not count)."""
-    def orient(a, b, c):
-        v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-        return (v > 1e-9) - (v < -1e-9)
-
-    return orient(p, q, r) * orient(p, q, s) < 0 and orient(r, s, p) * orient(r, s, q) < 0
-
-
+# -- legibility -------------------------------------------------------------------------------------------------
 def node_link_problem(pos: dict[int, tuple[float, float]], radius: float, pairs: list[tuple[int, int]],
                       node_gap: float = NODE_GAP_PX, clearance: float = EDGE_CLEARANCE_PX) -> str | None:
-    """The legibility rule of a node-link picture: None when it holds, else what breaks it."""
-    ids = sorted(pos)
-    for i, u in enumerate(ids):
-        for v in ids[i + 1:]:
-            if math.dist(pos[u], pos[v]) < 2 * radius + node_gap:
-                return f"nodes {u} and {v} overlap"
-    for a, b in pairs:
-        (ax, ay), (bx, by) = pos[a], pos[b]
-        for v in ids:
-            if v != a and v != b and segment_point_distance(ax, ay, bx, by, *pos[v]) < radius + clearance:
-                return f"edge {a}–{b} passes through node {v}"
-    return None
-
-
-def _crossings(pos, pairs) -> int:
-    n = 0
-    for i, (a, b) in enumerate(pairs):
-        for c, d in pairs[i + 1:]:
-            if len({a, b, c, d}) == 4 and _segments_cross(pos[a], pos[b], pos[c], pos[d]):
-                n += 1
-    return n
+    """The legibility rule of a node-link picture in pixels (circles of `radius`, `node_gap` clear between two of
+    them, `clearance` between an edge and a circle it does not join): None when it holds, else what breaks it."""
+    return layout_problem(pos, pairs, 2 * radius + node_gap, radius + clearance)
 
 
 def _reject(message: str):
@@ -91,93 +57,17 @@ def _node_fill(p: Painter, item: dict, color_field: str | None, plain):
 
 
 # -- node placement ---------------------------------------------------------------------------------------------
-def _spring(n: int, pairs: list[tuple[int, int]], rng, iterations: int = 60) -> list[list[float]]:
-    """Fruchterman–Reingold in the unit square from a random start, with a weak pull to the centre so separate
-    components stay in view. Plain floats only: the same start gives the same positions on any machine."""
-    xs = [rng.random() for _ in range(n)]
-    ys = [rng.random() for _ in range(n)]
-    k2 = 1.0 / n  # squared ideal edge length
-    k = math.sqrt(k2)
-    step = 0.12
-    for _ in range(iterations):
-        fx, fy = [0.0] * n, [0.0] * n
-        for i in range(n):
-            xi, yi = xs[i], ys[i]
-            sx = sy = 0.0
-            for j in range(i + 1, n):
-                dx, dy = xi - xs[j], yi - ys[j]
-                f = k2 / (dx * dx + dy * dy or 1e-8)  # repulsion k²/d along the unit vector (dx, dy)/d
-                sx += dx * f
-                sy += dy * f
-                fx[j] -= dx * f
-                fy[j] -= dy * f
-            fx[i] += sx
-            fy[i] += sy
-        for a, b in pairs:
-            dx, dy = xs[a] - xs[b], ys[a] - ys[b]
-            f = math.sqrt(dx * dx + dy * dy) / k  # attraction d²/k along the unit vector
-            fx[a] -= dx * f
-            fy[a] -= dy * f
-            fx[b] += dx * f
-            fy[b] += dy * f
-        for i in range(n):
-            gx, gy = fx[i] - (xs[i] - 0.5) * 0.6, fy[i] - (ys[i] - 0.5) * 0.6
-            d = math.sqrt(gx * gx + gy * gy) or 1e-9
-            move = min(d, step) / d
-            xs[i] += gx * move
-            ys[i] += gy * move
-        step *= 0.95
-    return [[x, y] for x, y in zip(xs, ys)]
-
-
-def _ring(n: int, rng) -> list[list[float]]:
-    turn = rng.random() * 2 * math.pi
-    order = rng.shuffle(list(range(n)))
-    pos = [[0.0, 0.0] for _ in range(n)]
-    for slot, i in enumerate(order):
-        a = turn + 2 * math.pi * slot / n
-        pos[i] = [0.5 + 0.5 * math.cos(a), 0.5 + 0.5 * math.sin(a)]
-    return pos
-
-
-def _fit(unit: list[list[float]], box: tuple[float, float, float, float]) -> list[tuple[float, float]]:
-    """Stretch positions to fill the pixel box (x0, y0, x1, y1), rounded to 1/100 px."""
-    x0, y0, x1, y1 = box
-    xs, ys = [q[0] for q in unit], [q[1] for q in unit]
-    lo_x, hi_x, lo_y, hi_y = min(xs), max(xs), min(ys), max(ys)
-    sx = (x1 - x0) / (hi_x - lo_x) if hi_x > lo_x else 0.0
-    sy = (y1 - y0) / (hi_y - lo_y) if hi_y > lo_y else 0.0
-    return [(round(x0 + (x - lo_x) * sx if sx else (x0 + x1) / 2, 2),
-             round(y0 + (y - lo_y) * sy if sy else (y0 + y1) / 2, 2)) for x, y in unit]
-
-
 def place_nodes(n: int, pairs: list[tuple[int, int]], box: tuple[float, float, float, float], radius: float,
                 rng) -> tuple[list[tuple[float, float]], str]:
     """Legible positions for nodes 0..n-1 joined by `pairs` inside the pixel box: the spring embedding with the
-    fewest edge crossings among the legible ones tried, else a legible ring. Raises RenderRejected otherwise."""
-    best, best_crossings = None, None
-    legible = 0
-    for _ in range(SPRING_TRIES):
-        pts = _fit(_spring(n, pairs, rng), box)
-        pos = dict(enumerate(pts))
-        if node_link_problem(pos, radius, pairs) is not None:
-            continue
-        legible += 1
-        crossings = _crossings(pos, pairs)
-        if best_crossings is None or crossings < best_crossings:
-            best, best_crossings = pts, crossings
-        if crossings == 0 or legible >= 3:
-            break
-    if best is not None:
-        return best, "spring"
-    last = ""
-    for _ in range(RING_TRIES):
-        pts = _fit(_ring(n, rng), box)
-        last = node_link_problem(dict(enumerate(pts)), radius, pairs) or ""
-        if not last:
-            return pts, "ring"
-    raise _reject(f"node_link: no legible placement of {n} nodes and {len(pairs)} edges ({last}); "
-                         f"fewer nodes or edges, or a larger canvas, would overlap")
+    fewest edge crossings among the legible ones tried, else a legible ring (the algorithm is lib_place's, shared
+    with spring_layout; positions are fitted to the box and rounded to 1/100 px). Raises RenderRejected otherwise."""
+    pts, how = embed_graph(n, pairs, rng, lambda unit: fit_to_box(unit, box, 2), 2 * radius + NODE_GAP_PX,
+                           radius + EDGE_CLEARANCE_PX)
+    if pts is None:  # `how` says what broke the last ring tried
+        raise _reject(f"node_link: no legible placement of {n} nodes and {len(pairs)} edges ({how}); "
+                      f"fewer nodes or edges, or a larger canvas, would overlap")
+    return pts, how
 
 
 # -- node-link graphs -------------------------------------------------------------------------------------------
@@ -258,7 +148,7 @@ def _segment_hits_box(seg, box) -> bool:
     if any(bx0 <= x <= bx1 and by0 <= y <= by1 for x, y in ((x0, y0), (x1, y1))):
         return True
     corners = [(bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1)]
-    return any(_segments_cross((x0, y0), (x1, y1), corners[i], corners[(i + 1) % 4]) for i in range(4))
+    return any(segments_cross((x0, y0), (x1, y1), corners[i], corners[(i + 1) % 4]) for i in range(4))
 
 
 def _place_weight_labels(p: Painter, pts, radius, segments, texts, size) -> list | None:
@@ -370,31 +260,7 @@ def draw_tree(p: Painter, prm: TreeLayout, items: list[dict], text: dict, rng) -
         roots.reverse()
         for ks in kids.values():
             ks.reverse()
-    depth: dict[int, int] = {}
-    xslot: dict[int, float] = {}
-    leaves = 0
-
-    def visit(root: int) -> None:
-        # Iterative post-order walk: leaves take the next slot, a parent sits midway over its first and last child.
-        nonlocal leaves
-        stack = [(root, 0, False)]
-        while stack:
-            i, d, done = stack.pop()
-            if done:
-                ks = kids[i]
-                xslot[i] = (xslot[ks[0]] + xslot[ks[-1]]) / 2 if ks else float(leaves)
-                leaves += 0 if ks else 1
-                continue
-            if i in depth:
-                raise EvalError("tree: the parent links form a cycle")
-            depth[i] = d
-            stack.append((i, d, True))
-            stack.extend((k, d + 1, False) for k in reversed(kids[i]))
-
-    for r in roots:
-        visit(r)
-    if len(depth) != len(items):
-        raise EvalError("tree: some nodes are not below any root (the parent links form a cycle)")
+    depth, xslot, leaves = layer_forest(kids, roots, len(items), "tree")  # shared with tree_layout()
     height = max(depth.values())
     margin_x, margin_y = 24.0, 28.0
     slot = (p.width - 2 * margin_x) / max(leaves, 1)
@@ -456,15 +322,7 @@ class MazeLayout(Model):
                 "share no passage; items are cells, drawn with their mark (text) and colour ('' for none)")
 def draw_maze(p: Painter, prm: MazeLayout, items: list[dict], text: dict, rng, rows: int, cols: int,
               passages: list[dict]) -> dict:
-    if not (1 <= rows <= 40 and 1 <= cols <= 40):
-        raise EvalError(f"maze of {rows} × {cols} cells (allowed 1..40 each)")
-    open_pairs = set()
-    for e in passages:
-        a, b = sorted((e["a"], e["b"]))
-        if not (0 <= a and b < rows * cols) or not ((b - a == 1 and b % cols != 0) or b - a == cols):
-            raise EvalError(f"passage {e['a']}–{e['b']} does not join two neighbouring cells of the "
-                            f"{rows} × {cols} maze")
-        open_pairs.add((a, b))
+    open_pairs = maze_open_pairs(rows, cols, passages)  # shared with maze_walls()
     margin = 14.0
     cell = min((p.width - 2 * margin) / cols, (p.height - 2 * margin) / rows)
     x0 = (p.width - cell * cols) / 2
