@@ -34,6 +34,7 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     env = {**state, "level": level, "vocab": vocab, "$budget": Budget()}
     if grammar.scene is not None:
         env["$rng"] = rng
+        env.setdefault("canvas", {"width": grammar.width, "height": grammar.height})
         painter = Painter(grammar.width, grammar.height, theme, paths, scale)
         try:
             decisions = render_composed(grammar.scene, painter, paths, env)
