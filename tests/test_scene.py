@@ -451,3 +451,36 @@ def test_render_choices_replay_byte_for_byte(tmp_path):
     assert again.png == inst.png
     assert np.array_equal(again.rgb, inst.rgb)
     assert math.isfinite(inst.trace["render"]["decisions"]["ratio"])
+
+
+def test_line_trims_and_offset_are_pixels(tmp_path):
+    root = build(tmp_path, "e: \"{x: 100, y: 100, x2: 300, y2: 100}\"\n", """\
+        marks:
+          - line: {x: e.x, y: e.y, x2: e.x2, y2: e.y2, trim: 20, trim2: 30, offset: 5, bind: e}
+        """)
+    _, inst = sample(root)
+    # Along +x: trimmed by 20 at the start and 30 at the end, shifted 5 px to the right of the direction (down).
+    assert inst.trace["render"]["render_map"]["e"]["geometry"]["points"] == [[120, 105], [270, 105]]
+
+
+def test_text_spots_take_the_first_clear_candidate(tmp_path):
+    root = build(tmp_path, "t: \"{s: 'w'}\"\n", """\
+        marks:
+          - line: {x: 0, y: 100, x2: 400, y2: 100}
+          - text: {x: 200, y: 100, text: t.s, clear: true, bind: t, z: 1, spots: "[[200, 102], [200, 130], [200, 160]]"}
+        """)
+    _, inst = sample(root)
+    x0, y0, x1, y1 = inst.trace["render"]["render_map"]["t"]["bbox"]
+    assert (y0 + y1) / 2 == pytest.approx(130, abs=0.6)
+
+
+def test_ink_on_reads_the_fill():
+    from compiler.expr.lib_color import ink_on_color, ramp_hex
+
+    assert ink_on_color("black") == "white" and ink_on_color("yellow") == "ink"
+    assert ink_on_color("#101010") == "white" and ink_on_color("#f0f0f0") == "ink"
+    assert ramp_hex(0, 0, 10, "blues") == "#eff5fc" and ramp_hex(99, 0, 10, "blues") == "#084594"
+    from compiler.errors import EvalError
+
+    with pytest.raises(EvalError, match="unknown palette 'rainbow'"):
+        ramp_hex(1, 0, 2, "rainbow")

@@ -338,7 +338,7 @@ def _stroke_path(ctx: Ctx, v: dict, pts: list, closed: bool, opts: dict, path: s
     if arrow in ("start", "both") and len(pts) >= 2:
         extra += _arrowhead(ctx, pts[1], pts[0], color, width, op, head)
     x0, y0, x1, y1 = _bounds(list(pts) + extra)
-    h = width / 2
+    h = max(width / 2, 1.0)  # a hairline's box is still 2 px thick, so a bound line passes the minimum size
     return Drawn((x0 - h, y0 - h, x1 + h, y1 + h), segments=_segments_of(pts, closed),
                  geometry={"points": [[round(x, 2), round(y, 2)] for x, y in pts]})
 
