@@ -1,0 +1,26 @@
+"""Oracles for the polar-frame scenes (radar, donut, gauge, protractor) and Venn icons: plain Python over the
+recorded state and the program's recorded picks."""
+from __future__ import annotations
+
+from tests.oracles import step
+
+
+def _radar_top_skill(tr):
+    name = step(tr, "player")["name"]
+    mine = [r for r in tr["state"]["ratings"] if r["player"] == name]
+    pick = max if tr["query"]["extreme"] == "highest" else min
+    return pick(mine, key=lambda r: r["value"])["skill"]
+
+
+def _radar_skills_won(tr):
+    name = step(tr, "player")["name"]
+    vals = {}
+    for r in tr["state"]["ratings"]:
+        vals.setdefault(r["skill"], {})[r["player"]] = r["value"]
+    return sum(1 for v in vals.values() if all(v[name] > w for k, w in v.items() if k != name))
+
+
+ORACLES = {
+    "charts.radar.top_skill": _radar_top_skill,
+    "charts.radar.skills_won": _radar_skills_won,
+}
