@@ -20,7 +20,20 @@ def _radar_skills_won(tr):
     return sum(1 for v in vals.values() if all(v[name] > w for k, w in v.items() if k != name))
 
 
+def _donut_largest(tr):
+    slices = tr["state"]["slices"]
+    assert sum(s["share"] for s in slices) == 100
+    pick = max if tr["query"]["extreme"] == "largest" else min
+    return pick(slices, key=lambda s: s["share"])["name"]
+
+
+def _donut_sum(tr):
+    return sum(s["share"] for s in step(tr, "pair"))
+
+
 ORACLES = {
+    "charts.donut.largest_share": _donut_largest,
+    "charts.donut.share_sum": _donut_sum,
     "charts.radar.top_skill": _radar_top_skill,
     "charts.radar.skills_won": _radar_skills_won,
 }
