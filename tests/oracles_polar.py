@@ -31,7 +31,18 @@ def _donut_sum(tr):
     return sum(s["share"] for s in step(tr, "pair"))
 
 
+def _gauge_value(tr):
+    return tr["state"]["needle"]["value"]
+
+
+def _gauge_zone(tr):
+    v = tr["state"]["value"]
+    return next(z["color"] for z in tr["state"]["zones"] if z["lo"] < v < z["hi"])
+
+
 ORACLES = {
+    "symbolic.gauge.read_value": _gauge_value,
+    "symbolic.gauge.zone_color": _gauge_zone,
     "charts.donut.largest_share": _donut_largest,
     "charts.donut.share_sum": _donut_sum,
     "charts.radar.top_skill": _radar_top_skill,
