@@ -40,7 +40,13 @@ def _gauge_zone(tr):
     return next(z["color"] for z in tr["state"]["zones"] if z["lo"] < v < z["hi"])
 
 
+def _protractor_angle(tr):
+    degs = [r["deg"] for r in tr["state"]["rays"]]
+    return abs(degs[1] - degs[0])
+
+
 ORACLES = {
+    "geometry.protractor.ray_angle": _protractor_angle,
     "symbolic.gauge.read_value": _gauge_value,
     "symbolic.gauge.zone_color": _gauge_zone,
     "charts.donut.largest_share": _donut_largest,
