@@ -45,7 +45,27 @@ def _protractor_angle(tr):
     return abs(degs[1] - degs[0])
 
 
+def _venn_members(tr, icon):
+    """The circles an icon lies in, from its drawn position (not from the recorded region key)."""
+    inside = {c["name"] for c in tr["state"]["circles"]
+              if (icon["x"] - c["x"]) ** 2 + (icon["y"] - c["y"]) ** 2 < tr["state"]["r"] ** 2}
+    assert "".join(sorted(inside)) == icon["key"]
+    return inside
+
+
+def _venn_only_in_one(tr):
+    a, b = step(tr, "inner")["name"], step(tr, "outer")["name"]
+    return sum(1 for i in tr["state"]["icons"] if a in (s := _venn_members(tr, i)) and b not in s)
+
+
+def _venn_in_all(tr):
+    names = {c["name"] for c in tr["state"]["circles"]}
+    return sum(1 for i in tr["state"]["icons"] if _venn_members(tr, i) == names)
+
+
 ORACLES = {
+    "icons.venn.only_in_one": _venn_only_in_one,
+    "icons.venn.in_all": _venn_in_all,
     "geometry.protractor.ray_angle": _protractor_angle,
     "symbolic.gauge.read_value": _gauge_value,
     "symbolic.gauge.zone_color": _gauge_zone,
