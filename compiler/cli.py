@@ -45,6 +45,8 @@ def summary(tax, seconds: float) -> dict:
         "taxonomy": tax.name, "domains": len(tax.domains), "grammars": len(tax.grammars), "tasks": len(tax.tasks),
         "queries": sum(len(t.query_space()) for t in tasks),
         "contracts": len(tax.contracts),
+        "components": sorted(tax.components),
+        "composed_grammars": sum(1 for g in tax.grammars.values() if g.scene is not None),
         "answer_types": dict(sorted(Counter(t.answer_type for t in tasks).items())),
         "buckets": dict(sorted(Counter(t.bucket for t in tasks).items())),
         "operations": dict(sorted(Counter(op for t in tasks for op in t.operations).items())),

@@ -25,6 +25,7 @@ class Taxonomy:
     contracts: dict[str, CompiledContract]
     tasks: dict[str, CompiledTask]
     warnings: list = field(default_factory=list)
+    components: dict[str, str] = field(default_factory=dict)  # name → summary (components/*.yaml)
 
     def task(self, task_id: str) -> CompiledTask:
         t = self.tasks.get(task_id)
@@ -67,4 +68,5 @@ def compile_taxonomy(root: Path | str | None = None) -> Taxonomy:
         raise CompileFailed(diags)
     tax = lib.taxonomy.spec
     return Taxonomy(root, tax.taxonomy, tax.version, lib.vocab, domains, grammars, contracts, tasks,
-                    [d for d in diags.items if d.severity == "warning"])
+                    [d for d in diags.items if d.severity == "warning"],
+                    {name: c.spec.summary for name, c in sorted(lib.components.items())})

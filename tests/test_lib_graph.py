@@ -1,27 +1,15 @@
-"""Graph, tree and maze operators (compiler/expr/lib_graph.py) and the node_link, tree and maze layouts
-(compiler/render/layouts_graph.py): typed results, hand-checked values, edge cases, errors and legibility."""
+"""Graph, tree and maze operators (compiler/expr/lib_graph.py): typed results, hand-checked values, edge cases and
+errors. The node_link, tree and maze components are tested in tests/test_components_graph.py."""
 from __future__ import annotations
 
-import math
-import textwrap
 
 import pytest
 
-from compiler.codegen.grammar import compile_grammar
 from compiler.errors import Diagnostics, EvalError
 from compiler.expr.compile import Budget, Scope, Site, compile_expr, new_env, run
 from compiler.expr.types import INT, STR, ListT, record
-from compiler.load.library import Loaded
-from compiler.load.models import GrammarSpec
-from compiler.load.validate_model import validate
-from compiler.load.yaml_source import parse_yaml
-from compiler.render.layouts_graph import (MazeLayout, NodeLink, TreeLayout, draw_maze, draw_node_link, draw_tree,
-                                           node_link_problem, place_nodes, segment_point_distance)
-from compiler.render.painter import Painter
-from compiler.render.scene import RenderRejected
-from compiler.render.theme import pick_theme
+from compiler.expr.lib_place import segment_point_distance
 from compiler.sample.rng import Rng
-from compiler.trace.instance import object_paths
 
 EDGE = record(a=INT, b=INT, w=INT)
 TREE_NODE = record(id=INT, parent=INT, label=STR)
@@ -219,181 +207,8 @@ def test_maze_passages_are_deterministic_per_seed():
     assert ev("maze_passages(8, 8, 2)", seed=11) != ev("maze_passages(8, 8, 2)", seed=12)
 
 
-# -- legibility rule and node placement --------------------------------------------------------------------------
+# -- geometry helper shared with placement --------------------------------------------------------------------------
 def test_segment_point_distance():
     assert segment_point_distance(0, 0, 10, 0, 5, 3) == 3
     assert segment_point_distance(0, 0, 10, 0, -4, 3) == 5  # beyond an end: distance to that end
     assert segment_point_distance(2, 2, 2, 2, 5, 6) == 5  # a degenerate segment is a point
-
-
-def test_node_link_problem_names_what_breaks_legibility():
-    pos = {0: (0.0, 0.0), 1: (200.0, 0.0), 2: (100.0, 80.0)}
-    assert node_link_problem(pos, 15, [(0, 1), (1, 2)]) is None
-    assert node_link_problem({**pos, 2: (100.0, 10.0)}, 15, [(0, 1)]) == "edge 0–1 passes through node 2"
-    assert node_link_problem({**pos, 2: (20.0, 10.0)}, 15, []) == "nodes 0 and 2 overlap"
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_place_nodes_is_legible_inside_its_box_and_replayable(seed):
-    rng = Rng(seed)
-    n = 6 + seed
-    pairs = sorted({(min(a, b), max(a, b)) for a, b in ((rng.below(n), rng.below(n)) for _ in range(n + 3)) if a != b})
-    box = (25.0, 25.0, 487.0, 423.0)
-    pts, method = place_nodes(n, pairs, box, 15.0, Rng(seed))
-    assert method in ("spring", "ring")
-    assert node_link_problem(dict(enumerate(pts)), 15.0, pairs) is None
-    assert all(box[0] <= x <= box[2] and box[1] <= y <= box[3] for x, y in pts)
-    assert place_nodes(n, pairs, box, 15.0, Rng(seed)) == (pts, method)
-
-
-def test_place_nodes_rejects_what_cannot_fit():
-    pairs = [(i, (i + 1) % 12) for i in range(12)]
-    with pytest.raises(RenderRejected, match="no legible placement of 12 nodes"):
-        place_nodes(12, pairs, (10.0, 10.0, 90.0, 90.0), 15.0, Rng(1))
-
-
-# -- layouts drawn ------------------------------------------------------------------------------------------------
-def _painter(state: dict, width=480, height=420, seed=3):
-    rng = Rng(seed)
-    return Painter(width, height, pick_theme(rng), object_paths(state)), rng
-
-
-def test_node_link_binds_nodes_and_edges_and_keeps_labels_off_nodes():
-    nodes = [{"id": i, "label": "ABCDEFG"[i], "color": "blue"} for i in range(7)]
-    edges = [{"a": 0, "b": 1, "w": 3}, {"a": 1, "b": 2, "w": 12}, {"a": 2, "b": 0, "w": 5}, {"a": 3, "b": 4, "w": 8},
-             {"a": 4, "b": 5, "w": 1}, {"a": 5, "b": 6, "w": 7}, {"a": 2, "b": 5, "w": 9}]
-    p, rng = _painter({"nodes": nodes, "edges": edges})
-    prm = NodeLink(items="nodes", edges="edges", id="id", label="label", color="color", weight="w")
-    decisions = draw_node_link(p, prm, nodes, {}, rng, edges=edges)
-    assert decisions["placement"] in ("spring", "ring")
-    assert {f"nodes[{i}]" for i in range(7)} | {f"edges[{i}]" for i in range(7)} == set(p.render_map)
-    centres = {i: p.render_map[f"nodes[{i}]"]["point"] for i in range(7)}
-    assert node_link_problem(centres, decisions["radius"], [(e["a"], e["b"]) for e in edges]) is None
-    labels = p.no_overlap_groups["weights"]
-    assert len(labels) == 7
-    for path, (x0, y0, x1, y1), _ in labels:
-        for cx, cy in centres.values():
-            nx, ny = max(x0, min(cx, x1)), max(y0, min(cy, y1))
-            assert math.hypot(nx - cx, ny - cy) >= decisions["radius"]
-        for e in edges:  # no other edge runs under the label, so it reads as its own edge's
-            if path != f"edges[{edges.index(e)}]":
-                (ax, ay), (bx, by) = centres[e["a"]], centres[e["b"]]
-                assert not any(x0 <= ax + (bx - ax) * t / 200 <= x1 and y0 <= ay + (by - ay) * t / 200 <= y1
-                               for t in range(201)), (path, e)
-
-
-def test_node_link_arrows_in_both_directions_stay_apart():
-    nodes = [{"id": i} for i in range(3)]
-    edges = [{"a": 0, "b": 1}, {"a": 1, "b": 0}, {"a": 1, "b": 2}]
-    p, rng = _painter({"nodes": nodes, "edges": edges})
-    draw_node_link(p, NodeLink(items="nodes", edges="edges", directed=True), nodes, {}, rng, edges=edges)
-    forth, back = p.render_map["edges[0]"]["point"], p.render_map["edges[1]"]["point"]
-    assert math.dist(forth, back) > 4  # offset to either side of the line between the two nodes
-
-
-@pytest.mark.parametrize("edges,fragment", [
-    ([{"a": 0, "b": 9}], "names node 9"),
-    ([{"a": 1, "b": 1}], "is a loop"),
-    ([{"a": 0, "b": 1}, {"a": 1, "b": 0}], "appears twice"),
-])
-def test_node_link_refuses_edges_it_cannot_draw(edges, fragment):
-    nodes = [{"id": i} for i in range(3)]
-    p, rng = _painter({"nodes": nodes, "edges": edges})
-    with pytest.raises(EvalError, match=fragment):
-        draw_node_link(p, NodeLink(items="nodes", edges="edges"), nodes, {}, rng, edges=edges)
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_tree_is_layered_with_parents_over_their_children(seed):
-    p, rng = _painter({"tree": TREE}, 560, 420, seed)
-    decisions = draw_tree(p, TreeLayout(items="tree", label="label"), TREE, {}, rng)
-    at = {n["id"]: p.render_map[f"tree[{i}]"]["point"] for i, n in enumerate(TREE)}
-    depth = {0: 0, 1: 1, 2: 1, 3: 1, 4: 2, 5: 2, 6: 2, 7: 3}
-    for v, d in depth.items():
-        assert at[v][1] == pytest.approx(at[0][1] + d * (at[7][1] - at[0][1]) / 3, abs=0.02)
-    xs = sorted(at[k][0] for k in (1, 2, 3))
-    assert xs[0] <= at[0][0] <= xs[-1]  # the root sits over its children
-    assert (at[4][0] < at[5][0]) != decisions["mirror"]  # children in list order unless mirrored
-    assert node_link_problem(at, decisions["radius"], []) is None
-
-
-def test_tree_too_wide_for_the_canvas_is_an_error():
-    wide = [{"id": 0, "parent": -1}] + [{"id": i, "parent": 0} for i in range(1, 40)]
-    p, rng = _painter({"tree": wide}, 200, 200)
-    with pytest.raises(EvalError, match="39 leaves over 2 layers do not fit"):
-        draw_tree(p, TreeLayout(items="tree"), wide, {}, rng)
-
-
-def _ink_at(p: Painter, x: float, y: float) -> bool:
-    r, g, b = p.pixels()[int(round(y)), int(round(x))][:3]
-    return int(r) + int(g) + int(b) < 300
-
-
-def test_maze_draws_walls_exactly_where_no_passage_runs():
-    rows, cols = 3, 4
-    passages = [{"a": 0, "b": 1}, {"a": 1, "b": 2}, {"a": 2, "b": 3}, {"a": 3, "b": 7}, {"a": 7, "b": 6},
-                {"a": 6, "b": 5}, {"a": 5, "b": 4}, {"a": 4, "b": 8}, {"a": 8, "b": 9}, {"a": 9, "b": 10},
-                {"a": 10, "b": 11}]
-    cells = [{"row": r, "col": c, "mark": "S" if (r, c) == (0, 0) else "", "color": "green" if (r, c) == (0, 0)
-              else ""} for r in range(rows) for c in range(cols)]
-    p, rng = _painter({"cells": cells})
-    prm = MazeLayout(items="cells", rows="3", cols="4", passages="p", mark="mark", color="color")
-    decisions = draw_maze(p, prm, cells, {}, rng, rows=rows, cols=cols, passages=passages)
-    box = {(c["row"], c["col"]): p.render_map[f"cells[{i}]"]["bbox"] for i, c in enumerate(cells)}
-    open_pairs = {(min(e["a"], e["b"]), max(e["a"], e["b"])) for e in passages}  # either way round
-    for r in range(rows):
-        for c in range(cols):
-            x0, y0, x1, y1 = box[(r, c)]
-            if c + 1 < cols:  # the border between (r, c) and (r, c + 1), at mid-height
-                assert _ink_at(p, (x1 + box[(r, c + 1)][0]) / 2, (y0 + y1) / 2) == \
-                    ((r * cols + c, r * cols + c + 1) not in open_pairs)
-            if r + 1 < rows:
-                assert _ink_at(p, (x0 + x1) / 2, (y1 + box[(r + 1, c)][1]) / 2) == \
-                    ((r * cols + c, (r + 1) * cols + c) not in open_pairs)
-    assert decisions["cell"] > 50
-
-
-@pytest.mark.parametrize("passage,fragment", [({"a": 3, "b": 4}, "does not join two neighbouring cells"),
-                                              ({"a": 0, "b": 12}, "does not join two neighbouring cells")])
-def test_maze_refuses_passages_through_solid_rock(passage, fragment):
-    cells = [{"row": 0, "col": 0}]
-    p, rng = _painter({"cells": cells})
-    with pytest.raises(EvalError, match=fragment):
-        draw_maze(p, MazeLayout(items="cells", rows="3", cols="4", passages="p"), cells, {}, rng, rows=3, cols=4,
-                  passages=[passage])
-
-
-# -- layout parameters checked when the grammar compiles ---------------------------------------------------------
-def _compile_grammar(text: str) -> list[str]:
-    d = Diagnostics()
-    doc = parse_yaml(textwrap.dedent(text).lstrip("\n"), "g.yaml", d)
-    spec = validate(GrammarSpec, doc, d)
-    assert spec is not None
-    compile_grammar(Loaded(spec, doc), {}, d)
-    return [str(x) for x in d.sorted()]
-
-
-GRAMMAR = """
-grammar: graphs.test
-summary: s
-state:
-  nodes: "[{{id: i, label: letter(i)}} for i in range(4)]"
-  edges: "{edges}"
-render:
-  layout:
-    node_link: {{items: nodes, edges: edges, id: id, label: label{extra}}}
-"""
-
-
-@pytest.mark.parametrize("edges,extra,message", [
-    ("[{a: 0, b: 1, w: 2}]", ", weight: w", None),
-    ("[{a: 0, b: 'x'}]", "", "g.yaml:8:38: error: 'edges' must be edge records with integer node ids in fields a and "
-                             "b, got {a: int, b: str}"),
-    ("[1, 2]", "", "g.yaml:8:38: error: 'edges' must be a list of edge records {a: int, b: int}, got list[int]"),
-    ("[{a: 0, b: 1}]", ", weight: w", "g.yaml:8:38: error: 'edges' have no field 'w' to label them with "
-                                      "(they have: a, b)"),
-    ("[{a: 0, b: 1, w: [1]}]", ", weight: w",
-     "g.yaml:8:38: error: 'edges' label field 'w' must be a number or a string, got list[int]"),
-])
-def test_node_link_edges_are_checked_at_compile_time(edges, extra, message):
-    assert _compile_grammar(GRAMMAR.format(edges=edges, extra=extra)) == ([message] if message else [])

@@ -103,7 +103,7 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
             sc.error(cdoc, ("limits", lname), f"limit on '{lname}', which is not a parameter of '{name}'", key=True)
     if not sc.ok:
         return None
-    for base in ("level", "vocab"):
+    for base in ("level", "vocab", "canvas"):
         if base in scope.names:
             body_names.setdefault(base, scope.names[base])
     sc.stack.append(name)

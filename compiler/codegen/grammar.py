@@ -18,6 +18,7 @@ from .steps import compile_constraints, compile_functions, compile_steps, value_
 from ..render.layouts import LAYOUTS, LayoutDef
 from pydantic import ValidationError
 
+CANVAS_TYPE = RecordT((("width", INT), ("height", INT)))  # the scene sees the canvas size as `canvas`
 RESERVED = {"level", "vocab", "true", "false"} | set(CONSTANTS)
 INPUT_TYPES: dict[str, Type] = {"int": INT, "float": FLOAT, "str": STR, "bool": BOOL}
 
@@ -87,7 +88,8 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
     scene = None
     if render.scene is not None:
         sc = SceneCompiler(doc, diags, components)
-        scene = sc.node(doc, render.scene, ("render", "scene"), Scope(dict(layout_names), True, "the scene"))
+        scene_names = {**layout_names, **({} if "canvas" in layout_names else {"canvas": CANVAS_TYPE})}
+        scene = sc.node(doc, render.scene, ("render", "scene"), Scope(scene_names, True, "the scene"))
         if scene is None or not sc.ok or not ok:
             return None
         layout_def, params, items, exprs, texts = None, None, None, {}, {}

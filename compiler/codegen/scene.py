@@ -545,6 +545,11 @@ def _const(value) -> Compiled:
     return Compiled(STR, lambda env: value, repr(value))
 
 
+def _is_pos(t: Type | None) -> bool:
+    """A point's coordinate: a number, or a category of a band scale (x = attribute in a radar's polar frame)."""
+    return t is not None and (is_numeric(t) or t == STR)
+
+
 def _kind_problem(kind: str, t: Type) -> str | None:
     if t == ANY:
         return None
@@ -559,8 +564,8 @@ def _kind_problem(kind: str, t: Type) -> str | None:
         "list": isinstance(t, ListT),
         "nums": isinstance(t, ListT) and is_numeric(t.elem),
         "points": isinstance(t, ListT) and (
-            t.elem == ANY or (isinstance(t.elem, RecordT) and is_numeric(t.elem.field("x") or BOOL)
-                              and is_numeric(t.elem.field("y") or BOOL))
+            t.elem == ANY or (isinstance(t.elem, RecordT) and _is_pos(t.elem.field("x"))
+                              and _is_pos(t.elem.field("y")))
             or (isinstance(t.elem, ListT) and is_numeric(t.elem.elem))),
         "any": True,
     }.get(kind)

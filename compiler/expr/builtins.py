@@ -864,4 +864,5 @@ from . import lib_geometry  # noqa: E402,F401
 from . import lib_graph  # noqa: E402,F401
 from . import lib_grid  # noqa: E402,F401
 from . import lib_pattern  # noqa: E402,F401
+from . import lib_place  # noqa: E402,F401
 from . import lib_time  # noqa: E402,F401

@@ -866,7 +866,8 @@ def run(c: Compiled, env: dict) -> Any:
     try:
         return c.fn(env)
     except EvalError as exc:
-        raise EvalError(f"{exc} (in `{c.source}`)") from None
+        # Same class, so callers can tell a PlacementFailed (redraw) from other failures.
+        raise type(exc)(f"{exc} (in `{c.source}`)") from None
     except (ZeroDivisionError, IndexError, ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
         raise EvalError(f"{type(exc).__name__}: {exc} (in `{c.source}`)") from None
 

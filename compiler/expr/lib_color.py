@@ -32,3 +32,33 @@ def _ramp(ck, node, args):
     pal = ck.expect(args[3], STR, "the palette of ramp()")
     vf, lf, hf, pf = v.fn, lo.fn, hi.fn, pal.fn
     return Compiled(STR, lambda env: ramp_hex(vf(env), lf(env), hf(env), pf(env)))
+
+
+def ink_on_color(color: str) -> str:
+    """'white' when text on this colour must be light to be read, else 'ink' (the theme's dark text)."""
+    from ..render.theme import COLORS, ROLES
+
+    if color in ("ink", "black") or color == "":
+        return "white" if color else "ink"
+    if color in ROLES:
+        return "ink"
+    if color.startswith("#") and len(color) == 7:
+        try:
+            rgb = (int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16))
+        except ValueError:
+            raise EvalError(f"ink_on('{color}'): not a '#rrggbb' colour") from None
+    elif color in COLORS:
+        rgb = COLORS[color][0]
+    else:
+        raise EvalError(f"ink_on('{color}'): unknown colour (known: {', '.join(COLORS)}, or '#rrggbb')")
+    luminance = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+    return "white" if luminance < 140 else "ink"
+
+
+@builtin("ink_on", "ink_on(colour)", 1,
+         doc="the text colour that reads on a fill: 'white' on dark colours, else 'ink' (for labels on nodes, "
+             "cells and bars)")
+def _ink_on(ck, node, args):
+    c = ck.expect(args[0], STR, "the colour of ink_on()")
+    cf = c.fn
+    return Compiled(STR, lambda env: ink_on_color(cf(env)))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import skia
+
 from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse
 from ..errors import EvalError
 from ..expr.compile import Budget, run
@@ -86,7 +88,7 @@ class Composer:
                 self.op(0, lambda: p.text((b_[0] + b_[2]) / 2, b_[3] - CAPTION_PX / 2, s, size))
                 box = (box[0], box[1], box[2], box[3] - CAPTION_PX)
         if cn.use is not None:
-            self.use(cn.use, env, box, depth)
+            self.use(cn.use, env, box, depth, record)
             return
         frame_spec = cn.frame
         scales = self.scales(frame_spec, env) if frame_spec is not None else {}
@@ -120,7 +122,7 @@ class Composer:
         if cn.panels is not None:
             self.panels(cn.panels, env, box, depth)
 
-    def use(self, cu: CUse, env: dict, box: tuple, depth: int) -> None:
+    def use(self, cu: CUse, env: dict, box: tuple, depth: int, record: bool = False) -> None:
         args = {}
         for name, c in cu.args.items():
             v = c.render(env).strip() if isinstance(c, Template) else run(c, env)
@@ -129,11 +131,11 @@ class Composer:
                 raise EvalError(f"component '{cu.component}' draws at most {limit} {name}, got {len(v)} "
                                 f"({cu.where_text})")
             args[name] = v
-        inner = {"level": env.get("level"), "vocab": env.get("vocab"), "$budget": env["$budget"],
-                 "$caller": env, **args}
+        inner = {"level": env.get("level"), "vocab": env.get("vocab"), "canvas": env.get("canvas"),
+                 "$budget": env["$budget"], "$caller": env, **args}
         if "$rng" in env:
             inner["$rng"] = env["$rng"]
-        self.node(cu.body, inner, box, depth + 1)
+        self.node(cu.body, inner, box, depth + 1, record=record)
 
     def panels(self, cp, env: dict, box: tuple, depth: int) -> None:
         if cp.each is not None:
@@ -261,6 +263,8 @@ class Composer:
         spec = MARKS[cm.kind]
         ctx = Ctx(self.painter, frame, cm.options.get("sizes", "px"))
         try:
+            if values.get("spots") is not None:
+                values = self.first_clear_spot(cm, values, item, ctx)
             drawn: Drawn = spec.draw(ctx, values, cm.options)
         except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
             raise EvalError(f"{cm.kind} mark at {cm.where_text}: {type(exc).__name__}: {exc}") from None
@@ -287,6 +291,34 @@ class Composer:
             p.no_overlap_groups.setdefault(cm.group, []).append((f"{cm.kind} mark at {cm.where_text} #{self.unbound}",
                                                                  box, circle))
 
+    def first_clear_spot(self, cm: CMark, values: dict, item, ctx: Ctx) -> dict:
+        """Label placement: the first of (x, y) and the `spots` where the text is inside the canvas, crossed by no
+        stroke drawn so far for another item (when `clear`), and touching no member of its group drawn so far."""
+        from .marks import points_of
+
+        p = self.painter
+        key = id(item) if item is not None else id(values)
+        others = p.no_overlap_groups.get(cm.group, []) if cm.group else []
+        k = p.scale
+        candidates = [(values["x"], values["y"])] + points_of(values["spots"], "spots")
+        recorder = skia.PictureRecorder()
+        for x, y in candidates:
+            trial = {**values, "x": x, "y": y}
+            dry = Ctx(_DryPainter(p, recorder), ctx.frame, ctx.sizes)
+            box = MARKS[cm.kind].draw(dry, trial, cm.options).bbox
+            x0, y0, x1, y1 = box
+            if x0 < 0 or y0 < 0 or x1 > p.width or y1 > p.height:
+                continue
+            inner = (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)
+            if cm.clear and any(other != key and _segment_hits_box(*seg, inner) for seg, other in self.strokes):
+                continue
+            scaled = tuple(v * k for v in box)
+            if any(_boxes_touch(scaled, b, c) for _, b, c in others):
+                continue
+            return trial
+        raise RenderRejected(f"the text of the mark at {cm.where_text} finds no clear spot among "
+                             f"{len(candidates)}: crowded")
+
     def check_text_clear(self) -> None:
         for box, key, where in self.texts:
             x0, y0, x1, y1 = box
@@ -295,6 +327,22 @@ class Composer:
                     continue
                 if _segment_hits_box(ax, ay, bx, by, (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)):
                     raise RenderRejected(f"text of the mark at {where} is crossed by a stroke: crossed")
+
+
+class _DryPainter:
+    """A painter whose canvas records into a throwaway picture: marks can be measured without drawing."""
+
+    def __init__(self, painter: Painter, recorder):
+        self.theme, self.scale, self.width, self.height = painter.theme, painter.scale, painter.width, painter.height
+        self.canvas = recorder.beginRecording(skia.Rect.MakeWH(painter.width, painter.height))
+        self.marks = 0
+
+    def text_width(self, *a, **kw):  # pragma: no cover - used by marks that measure
+        return Painter.text_width(self, *a, **kw)
+
+
+def _boxes_touch(a, b, circle=None, gap: float = 1.0) -> bool:
+    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
 
 
 def _plain(v) -> bool:

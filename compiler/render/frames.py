@@ -272,6 +272,16 @@ class PlaneFrame(Frame):
         return LinearScale(lo, hi, nice=False, max_ticks=max(2, min(20, int(hi - lo))))
 
 
+def sector_extent(start: float, sweep: float) -> tuple[float, float, float, float]:
+    """The box of a unit-radius sector (with its centre) from screen angle `start` over `sweep` degrees."""
+    lo, hi = sorted((start, start + sweep))
+    angles = [lo, hi] + [k * 90.0 for k in range(math.ceil(lo / 90 - 1e-9), math.floor(hi / 90 + 1e-9) + 1)]
+    xs = [0.0] + [math.cos(math.radians(a)) for a in angles]
+    ys = [0.0] + [math.sin(math.radians(a)) for a in angles]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    return x0, y0, max(x1, x0 + 1e-3), max(y1, y0 + 1e-3)
+
+
 class PolarFrame(Frame):
     """x is the angle channel, y the radius channel; the circle is centred in the box."""
 
@@ -288,9 +298,11 @@ class PolarFrame(Frame):
         self.start, self.clockwise, self.inner, self.sweep = start, clockwise, inner, sweep
         self.cx, self.cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         self.radius = min(self.width, self.height) / 2
-        if sweep <= 180 and start in (-180.0, 180.0) and clockwise:  # half dial (gauge): use the height twice
-            self.radius = min(self.width / 2, self.height)
-            self.cy = box[3]
+        if sweep < 360:  # a partial dial (gauge, protractor, quarter): fit the sector's own extent, centred
+            x0, y0, x1, y1 = sector_extent(start, sweep if clockwise else -sweep)
+            self.radius = min(self.width / (x1 - x0), self.height / (y1 - y0))
+            self.cx = (box[0] + box[2]) / 2 - self.radius * (x0 + x1) / 2
+            self.cy = (box[1] + box[3]) / 2 - self.radius * (y0 + y1) / 2
 
     def scale(self, channel: str) -> Scale | None:
         return {"x": self.theta, "y": self.r}.get(channel)

@@ -97,7 +97,11 @@ def reserve(p, g: GuideInput, frame_kind: str, frame_scales: dict) -> tuple[str,
     size = g.values.get("size") or LABEL_SIZE
     if g.kind == "axis":
         if frame_kind == "polar":
-            return ("all", size + 10) if g.options["scale"] == "x" and g.options["labels"] else None
+            if g.options["scale"] != "x" or not g.options["labels"]:
+                return None
+            widest = max((p.text_width(s, size) for _, s in axis_labels(g, {"x": frame_scales.get("theta"), "y": frame_scales.get("r")})),
+                         default=0.0)
+            return "all", max(size, widest) + 10
         side = side_of(g)
         room = 0.0
         if g.options["labels"]:
@@ -213,7 +217,8 @@ def _draw_polar_axis(p, g: GuideInput, f: PolarFrame) -> None:
                 p.line(f.cx + f.radius * f.inner * math.cos(a), f.cy + f.radius * f.inner * math.sin(a),
                        f.cx + f.radius * math.cos(a), f.cy + f.radius * math.sin(a), p.theme.grid, 1.0)
             if g.options["labels"]:
-                rr = f.radius + size * 0.5 + 6
+                # Centre the label just outside the rim, pushed out by its half-extent along the spoke.
+                rr = f.radius + 6 + abs(math.cos(a)) * p.text_width(s, size) / 2 + abs(math.sin(a)) * size / 2
                 p.text(f.cx + rr * math.cos(a), f.cy + rr * math.sin(a), s, size)
         return
     spokes = [v for _, v in f.theta.ticks()] if g.options["shape"] == "polygon" else None

@@ -7,11 +7,11 @@ returned as `decisions`, which the trace records.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import EvalError
+from ..expr.lib_place import nice_axis  # the axes of charts and nice_ticks() share one rule
 from ..expr.types import FLOAT, INT, STR, Type
 from ..load.models import Expr, Model
 from .painter import Painter
@@ -40,16 +40,6 @@ def layout(name: str, params: type[Model], fields: dict, exprs: dict | None = No
 
 
 # -- axes -------------------------------------------------------------------------------------------------------
-def nice_axis(lo: float, hi: float, max_ticks: int = 6) -> tuple[float, float, float]:
-    """Round axis bounds and a 1/2/5 × 10^k tick step covering [lo, hi]."""
-    if hi <= lo:
-        hi = lo + 1
-    raw = (hi - lo) / max_ticks
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    return math.floor(lo / step) * step, math.ceil(hi / step) * step, step
-
-
 def _tick_text(v: float) -> str:
     return str(int(round(v))) if abs(v - round(v)) < 1e-9 else f"{v:g}"
 
@@ -140,5 +130,4 @@ def draw_bar_chart(p: Painter, prm: BarChart, items: list[dict], text: dict, rng
 # (one line per module; keep this list sorted)
 from . import layouts_board  # noqa: E402,F401
 from . import layouts_geometry  # noqa: E402,F401
-from . import layouts_graph  # noqa: E402,F401
 from . import layouts_symbolic  # noqa: E402,F401

@@ -10,6 +10,7 @@ import math
 
 from ..errors import EvalError
 from ..expr.lib_geometry import interior_angles
+from ..expr.lib_place import segment_hits_box as _seg_hits_box  # shared with label_spots()
 from ..expr.types import FLOAT, INT, STR
 from ..load.models import Expr, Model
 from .layouts import _num, layout
@@ -23,26 +24,6 @@ MAX_EXTENT = 20
 
 
 # -- label placement --------------------------------------------------------------------------------------------
-def _seg_hits_box(a, b, box, pad: float = 1.0) -> bool:
-    """Does segment ab pass through the box (Liang–Barsky clipping)?"""
-    x0, y0, x1, y1 = box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    lo, hi = 0.0, 1.0
-    for p_, q_ in ((-dx, a[0] - x0), (dx, x1 - a[0]), (-dy, a[1] - y0), (dy, y1 - a[1])):
-        if abs(p_) < 1e-12:
-            if q_ < 0:
-                return False
-            continue
-        t = q_ / p_
-        if p_ < 0:
-            lo = max(lo, t)
-        else:
-            hi = min(hi, t)
-        if lo > hi:
-            return False
-    return True
-
-
 def _boxes_touch(a, b, gap: float = 1.0) -> bool:
     return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
 

@@ -310,8 +310,8 @@ def draw_arc(ctx: Ctx, v: dict, opts: dict) -> Drawn:
 
 
 # -- lines, polylines, polygons, smooth paths -------------------------------------------------------------------
-def _arrowhead(ctx: Ctx, a, b, color: RGB, width: float, opacity: float) -> tuple:
-    head = max(7.0, 3.2 * width)
+def _arrowhead(ctx: Ctx, a, b, color: RGB, width: float, opacity: float, head: float | None = None) -> tuple:
+    head = head if head else max(7.0, 3.2 * width)
     ang = math.atan2(b[1] - a[1], b[0] - a[0])
     left = (b[0] - head * math.cos(ang - 0.42), b[1] - head * math.sin(ang - 0.42))
     right = (b[0] - head * math.cos(ang + 0.42), b[1] - head * math.sin(ang + 0.42))
@@ -332,24 +332,39 @@ def _stroke_path(ctx: Ctx, v: dict, pts: list, closed: bool, opts: dict, path: s
     ctx.painter.marks += 1
     extra = []
     arrow = opts.get("arrow", "none")
+    head = _number(v["head"], "head") if v.get("head") is not None else None
     if arrow in ("end", "both") and len(pts) >= 2:
-        extra += _arrowhead(ctx, pts[-2], pts[-1], color, width, op)
+        extra += _arrowhead(ctx, pts[-2], pts[-1], color, width, op, head)
     if arrow in ("start", "both") and len(pts) >= 2:
-        extra += _arrowhead(ctx, pts[1], pts[0], color, width, op)
+        extra += _arrowhead(ctx, pts[1], pts[0], color, width, op, head)
     x0, y0, x1, y1 = _bounds(list(pts) + extra)
-    h = width / 2
+    h = max(width / 2, 1.0)  # a hairline's box is still 2 px thick, so a bound line passes the minimum size
     return Drawn((x0 - h, y0 - h, x1 + h, y1 + h), segments=_segments_of(pts, closed),
                  geometry={"points": [[round(x, 2), round(y, 2)] for x, y in pts]})
 
 
 @mark("line", {"x": Channel("pos", True), "y": Channel("pos", True), "x2": Channel("pos", True),
-               "y2": Channel("pos", True), "dash": Channel("nums")},
+               "y2": Channel("pos", True), "dash": Channel("nums"), "trim": Channel("num", default=0.0),
+               "trim2": Channel("num", default=0.0), "offset": Channel("num", default=0.0),
+               "head": Channel("num")},
       options={"arrow": ("none", "end", "start", "both"), "cap": ("butt", "round")},
-      summary="a straight segment from (x, y) to (x2, y2); dash [on, off], arrowheads at either end")
+      summary="a straight segment from (x, y) to (x2, y2); dash [on, off], arrowheads at either end; `trim` / "
+              "`trim2` shorten it by pixels at the start / end (edges that stop at a node's rim), `offset` shifts "
+              "it sideways by pixels (to the right of its direction: two-way arrows stay apart)")
 def draw_line(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     dx, dy = _offset(v)
     a = ctx.frame.point(v["x"], v["y"])
     b = ctx.frame.point(v["x2"], v["y2"])
+    t0, t1 = _number(v.get("trim", 0.0), "trim"), _number(v.get("trim2", 0.0), "trim2")
+    off = _number(v.get("offset", 0.0), "offset")
+    length = math.hypot(b[0] - a[0], b[1] - a[1])
+    if t0 or t1 or off:
+        if length <= t0 + t1 + 1:
+            raise RenderRejected(f"a line of {length:.0f} px cannot lose {t0 + t1:.0f} px to its trims: too short")
+        ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+        nx, ny = -uy * off, ux * off
+        a = (a[0] + ux * t0 + nx, a[1] + uy * t0 + ny)
+        b = (b[0] - ux * t1 + nx, b[1] - uy * t1 + ny)
     return _stroke_path(ctx, v, [(a[0] + dx, a[1] + dy), (b[0] + dx, b[1] + dy)], False, opts)
 
 
@@ -361,7 +376,7 @@ def _frame_points(ctx: Ctx, v: dict) -> list[tuple[float, float]]:
     return [(x + dx, y + dy) for x, y in pts]
 
 
-@mark("polyline", {"points": Channel("points", True), "dash": Channel("nums")},
+@mark("polyline", {"points": Channel("points", True), "dash": Channel("nums"), "head": Channel("num")},
       options={"arrow": ("none", "end", "start", "both"), "cap": ("butt", "round")},
       summary="a stroke through points in order")
 def draw_polyline(ctx: Ctx, v: dict, opts: dict) -> Drawn:
@@ -447,11 +462,13 @@ def wrap_words(words: list[str], font: skia.Font, width: float) -> list[str]:
 @mark("text", {"x": Channel("pos", True), "y": Channel("pos", True), "text": Channel("text", True),
                "size": Channel("num", default=13.0), "rotate": Channel("num", default=0.0),
                "fit": Channel("num"), "wrap": Channel("num"), "height": Channel("num"),
-               "color": Channel("color")},
+               "color": Channel("color"), "spots": Channel("points")},
       options={"anchor": ("middle", "start", "end"), "baseline": ("middle", "top", "bottom"),
                "weight": ("normal", "bold"), "halo": (False, True)},
       summary="text at (x, y): size, weight, anchor, baseline, rotation; `fit` shrinks it to a width, `wrap` "
-              "breaks it into lines of a width (and `height` shrinks the block to fit)")
+              "breaks it into lines of a width (and `height` shrinks the block to fit); `spots` lists other "
+              "anchor points to try, in order, when the text at (x, y) would be crossed (`clear`), touch its "
+              "`group` or leave the canvas")
 def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     s = v["text"]
     s = s if isinstance(s, str) else _text_of(s)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..codegen.grammar import CompiledGrammar
 from ..errors import EvalError
 from ..expr.compile import Budget, run
+from ..expr.lib_place import PlacementFailed
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
@@ -33,8 +34,13 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     env = {**state, "level": level, "vocab": vocab, "$budget": Budget()}
     if grammar.scene is not None:
         env["$rng"] = rng
+        env.setdefault("canvas", {"width": grammar.width, "height": grammar.height})
         painter = Painter(grammar.width, grammar.height, theme, paths, scale)
-        decisions = render_composed(grammar.scene, painter, paths, env)
+        try:
+            decisions = render_composed(grammar.scene, painter, paths, env)
+        except PlacementFailed as exc:
+            # A placement operator found no legible arrangement from this render stream: draw again.
+            raise RenderRejected(f"{exc}: placement") from None
         _check_legibility(painter)
         rgb = painter.pixels()
         return RenderResult(encode_png(rgb), painter.render_map,
