@@ -132,39 +132,6 @@ def test_point_coordinates_contract(label_of, response, ok):
 
 
 # -- layouts ----------------------------------------------------------------------------------------------------
-def _hand_tip_dark(p, cx, cy, r, degrees, reach) -> bool:
-    a = math.radians(degrees - 90)
-    x, y = round(cx + r * reach * math.cos(a)), round(cy + r * reach * math.sin(a))
-    return p.pixels()[y, x, :3].max() < 140
-
-
-def test_analog_clock_draws_hands_where_the_time_says():
-    clocks = [{"hour": 3, "minute": 0, "label": "A"}, {"hour": 7, "minute": 30, "label": "B"}]
-    p = draw("analog_clock", {"hour": "hour", "minute": "minute", "label": "label"}, clocks, 600, 440,
-             numerals=0)
-    _check_legibility(p)
-    for i, c in enumerate(clocks):
-        x0, y0, x1, y1 = p.no_overlap_groups["clocks"][i][1]
-        cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
-        minute_angle, hour_angle = c["minute"] * 6, (c["hour"] % 12) * 30 + c["minute"] / 2
-        assert _hand_tip_dark(p, cx, cy, r, minute_angle, 0.72)
-        assert _hand_tip_dark(p, cx, cy, r, hour_angle, 0.42)
-        assert not _hand_tip_dark(p, cx, cy, r, hour_angle, 0.62)  # the hour hand is the short one
-        assert p.render_map[f"items[{i}]"]["bbox"][3] > y1  # the label under the face belongs to the clock
-
-
-@pytest.mark.parametrize("params,extra,needle", [
-    ({}, {"numerals": 5}, "numerals"),
-    ({}, {"numerals": 12, "count": 9}, "instruments"),
-    ({"max_cols": 8}, {"numerals": 12, "count": 8}, "smaller than 40 px"),
-])
-def test_analog_clock_errors(params, extra, needle):
-    count = extra.pop("count", 1)
-    clocks = [{"hour": 1, "minute": 0} for _ in range(count)]
-    with pytest.raises(EvalError, match=needle):
-        draw("analog_clock", {"hour": "hour", "minute": "minute", **params}, clocks, 600, 440, **extra)
-
-
 def test_balance_tokens_and_tilt():
     assert _token_kind("12") == ("weight", None, "12")
     assert _token_kind("star") == ("glyph", None, "star")

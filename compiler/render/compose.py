@@ -274,8 +274,10 @@ class Composer:
         p = self.painter
         bound = obj is not None and id(obj) in self.paths
         if bound:
+            before = p.render_map.get(self.paths[id(obj)]) or {}
             p.bind(obj, drawn.bbox, cm.group, drawn.circle)
             entry = p.render_map[self.paths[id(obj)]]
+            entry.update({k: before[k] for k in ("mark", "geometry") if k in before})  # the first mark's stay
             entry.setdefault("mark", cm.kind)
             if drawn.geometry and "geometry" not in entry:
                 entry["geometry"] = _scaled(drawn.geometry, p.scale)

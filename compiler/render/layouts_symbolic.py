@@ -19,9 +19,6 @@ from .painter import SHAPES, Painter
 from .theme import COLORS
 
 MAX_INSTRUMENTS = 8
-FACES = [(255, 255, 255), (253, 248, 232), (240, 246, 252), (236, 248, 238), (252, 238, 240), (244, 240, 252)]
-RIMS = [(30, 30, 35), (40, 50, 90), (90, 30, 30), (30, 80, 50), (110, 110, 120), (150, 110, 40)]
-ROMAN = ["XII", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI"]
 
 
 def _cells(p: Painter, n: int, max_cols: int, top: float = 8, caption: float = 0):
@@ -38,71 +35,6 @@ def _cells(p: Painter, n: int, max_cols: int, top: float = 8, caption: float = 0
         x0 = (p.width - in_row * w) / 2 + c * w  # a short last row is centred
         out.append((x0, top + r * h, w, h))
     return out
-
-
-# -- analog clocks ----------------------------------------------------------------------------------------------
-class AnalogClock(Model):
-    items: Expr
-    hour: str
-    minute: str
-    label: str | None = None
-    numerals: Expr = "12"
-    max_cols: int = 3
-
-
-@layout("analog_clock", AnalogClock, {"hour": (INT,), "minute": (INT,), "label": (STR, INT)},
-        exprs={"numerals": INT},
-        summary="one clock face per item showing hour:minute, side by side (max_cols per row) with the label "
-                "underneath; numerals: 12 (all), 4 (12, 3, 6, 9) or 0 (ticks only)")
-def draw_analog_clock(p: Painter, prm: AnalogClock, items: list[dict], text: dict, rng, numerals: int) -> dict:
-    if numerals not in (0, 4, 12):
-        raise EvalError(f"analog_clock numerals must be 12, 4 or 0, got {numerals}")
-    caption = 26 if prm.label else 0
-    face = rng.choice(FACES)
-    rim = rng.choice(RIMS)
-    rim_width = rng.choice([3.0, 5.0, 8.0])
-    shrink = rng.uniform(0.8, 1.0)
-    roman = rng.below(4) == 0
-    hand_color = rng.choice([p.theme.ink, (40, 50, 90), (90, 30, 30)])
-    for (x0, y0, w, h), it in zip(_cells(p, len(items), prm.max_cols), items):
-        hour, minute = it[prm.hour], it[prm.minute]
-        if not (0 <= hour <= 24 and 0 <= minute < 60):
-            raise EvalError(f"clock time {hour}:{minute:02d} is not a time of day")
-        room = min(w, h - caption) / 2 - 12
-        if room < 40:
-            raise EvalError("clock faces would be smaller than 40 px; use fewer clocks or a bigger canvas")
-        # Render-only: the face fills 80–100 % of its cell and sits anywhere in the slack left over.
-        r = max(40.0, room * shrink)
-        cx = x0 + w / 2 + rng.uniform(-1, 1) * (room - r)
-        cy = y0 + (h - caption) / 2 + 4 + rng.uniform(-1, 1) * (room - r)
-        p.circle(cx, cy, r + rim_width / 2, face, rim, rim_width, obj=it, group="clocks")
-        for k in range(60):
-            a = math.radians(k * 6 - 90)
-            inner = r * (0.86 if k % 5 == 0 else 0.92)
-            p.line(cx + inner * math.cos(a), cy + inner * math.sin(a), cx + r * 0.97 * math.cos(a),
-                   cy + r * 0.97 * math.sin(a), p.theme.ink, 2.2 if k % 5 == 0 else 1.0)
-        size = max(10.0, r * 0.17)
-        for k in range(12):
-            if numerals == 0 or (numerals == 4 and k % 3):
-                continue
-            a = math.radians(k * 30 - 90)
-            s = ROMAN[k] if roman else str(12 if k == 0 else k)
-            p.text(cx + r * 0.70 * math.cos(a), cy + r * 0.70 * math.sin(a), s, size * (0.8 if roman else 1.0),
-                   bold=True)
-        total = (hour % 12) * 60 + minute
-        # Tapered hands: the hour hand short and broad, the minute hand long and slim.
-        for angle, length, width in ((total * 0.5, 0.52, 0.10), (minute * 6.0, 0.84, 0.06)):
-            a = math.radians(angle - 90)
-            ux, uy = math.cos(a), math.sin(a)
-            tail, base = r * 0.12, r * width / 2
-            p.polygon([(cx - tail * ux + base * uy * 0.5, cy - tail * uy - base * ux * 0.5),
-                       (cx + base * uy, cy - base * ux), (cx + r * length * ux, cy + r * length * uy),
-                       (cx - base * uy, cy + base * ux),
-                       (cx - tail * ux - base * uy * 0.5, cy - tail * uy + base * ux * 0.5)], hand_color)
-        p.circle(cx, cy, max(4.0, r * 0.05), hand_color, face, 1.5)
-        if prm.label:
-            p.text(cx, cy + r + rim_width + 14, str(it[prm.label]), 16, bold=True, obj=it)
-    return {"face": list(face), "rim": list(rim), "rim_width": rim_width, "roman": roman, "size": round(shrink, 4)}
 
 
 # -- pan balances -----------------------------------------------------------------------------------------------

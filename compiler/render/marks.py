@@ -459,12 +459,10 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     dx, dy = _offset(v)
     x, y = x + dx, y + dy
     bold = opts["weight"] == "bold"
-    size = _number(v.get("size", 13.0), "size") * ctx.theme.font_scale
+    size = ctx.size(v.get("size", 13.0), "size") * ctx.theme.font_scale  # `sizes: frame`: frame units
     if size <= 0 or size > 400:
         raise EvalError(f"text size must be in (0, 400] px, got {size:g}")
-    fit = v.get("fit")
-    wrap = v.get("wrap")
-    max_h = v.get("height")
+    fit, wrap, max_h = (ctx.size(v[k], k) if v.get(k) is not None else None for k in ("fit", "wrap", "height"))
     lines = [s]
     while True:
         font = _font(round(size, 1), bold)
