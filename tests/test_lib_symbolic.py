@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 
@@ -174,33 +173,3 @@ def test_balance_tilt_lowers_the_heavier_pan():
 def test_balance_errors(scale, needle):
     with pytest.raises(EvalError, match=needle):
         draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, [scale], 640, 480)
-
-
-def test_spinner_sector_sizes_follow_weights():
-    sectors = [{"color": "red", "w": 2}, {"color": "blue", "w": 1}, {"color": "green", "w": 1}]
-    p = draw("spinner", {"color": "color", "weight": "w"}, sectors, 420, 420, names=[])
-    _check_legibility(p)
-    img = p.pixels()[:, :, :3].astype(int)
-    cx = cy = 210
-    r = 420 / 2 - 14 - 20
-    start = p.decisions["start"]
-    # Sample the middle of each sector's arc and check its colour family.
-    at = start
-    for s, expect in zip(sectors, ((0, 1), (2, 0), (1, 0))):  # (channel that dominates, channel it beats)
-        sweep = 360 * s["w"] / 4
-        a = math.radians(at + sweep / 2)
-        px = img[round(cy + r * math.sin(a)), round(cx + r * math.cos(a))]
-        assert px[expect[0]] > px[expect[1]] + 40, (s, px)
-        at += sweep
-    assert {f"items[{i}]" for i in range(3)} <= set(p.render_map)
-
-
-def test_spinner_groups_and_errors():
-    sectors = [{"color": c, "k": k} for k in (0, 1) for c in ("red", "blue", "yellow")]
-    p = draw("spinner", {"color": "color", "spinner": "k"}, sectors, 640, 360, names=["A", "B"])
-    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(6)]
-    assert max(b[2] for b in boxes[:3]) < min(b[0] for b in boxes[3:])  # two spinners side by side
-    with pytest.raises(EvalError, match="names"):
-        draw("spinner", {"color": "color", "spinner": "k"}, sectors, 640, 360, names=["A"])
-    with pytest.raises(EvalError, match="positive"):
-        draw("spinner", {"color": "color", "weight": "k"}, sectors, 640, 360, names=[])

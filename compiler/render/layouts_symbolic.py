@@ -11,10 +11,9 @@ import math
 import re
 
 from ..errors import EvalError
-from ..expr.types import FLOAT, INT, STR, ListT
+from ..expr.types import INT, STR, ListT
 from ..load.models import Expr, Model
-from .layouts import _fit, _num, layout
-from .marks_round import wedge
+from .layouts import layout
 from .painter import SHAPES, Painter
 from .theme import COLORS
 
@@ -149,58 +148,3 @@ def draw_balance(p: Painter, prm: Balance, items: list[dict], text: dict, rng) -
         if prm.label:
             p.text(cx, foot_y + 13, str(it[prm.label]), 15, bold=True, obj=it)
     return {"shape_colors": shape_colors, "zoom": round(z, 4), "wood": list(wood)}
-
-
-# -- spinners ---------------------------------------------------------------------------------------------------
-class Spinner(Model):
-    items: Expr
-    color: str
-    label: str | None = None
-    weight: str | None = None
-    spinner: str | None = None
-    names: Expr = "[]"
-
-
-@layout("spinner", Spinner, {"color": (STR,), "label": (STR, INT), "weight": (INT, FLOAT), "spinner": (INT,)},
-        exprs={"names": ListT(STR)},
-        summary="items are sectors, drawn clockwise from the top in order, sized by weight (default equal); the "
-                "spinner field splits them into several spinners side by side, captioned by `names`")
-def draw_spinner(p: Painter, prm: Spinner, items: list[dict], text: dict, rng, names: list) -> dict:
-    groups: dict = {}
-    for it in items:
-        groups.setdefault(it[prm.spinner] if prm.spinner else 0, []).append(it)
-    caption = 26 if names else 0
-    if names and len(names) != len(groups):
-        raise EvalError(f"spinner names: {len(names)} names for {len(groups)} spinners")
-    start = rng.choice([-90.0, -90.0 + 360.0 / 16, -60.0, -45.0])
-    rests = []
-    for (x0, y0, w, h), (key, sectors) in zip(_cells(p, len(groups), 3), groups.items()):
-        r = min(w, h - caption) / 2 - 14
-        cx, cy = x0 + w / 2, y0 + (h - caption) / 2 + 6
-        weights = [_num(s[prm.weight], "sector weight") if prm.weight else 1 for s in sectors]
-        if any(v <= 0 for v in weights):
-            raise EvalError("sector weights must be positive")
-        total = sum(weights)
-        at = start
-        for s, wt in zip(sectors, weights):
-            sweep = 360.0 * wt / total
-            if sweep * math.pi / 180 * r < 6:
-                raise EvalError("a spinner sector would be narrower than 6 px at the rim")
-            wedge(p, cx, cy, r, at, sweep, p.theme.color(s[prm.color]), p.theme.background, 2.5, obj=s)
-            if prm.label:
-                mid = math.radians(at + sweep / 2)
-                lab = str(s[prm.label])
-                p.text(cx + r * 0.66 * math.cos(mid), cy + r * 0.66 * math.sin(mid), lab,
-                       _fit(p, lab, 15, max(12.0, sweep * math.pi / 180 * r * 0.6)), color=(255, 255, 255),
-                       bold=True)
-            at += sweep
-        p.circle(cx, cy, r, None, p.theme.ink, 2.5)
-        rest = rng.uniform(0, 360)
-        rests.append(round(rest, 2))
-        a = math.radians(rest)
-        p.arrow(cx - r * 0.15 * math.cos(a), cy - r * 0.15 * math.sin(a), cx + r * 0.55 * math.cos(a),
-                cy + r * 0.55 * math.sin(a), p.theme.ink, 4.0, 14)
-        p.circle(cx, cy, 7, p.theme.ink, p.theme.background, 1.5)
-        if names:
-            p.text(cx, cy + r + 16, str(names[list(groups).index(key)]), 15, bold=True)
-    return {"start": start, "arrow": rests}
