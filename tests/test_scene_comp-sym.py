@@ -95,3 +95,54 @@ render:
     assert [g["sweep"] for g in geo] == pytest.approx([180, 90, 90] * 2)
     boxes = [rmap[f"sectors[{i}]"]["bbox"] for i in range(6)]
     assert max(b[2] for b in boxes[:3]) < min(b[0] for b in boxes[3:])  # two spinners side by side
+
+
+# -- boards -----------------------------------------------------------------------------------------------------
+def test_checker_board_binds_pieces_on_a_light_top_left_square(taxonomy):
+    pieces = [{"row": 0, "col": 0, "kind": "queen", "side": "white"}, {"row": 3, "col": 2, "kind": "X", "side": "black"}]
+    rmap, img, _ = render(taxonomy, "boards.chess", {"pieces": pieces, "rows": 4, "cols": 4}, seed=3)
+    assert set(rmap) == {"pieces[0]", "pieces[1]"}
+    x0, y0, x1, y1 = rmap["pieces[1]"]["bbox"]
+    assert x1 - x0 > 20 and 0 <= x0 and x1 <= 448
+    # A piece's disc sits in the middle of its cell, 0.36 cells in radius; the board's top-left corner follows.
+    (cx, cy), cell = rmap["pieces[1]"]["geometry"]["center"], rmap["pieces[1]"]["geometry"]["r"] / 0.36
+    bx, by = cx - 2.5 * cell, cy - 3.5 * cell
+    corner = lambda r, c: int(img[int(by + r * cell + 4), int(bx + c * cell + 4)].sum())  # noqa: E731
+    light, dark = corner(1, 1), corner(1, 0)
+    assert corner(2, 0) == light and corner(0, 3) == dark and light > dark
+    (qx, qy), qr = rmap["pieces[0]"]["geometry"]["center"], rmap["pieces[0]"]["geometry"]["r"]
+    disc = img[round(qy - qr / 2):round(qy + qr / 2), round(qx - qr / 2):round(qx + qr / 2)]
+    assert (disc.max(axis=2) < 140).sum() > 50  # the letter, in ink on a white disc
+    with pytest.raises(Exception, match="outside"):
+        render(taxonomy, "boards.chess", {"pieces": [{"row": 4, "col": 0, "kind": "rook", "side": "white"}],
+                                          "rows": 4, "cols": 4})
+
+
+def test_digit_grid_binds_every_cell(taxonomy):
+    cells = [{"row": r, "col": c, "value": r * 4 + c, "shown": c != 1, "marked": (r, c) == (2, 1)}
+             for r in range(4) for c in range(4)]
+    rmap, img, _ = render(taxonomy, "boards.sudoku", {"cells": cells, "n": 4, "box_rows": 2, "box_cols": 2})
+    assert len(rmap) == 16  # blank cells are bound too: a witness can point at an empty cell
+    boxes = [rmap[f"cells[{i}]"]["bbox"] for i in range(16)]
+    assert all(a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+               for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    x, y = rmap["cells[9]"]["point"]  # the marked cell is shaded, not white
+    assert tuple(img[round(y), round(x)]) != (255, 255, 255) and img[round(y), round(x)].min() > 140
+
+
+def test_tile_grid_marks_and_separates_tiles(taxonomy):
+    tiles = [{"row": r, "col": c, "color": ["red", "green", "blue"][(r + c) % 3], "marked": (r, c) == (1, 1)}
+             for r in range(3) for c in range(3)]
+    rmap, img, _ = render(taxonomy, "boards.tiles", {"tiles": tiles, "rows": 3, "cols": 3})
+    assert len(rmap) == 9 and all(rmap[f"tiles[{i}]"]["mark"] == "cell" for i in range(9))
+    a, b = rmap["tiles[0]"]["bbox"], rmap["tiles[1]"]["bbox"]
+    assert b[0] - a[2] >= 2  # gaps between tiles
+    cx, cy = rmap["tiles[4]"]["point"]
+    assert tuple(img[int(cy), int(cx)]) == (255, 255, 255)  # the marked tile's white ring centre
+
+
+def test_ink_on_picks_a_readable_text_colour():
+    from compiler.expr.lib_color import ink_on_name
+
+    assert [ink_on_name(c) for c in ("white", "yellow", "black", "blue", "#fafaf4", "#202020")] == \
+        ["ink", "ink", "white", "white", "ink", "white"]

@@ -32,3 +32,29 @@ def _ramp(ck, node, args):
     pal = ck.expect(args[3], STR, "the palette of ramp()")
     vf, lf, hf, pf = v.fn, lo.fn, hi.fn, pal.fn
     return Compiled(STR, lambda env: ramp_hex(vf(env), lf(env), hf(env), pf(env)))
+
+
+def ink_on_name(color: str) -> str:
+    """'ink' or 'white', whichever reads better on a fill (a colour name's first shade, or '#rrggbb')."""
+    from ..render.theme import COLORS
+
+    if color.startswith("#") and len(color) == 7:
+        try:
+            rgb = int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
+        except ValueError:
+            raise EvalError(f"ink_on('{color}'): not a '#rrggbb' colour") from None
+    elif color in COLORS:
+        rgb = COLORS[color][0]
+    elif color in ("white", "paper", "background"):
+        rgb = (255, 255, 255)
+    else:
+        raise EvalError(f"ink_on('{color}'): give a colour name ({', '.join(COLORS)}) or '#rrggbb'")
+    return "ink" if 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] > 140 else "white"
+
+
+@builtin("ink_on", "ink_on(color)", 1,
+         doc="'ink' or 'white', whichever reads better on a fill of that colour (a name or '#rrggbb')")
+def _ink_on(ck, node, args):
+    c = ck.expect(args[0], STR, "the colour of ink_on()")
+    cf = c.fn
+    return Compiled(STR, lambda env: ink_on_name(cf(env)))

@@ -293,7 +293,6 @@ def draw_grid_board(p: Painter, prm: GridBoard, items: list[dict], text: dict, r
 
 # -- layouts in their own modules (importing one registers its layouts) -----------------------------------------
 # (one line per module; keep this list sorted)
-from . import layouts_board  # noqa: E402,F401
 from . import layouts_geometry  # noqa: E402,F401
 from . import layouts_graph  # noqa: E402,F401
 from . import layouts_icons  # noqa: E402,F401

@@ -628,7 +628,7 @@ def draw_cell(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     if not (0 <= row < f.rows and 0 <= col < f.cols):
         raise EvalError(f"cell (column {col}, row {row}) lies outside the {f.rows} × {f.cols} grid")
     pts = f.cell_polygon(col, row)
-    inset = _number(v.get("inset", 0.0), "inset")
+    inset = ctx.size(v.get("inset", 0.0), "inset")  # `sizes: frame`: fractions of a cell
     if inset:
         cx = sum(p[0] for p in pts) / len(pts)
         cy = sum(p[1] for p in pts) / len(pts)
@@ -636,7 +636,7 @@ def draw_cell(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         k = max(0.0, (half - inset) / half)
         pts = [(cx + (p[0] - cx) * k, cy + (p[1] - cy) * k) for p in pts]
     path = skia.Path()
-    corner = _number(v.get("corner", 0.0), "corner")
+    corner = ctx.size(v.get("corner", 0.0), "corner")
     if corner > 0 and not f.hex:
         x0, y0, x1, y1 = _bounds(pts)
         path.addRRect(skia.RRect.MakeRectXY(skia.Rect.MakeLTRB(x0, y0, x1, y1), corner, corner))
