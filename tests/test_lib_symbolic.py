@@ -1,5 +1,6 @@
 """Clock and fraction operators (compiler/expr/lib_time.py, lib_fraction.py), the contracts they answer to
-(clock_time, probability, point_coordinates), and the symbolic layouts (analog_clock, balance, spinner)."""
+(clock_time, probability, point_coordinates). The symbolic components (analog_clock, balance, spinner) are tested in
+test_scene_comp-sym.py."""
 from __future__ import annotations
 
 import json
@@ -9,11 +10,8 @@ import pytest
 from compiler.errors import Diagnostics, EvalError
 from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
 from compiler.expr.types import INT, STR, ListT, record
-from compiler.render.layouts_symbolic import _token_kind
-from compiler.render.scene import _check_legibility
 from compiler.sample.rng import Rng
 from compiler.verify.score import score, wrong_answer
-from tests.test_lib_geometry import draw
 
 CLOCK = record(hour=INT, minute=INT, label=STR)
 SCOPE = Scope({"clocks": ListT(CLOCK), "t": CLOCK, "n": INT, "word": STR}, allow_random=True)
@@ -129,47 +127,3 @@ def test_point_coordinates_contract(label_of, response, ok):
     s = score(label_of("point_coordinates", [3, -2]), '{"answer": %s}' % response)
     assert (s.answer, s.format) == (ok, 1)
 
-
-# -- layouts ----------------------------------------------------------------------------------------------------
-def test_balance_tokens_and_tilt():
-    assert _token_kind("12") == ("weight", None, "12")
-    assert _token_kind("star") == ("glyph", None, "star")
-    assert _token_kind("red circle") == ("glyph", "red", "circle")
-    assert _token_kind("?") == ("box", None, "?")
-    with pytest.raises(EvalError, match="balance token"):
-        _token_kind("a long label")
-    scales = [{"left": ["circle", "circle", "3"], "right": ["9"], "tilt": 0},
-              {"left": ["square"], "right": ["circle", "1"], "tilt": -1},
-              {"left": ["x"] * 7, "right": ["5", "5"], "tilt": 1}]
-    p = draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, scales, 640, 480)
-    _check_legibility(p)
-    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(3)]
-    assert all(0 <= b[0] < b[2] <= 640 and 0 <= b[1] < b[3] <= 480 for b in boxes)
-    assert p.decisions["shape_colors"].keys() == {"circle", "square"}
-
-
-def _pan_tops(tilt: int):
-    """Top edge of the pixels drawn left and right of the post, for one balance with one token a pan."""
-    scale = [{"left": ["4"], "right": ["4"], "tilt": tilt}]
-    p = draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, scale, 640, 480)
-    ink = p.pixels()[:, :, :3].min(axis=2) < 200
-    rows = [i for i in range(480) if ink[i, :300].any()], [i for i in range(480) if ink[i, 340:].any()]
-    return rows[0][0], rows[1][0]
-
-
-def test_balance_tilt_lowers_the_heavier_pan():
-    left, right = _pan_tops(0)
-    assert abs(left - right) <= 1
-    left, right = _pan_tops(-1)
-    assert left > right + 20  # y grows downward: the left pan hangs lower
-    left, right = _pan_tops(1)
-    assert right > left + 20
-
-
-@pytest.mark.parametrize("scale,needle", [
-    ({"left": ["1"] * 13, "right": ["1"], "tilt": 0}, "at most 12"),
-    ({"left": ["1"], "right": ["1"], "tilt": 2}, "tilt"),
-])
-def test_balance_errors(scale, needle):
-    with pytest.raises(EvalError, match=needle):
-        draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, [scale], 640, 480)

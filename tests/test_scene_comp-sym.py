@@ -146,3 +146,41 @@ def test_ink_on_picks_a_readable_text_colour():
 
     assert [ink_on_name(c) for c in ("white", "yellow", "black", "blue", "#fafaf4", "#202020")] == \
         ["ink", "ink", "white", "white", "ink", "white"]
+
+
+# -- balance ----------------------------------------------------------------------------------------------------
+def _pan_tops(taxonomy, tilt: int):
+    """Top edge of the ink drawn left and right of the post, for one balance with one weight a pan."""
+    scales = [{"left": ["4"], "right": ["4"], "tilt": tilt}]
+    rmap, img, _ = render(taxonomy, "symbolic.balance_compare", {"scales": scales})
+    x0, _, x1, _ = rmap["scales[0]"]["bbox"]
+    mid = round((x0 + x1) / 2)
+    ink = img.min(axis=2) < 200
+    rows = [i for i in range(img.shape[0]) if ink[i, :mid - 20].any()], \
+        [i for i in range(img.shape[0]) if ink[i, mid + 20:].any()]
+    return rows[0][0], rows[1][0]
+
+
+def test_balance_tilt_lowers_the_heavier_pan(taxonomy):
+    left, right = _pan_tops(taxonomy, 0)
+    assert abs(left - right) <= 1
+    left, right = _pan_tops(taxonomy, -1)
+    assert left > right + 20  # y grows downward: the left pan hangs lower
+    left, right = _pan_tops(taxonomy, 1)
+    assert right > left + 20
+
+
+def test_balance_binds_each_scale_inside_the_canvas(taxonomy):
+    scales = [{"left": ["circle", "circle", "3"], "right": ["9"], "tilt": 0},
+              {"left": ["square"], "right": ["red circle", "1"], "tilt": -1},
+              {"left": ["x"] * 7, "right": ["5", "5"], "tilt": 1}]
+    rmap, img, _ = render(taxonomy, "symbolic.balance_compare", {"scales": scales})
+    boxes = [rmap[f"scales[{i}]"]["bbox"] for i in range(3)]
+    assert all(0 <= b[0] < b[2] <= 640 and 0 <= b[1] < b[3] <= 480 for b in boxes)
+    # the 'red circle' is red whatever colour plain circles got; the 'x' tokens are yellow boxes
+    red = (img[:, :, 0] > 150) & (img[:, :, 1] < 90) & (img[:, :, 2] < 90)
+    x0, y0, x1, y1 = (round(v) for v in boxes[1])
+    assert red[y0:y1, (x0 + x1) // 2:x1].sum() > 50
+    x0, y0, x1, y1 = (round(v) for v in boxes[2])
+    box = img[y0:y1, x0:(x0 + x1) // 2]
+    assert ((box[:, :, 0] > 230) & (box[:, :, 1] > 200) & (box[:, :, 2] < 150)).sum() > 200

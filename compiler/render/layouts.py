@@ -296,4 +296,3 @@ def draw_grid_board(p: Painter, prm: GridBoard, items: list[dict], text: dict, r
 from . import layouts_geometry  # noqa: E402,F401
 from . import layouts_graph  # noqa: E402,F401
 from . import layouts_icons  # noqa: E402,F401
-from . import layouts_symbolic  # noqa: E402,F401
