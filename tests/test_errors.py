@@ -296,8 +296,9 @@ def test_grammar_inputs_and_functions_errors(library_copy, monkeypatch):
           oops: grow(1)
           bad: twice(bars[0])
         render:
-          layout:
-            bar_chart: {items: bars, label: label, value: value, title: "{{ pick }} {{ twice }}"}
+          scene:
+            use: bar_chart
+            with: {items: bars, label: "b -> b.label", value: "b -> b.value", title: "{{ pick }} {{ twice }}"}
         """)
     got = diagnostics(library_copy)
     assert [m for m in got if m.startswith("grammars/bad/")] == [
@@ -326,10 +327,10 @@ def test_grammar_inputs_and_functions_errors(library_copy, monkeypatch):
         "(int); see the errors in its body",
         "grammars/bad/inputs.yaml:19:8: error: function 'twice' does not type-check for arguments of types "
         "({label: str, value: int}); see the errors in its body",
-        "grammars/bad/inputs.yaml:22:66: error: unknown name 'pick' in template (known here: bad, bars, "
-        "level, n, oops, vocab)",
-        "grammars/bad/inputs.yaml:22:66: error: unknown name 'twice' in template (known here: bad, bars, "
-        "level, n, oops, vocab)",
+        "grammars/bad/inputs.yaml:23:79: error: unknown name 'pick' in template (known here: bad, bars, "
+        "canvas, level, n, oops, vocab)",
+        "grammars/bad/inputs.yaml:23:79: error: unknown name 'twice' in template (known here: bad, bars, "
+        "canvas, level, n, oops, vocab)",
     ]
 
 

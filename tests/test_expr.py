@@ -442,7 +442,7 @@ def test_function_calls_charge_the_budget():
 def test_function_chains_cannot_nest_past_the_expanded_depth():
     chain = {"f0": "x -> " + "(" * 40 + "x" + ")" * 40}
     for k in range(1, 8):
-        chain[f"f{k}"] = f"x -> " + "(" * 30 + f"f{k - 1}(x)" + ")" * 30
+        chain[f"f{k}"] = "x -> " + "(" * 30 + f"f{k - 1}(x)" + ")" * 30
     names, d = declare(chain)
     assert compile_expr("f7(1)", Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d) is None
     assert any("function calls nest too deeply (over 160 levels" in str(x) for x in d.items)

@@ -1,4 +1,4 @@
-"""Grid operators (compiler/expr/lib_grid.py), board layouts (compiler/render/layouts_board.py), and the boards
+"""Grid operators (compiler/expr/lib_grid.py) and the boards
 domain's option and render-map guarantees."""
 from __future__ import annotations
 
@@ -7,10 +7,6 @@ import pytest
 from compiler.errors import Diagnostics, EvalError
 from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
 from compiler.expr.types import BOOL, INT, STR, ListT, record
-from compiler.render.layouts import LAYOUTS
-from compiler.render.layouts_board import board_frame
-from compiler.render.painter import Painter
-from compiler.render.theme import Theme
 from compiler.sample.rng import Rng
 from compiler.trace.instance import generate
 from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
@@ -149,62 +145,6 @@ def test_piece_moves_errors():
 ])
 def test_grid_operators_are_typed(src, fragment):
     assert any(fragment in m for m in errors(src)), errors(src)
-
-
-# -- layouts ----------------------------------------------------------------------------------------------------
-THEME = Theme((255, 255, 255), (30, 30, 35), (215, 215, 220), 0, "blue", 1.0, 0.0)
-
-
-def draw(name: str, params: dict, items: list[dict], size=(320, 320), **exprs):
-    ldef = LAYOUTS[name]
-    p = Painter(size[0], size[1], THEME, {id(it): f"items[{i}]" for i, it in enumerate(items)})
-    decisions = ldef.draw(p, ldef.params.model_validate({"items": "items", **params}), items, {}, Rng(3), **exprs)
-    return p, decisions
-
-
-def test_checker_board_binds_pieces_on_a_light_top_left_square():
-    pieces = [{"r": 0, "c": 0, "k": "queen", "s": "white"}, {"r": 3, "c": 2, "k": "X", "s": "black"}]
-    p, decisions = draw("checker_board", {"rows": "4", "cols": "4", "row": "r", "col": "c", "piece": "k", "side": "s"},
-                        pieces, rows=4, cols=4)
-    assert set(p.render_map) == {"items[0]", "items[1]"}
-    x0, y0, x1, y1 = p.render_map["items[1]"]["bbox"]
-    assert x1 - x0 > 20 and 0 <= x0 and x1 <= 320
-    f = board_frame(Painter(320, 320, THEME, {}), 4, 4, "board", left=30, top=12, bottom=30)
-    px = p.pixels()[:, :, :3]
-    corner = lambda r, c: int(px[int(f.y0 + r * f.cell + 4), int(f.x0 + c * f.cell + 4)].sum())  # noqa: E731
-    light, dark = corner(0, 0), corner(0, 1)
-    assert corner(1, 1) == light and corner(1, 0) == dark
-    assert "board_shades" in decisions and light > dark
-    with pytest.raises(EvalError, match="outside the 4 × 4 board"):
-        draw("checker_board", {"rows": "4", "cols": "4", "row": "r", "col": "c", "piece": "k", "side": "s"},
-             [{"r": 4, "c": 0, "k": "rook", "s": "white"}], rows=4, cols=4)
-    with pytest.raises(EvalError, match="neither a chess piece name"):
-        draw("checker_board", {"rows": "4", "cols": "4", "row": "r", "col": "c", "piece": "k", "side": "s"},
-             [{"r": 0, "c": 0, "k": "castle", "s": "white"}], rows=4, cols=4)
-
-
-def test_digit_grid_binds_every_cell_and_checks_the_boxes():
-    grid = [{"row": r, "col": c, "v": r * 4 + c, "shown": c != 1, "marked": (r, c) == (2, 1)}
-            for r in range(4) for c in range(4)]
-    params = {"rows": "4", "cols": "4", "row": "row", "col": "col", "value": "v", "shown": "shown", "marked": "marked"}
-    p, _ = draw("digit_grid", params, grid, rows=4, cols=4, box_rows=2, box_cols=2)
-    assert len(p.render_map) == 16  # blank cells are bound too: a witness can point at an empty cell
-    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(16)]
-    assert all(a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
-               for i, a in enumerate(boxes) for b in boxes[i + 1:])
-    with pytest.raises(EvalError, match="do not tile"):
-        draw("digit_grid", params, grid, rows=4, cols=4, box_rows=3, box_cols=2)
-
-
-def test_tile_grid_marks_and_separates_tiles():
-    tiles = [{**t, "marked": i == 4} for i, t in enumerate(TILES)]
-    p, decisions = draw("tile_grid", {"rows": "3", "cols": "3", "row": "row", "col": "col", "color": "color",
-                                      "marked": "marked"},
-                        [{**t, "color": {"r": "red", "g": "green", "b": "blue"}[t["color"]]} for t in tiles],
-                        rows=3, cols=3)
-    assert decisions["tile_gap"] >= 2 and len(p.render_map) == 9
-    cx, cy = p.render_map["items[4]"]["point"]
-    assert tuple(p.pixels()[:, :, :3][int(cy), int(cx)]) == (255, 255, 255)  # the marked tile's white ring centre
 
 
 # -- the domain's tasks -----------------------------------------------------------------------------------------

@@ -1,20 +1,17 @@
 """Clock and fraction operators (compiler/expr/lib_time.py, lib_fraction.py), the contracts they answer to
-(clock_time, probability, point_coordinates), and the symbolic layouts (analog_clock, balance, spinner)."""
+(clock_time, probability, point_coordinates). The symbolic components (analog_clock, balance, spinner) are tested in
+test_scene_comp-sym.py."""
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 
 from compiler.errors import Diagnostics, EvalError
 from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
 from compiler.expr.types import INT, STR, ListT, record
-from compiler.render.layouts_symbolic import _token_kind
-from compiler.render.scene import _check_legibility
 from compiler.sample.rng import Rng
 from compiler.verify.score import score, wrong_answer
-from tests.test_lib_geometry import draw
 
 CLOCK = record(hour=INT, minute=INT, label=STR)
 SCOPE = Scope({"clocks": ListT(CLOCK), "t": CLOCK, "n": INT, "word": STR}, allow_random=True)
@@ -130,110 +127,3 @@ def test_point_coordinates_contract(label_of, response, ok):
     s = score(label_of("point_coordinates", [3, -2]), '{"answer": %s}' % response)
     assert (s.answer, s.format) == (ok, 1)
 
-
-# -- layouts ----------------------------------------------------------------------------------------------------
-def _hand_tip_dark(p, cx, cy, r, degrees, reach) -> bool:
-    a = math.radians(degrees - 90)
-    x, y = round(cx + r * reach * math.cos(a)), round(cy + r * reach * math.sin(a))
-    return p.pixels()[y, x, :3].max() < 140
-
-
-def test_analog_clock_draws_hands_where_the_time_says():
-    clocks = [{"hour": 3, "minute": 0, "label": "A"}, {"hour": 7, "minute": 30, "label": "B"}]
-    p = draw("analog_clock", {"hour": "hour", "minute": "minute", "label": "label"}, clocks, 600, 440,
-             numerals=0)
-    _check_legibility(p)
-    for i, c in enumerate(clocks):
-        x0, y0, x1, y1 = p.no_overlap_groups["clocks"][i][1]
-        cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
-        minute_angle, hour_angle = c["minute"] * 6, (c["hour"] % 12) * 30 + c["minute"] / 2
-        assert _hand_tip_dark(p, cx, cy, r, minute_angle, 0.72)
-        assert _hand_tip_dark(p, cx, cy, r, hour_angle, 0.42)
-        assert not _hand_tip_dark(p, cx, cy, r, hour_angle, 0.62)  # the hour hand is the short one
-        assert p.render_map[f"items[{i}]"]["bbox"][3] > y1  # the label under the face belongs to the clock
-
-
-@pytest.mark.parametrize("params,extra,needle", [
-    ({}, {"numerals": 5}, "numerals"),
-    ({}, {"numerals": 12, "count": 9}, "instruments"),
-    ({"max_cols": 8}, {"numerals": 12, "count": 8}, "smaller than 40 px"),
-])
-def test_analog_clock_errors(params, extra, needle):
-    count = extra.pop("count", 1)
-    clocks = [{"hour": 1, "minute": 0} for _ in range(count)]
-    with pytest.raises(EvalError, match=needle):
-        draw("analog_clock", {"hour": "hour", "minute": "minute", **params}, clocks, 600, 440, **extra)
-
-
-def test_balance_tokens_and_tilt():
-    assert _token_kind("12") == ("weight", None, "12")
-    assert _token_kind("star") == ("glyph", None, "star")
-    assert _token_kind("red circle") == ("glyph", "red", "circle")
-    assert _token_kind("?") == ("box", None, "?")
-    with pytest.raises(EvalError, match="balance token"):
-        _token_kind("a long label")
-    scales = [{"left": ["circle", "circle", "3"], "right": ["9"], "tilt": 0},
-              {"left": ["square"], "right": ["circle", "1"], "tilt": -1},
-              {"left": ["x"] * 7, "right": ["5", "5"], "tilt": 1}]
-    p = draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, scales, 640, 480)
-    _check_legibility(p)
-    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(3)]
-    assert all(0 <= b[0] < b[2] <= 640 and 0 <= b[1] < b[3] <= 480 for b in boxes)
-    assert p.decisions["shape_colors"].keys() == {"circle", "square"}
-
-
-def _pan_tops(tilt: int):
-    """Top edge of the pixels drawn left and right of the post, for one balance with one token a pan."""
-    scale = [{"left": ["4"], "right": ["4"], "tilt": tilt}]
-    p = draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, scale, 640, 480)
-    ink = p.pixels()[:, :, :3].min(axis=2) < 200
-    rows = [i for i in range(480) if ink[i, :300].any()], [i for i in range(480) if ink[i, 340:].any()]
-    return rows[0][0], rows[1][0]
-
-
-def test_balance_tilt_lowers_the_heavier_pan():
-    left, right = _pan_tops(0)
-    assert abs(left - right) <= 1
-    left, right = _pan_tops(-1)
-    assert left > right + 20  # y grows downward: the left pan hangs lower
-    left, right = _pan_tops(1)
-    assert right > left + 20
-
-
-@pytest.mark.parametrize("scale,needle", [
-    ({"left": ["1"] * 13, "right": ["1"], "tilt": 0}, "at most 12"),
-    ({"left": ["1"], "right": ["1"], "tilt": 2}, "tilt"),
-])
-def test_balance_errors(scale, needle):
-    with pytest.raises(EvalError, match=needle):
-        draw("balance", {"left": "left", "right": "right", "tilt": "tilt"}, [scale], 640, 480)
-
-
-def test_spinner_sector_sizes_follow_weights():
-    sectors = [{"color": "red", "w": 2}, {"color": "blue", "w": 1}, {"color": "green", "w": 1}]
-    p = draw("spinner", {"color": "color", "weight": "w"}, sectors, 420, 420, names=[])
-    _check_legibility(p)
-    img = p.pixels()[:, :, :3].astype(int)
-    cx = cy = 210
-    r = 420 / 2 - 14 - 20
-    start = p.decisions["start"]
-    # Sample the middle of each sector's arc and check its colour family.
-    at = start
-    for s, expect in zip(sectors, ((0, 1), (2, 0), (1, 0))):  # (channel that dominates, channel it beats)
-        sweep = 360 * s["w"] / 4
-        a = math.radians(at + sweep / 2)
-        px = img[round(cy + r * math.sin(a)), round(cx + r * math.cos(a))]
-        assert px[expect[0]] > px[expect[1]] + 40, (s, px)
-        at += sweep
-    assert {f"items[{i}]" for i in range(3)} <= set(p.render_map)
-
-
-def test_spinner_groups_and_errors():
-    sectors = [{"color": c, "k": k} for k in (0, 1) for c in ("red", "blue", "yellow")]
-    p = draw("spinner", {"color": "color", "spinner": "k"}, sectors, 640, 360, names=["A", "B"])
-    boxes = [p.render_map[f"items[{i}]"]["bbox"] for i in range(6)]
-    assert max(b[2] for b in boxes[:3]) < min(b[0] for b in boxes[3:])  # two spinners side by side
-    with pytest.raises(EvalError, match="names"):
-        draw("spinner", {"color": "color", "spinner": "k"}, sectors, 640, 360, names=["A"])
-    with pytest.raises(EvalError, match="positive"):
-        draw("spinner", {"color": "color", "weight": "k"}, sectors, 640, 360, names=[])

@@ -27,7 +27,7 @@ torch = pytest.importorskip("torch")
 from PIL import Image  # noqa: E402
 
 from compiler.cli import main  # noqa: E402
-from compiler.trace.instance import canonical_json, generate  # noqa: E402
+from compiler.trace.instance import generate  # noqa: E402
 from compiler.verify.score import wrong_answer  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from training.chat import extract_response  # noqa: E402

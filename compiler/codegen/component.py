@@ -80,7 +80,7 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
             continue
         if param.kind == "text":
             # Text parameters are templates, like titles everywhere: `title: Fruit sold ({{ unit }})`.
-            t = compile_template(str(src), set(src_scope.names),
+            t = compile_template(str(src), _value_names(src_scope),
                                  lambda line, col, d=src_doc, l_=src_loc: d.expr_pos(l_, line - 1, 0), sc.diags)
             if t is None:
                 sc.ok = False
@@ -119,8 +119,11 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
     return CUse(name, args, functions, body, dict(spec.limits), str(doc.pos(loc + ("use",))))
 
 
-def _type_words(t: Type) -> str:  # pragma: no cover - kept for messages
-    return str(t)
+def _value_names(scope: Scope) -> set[str]:
+    """Names a template may print: everything in scope but functions."""
+    from ..expr.types import FnT
+
+    return {k for k, t in scope.names.items() if not isinstance(t, FnT)}
 
 
 __all__ = ["compile_use", "accepts"]

@@ -109,7 +109,7 @@ class CUse:
 class CNode:
     lets: list[tuple[str, Compiled]] = field(default_factory=list)
     region: list[Compiled] | None = None
-    inset: list[float] | None = None
+    inset: "list[float] | Compiled | None" = None
     frame: CFrame | None = None
     background: Compiled | None = None
     title: Template | None = None
@@ -157,7 +157,9 @@ class SceneCompiler:
     def template(self, doc, src, loc: tuple, scope: Scope) -> Template | None:
         if not isinstance(src, str):
             src = str(src)
-        t = compile_template(src, set(scope.names), lambda line, col: doc.expr_pos(loc, line - 1, 0), self.diags)
+        from .component import _value_names
+
+        t = compile_template(src, _value_names(scope), lambda line, col: doc.expr_pos(loc, line - 1, 0), self.diags)
         if t is None:
             self.ok = False
         return t
@@ -223,7 +225,10 @@ class SceneCompiler:
         if "region" in raw:
             out.region = self.numbers(doc, raw["region"], loc + ("region",), scope, 4, "region")
         if "inset" in raw:
-            out.inset = self.inset(doc, raw["inset"], loc + ("inset",))
+            if isinstance(raw["inset"], str):  # an expression: a number or a list of 2 or 4 numbers
+                out.inset = self.expr(doc, raw["inset"], loc + ("inset",), scope)
+            else:
+                out.inset = self.inset(doc, raw["inset"], loc + ("inset",))
         if "background" in raw:
             out.background = self.typed(doc, raw["background"], loc + ("background",), scope, "color", "background")
         for key in ("title", "caption"):

@@ -62,7 +62,7 @@ class Composer:
             w, h = x1 - x0, y1 - y0
             box = (x0 + fx0 * w, y0 + fy0 * h, x0 + fx1 * w, y0 + fy1 * h)
         if cn.inset is not None:
-            t, r, b, l_ = cn.inset
+            t, r, b, l_ = cn.inset if isinstance(cn.inset, list) else _inset(run(cn.inset, env))
             box = (box[0] + l_, box[1] + t, box[2] - r, box[3] - b)
         if box[2] - box[0] < 4 or box[3] - box[1] < 4:
             raise RenderRejected(f"a scene node's box is only {box[2] - box[0]:.0f} × {box[3] - box[1]:.0f} px: "
@@ -278,8 +278,10 @@ class Composer:
         p = self.painter
         bound = obj is not None and id(obj) in self.paths
         if bound:
+            before = p.render_map.get(self.paths[id(obj)]) or {}
             p.bind(obj, drawn.bbox, cm.group, drawn.circle)
             entry = p.render_map[self.paths[id(obj)]]
+            entry.update({k: before[k] for k in ("mark", "geometry") if k in before})  # the first mark's stay
             entry.setdefault("mark", cm.kind)
             if drawn.geometry and "geometry" not in entry:
                 entry["geometry"] = _scaled(drawn.geometry, p.scale)
@@ -343,6 +345,16 @@ class _DryPainter:
 
 def _boxes_touch(a, b, circle=None, gap: float = 1.0) -> bool:
     return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+
+
+def _inset(v) -> list[float]:
+    """An inset expression's value: pixels, [vertical, horizontal] or [top, right, bottom, left]."""
+    vals = [v] * 4 if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    if not isinstance(vals, list) or len(vals) not in (2, 4) or \
+            not all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x <= 2048 for x in vals):
+        raise EvalError(f"inset takes pixels: one number, [vertical, horizontal] or [top, right, bottom, left]; "
+                        f"got {v!r}")
+    return [float(x) for x in (vals * 2 if len(vals) == 2 else vals)]
 
 
 def _plain(v) -> bool:

@@ -15,18 +15,14 @@ import math
 from dataclasses import dataclass
 
 from ..errors import EvalError
+from ..expr.lib_place import nice_axis
 
 Box = tuple[float, float, float, float]
 
 
 def nice_ticks(lo: float, hi: float, max_ticks: int = 6) -> tuple[float, float, float]:
-    """Round bounds and a 1/2/2.5/5 × 10^k step covering [lo, hi]."""
-    if hi <= lo:
-        hi = lo + 1
-    raw = (hi - lo) / max_ticks
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw * (1 - 1e-12))
-    return math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step, step
+    """Round bounds and a 1/2/2.5/5 × 10^k step covering [lo, hi] (the rule of `nice_ticks()` in expressions)."""
+    return nice_axis(lo, hi, max_ticks)
 
 
 def tick_text(v) -> str:

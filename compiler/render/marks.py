@@ -479,9 +479,7 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     size = ctx.size(v.get("size", 13.0), "size") * ctx.theme.font_scale  # `sizes: frame`: in frame units
     if size <= 0 or size > 400:
         raise EvalError(f"text size must be in (0, 400] px, got {size:g}")
-    fit = v.get("fit")
-    wrap = v.get("wrap")
-    max_h = v.get("height")
+    fit, wrap, max_h = (ctx.size(v[k], k) if v.get(k) is not None else None for k in ("fit", "wrap", "height"))
     lines = [s]
     while True:
         font = _font(round(size, 1), bold)
@@ -647,7 +645,7 @@ def draw_cell(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     if not (0 <= row < f.rows and 0 <= col < f.cols):
         raise EvalError(f"cell (column {col}, row {row}) lies outside the {f.rows} × {f.cols} grid")
     pts = f.cell_polygon(col, row)
-    inset = _number(v.get("inset", 0.0), "inset")
+    inset = ctx.size(v.get("inset", 0.0), "inset")  # `sizes: frame`: fractions of a cell
     if inset:
         cx = sum(p[0] for p in pts) / len(pts)
         cy = sum(p[1] for p in pts) / len(pts)
@@ -655,7 +653,7 @@ def draw_cell(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         k = max(0.0, (half - inset) / half)
         pts = [(cx + (p[0] - cx) * k, cy + (p[1] - cy) * k) for p in pts]
     path = skia.Path()
-    corner = _number(v.get("corner", 0.0), "corner")
+    corner = ctx.size(v.get("corner", 0.0), "corner")
     if corner > 0 and not f.hex:
         x0, y0, x1, y1 = _bounds(pts)
         path.addRRect(skia.RRect.MakeRectXY(skia.Rect.MakeLTRB(x0, y0, x1, y1), corner, corner))

@@ -1,0 +1,186 @@
+"""The symbolic and board components (components/analog_clock, spinner, balance, tile_grid, digit_grid,
+checker_board) rendered through their grammars on hand-made states, and the shared-layer additions they needed
+(text sizes in frame units)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from compiler.render.scene import render_scene
+from compiler.sample.rng import Rng
+from compiler.trace.instance import object_paths
+
+
+def render(taxonomy, grammar: str, state: dict, seed: int = 1, level: int = 0):
+    """Render a hand-made state through a bundled grammar's scene: (render map, pixels (h × w × 3), decisions)."""
+    g = taxonomy.grammars[grammar]
+    out = render_scene(g, state, level, taxonomy.vocab, Rng(seed), object_paths(state))
+    return out.render_map, np.asarray(out.rgb)[:, :, :3].astype(int), out.decisions
+
+
+# -- analog_clock -----------------------------------------------------------------------------------------------
+def _dark(img, x, y) -> bool:
+    return img[round(y), round(x)].max() < 140
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_analog_clock_draws_hands_where_the_time_says(taxonomy, seed):
+    clocks = [{"hour": 3, "minute": 0, "label": "A"}, {"hour": 7, "minute": 30, "label": "B"}]
+    rmap, img, _ = render(taxonomy, "symbolic.clock_row", {"clocks": clocks, "numerals": 0}, seed)
+    for i, c in enumerate(clocks):
+        face = rmap[f"clocks[{i}]"]
+        (cx, cy), r = face["geometry"]["center"], face["geometry"]["r"]
+        minute_angle, hour_angle = c["minute"] * 6, (c["hour"] % 12) * 30 + c["minute"] / 2
+
+        def tip(deg, reach, cx=cx, cy=cy, r=r):
+            return cx + r * reach * math.sin(math.radians(deg)), cy - r * reach * math.cos(math.radians(deg))
+        assert _dark(img, *tip(minute_angle, 0.6))
+        assert _dark(img, *tip(hour_angle, 0.3))
+        assert not _dark(img, *tip(hour_angle, 0.62))  # the hour hand is the short one
+        assert face["bbox"][3] > cy + r + 10  # the label under the face belongs to the clock
+    a, b = rmap["clocks[0]"]["bbox"], rmap["clocks[1]"]["bbox"]
+    assert a[2] < b[0]  # side by side
+
+
+def test_analog_clock_numerals(taxonomy):
+    clocks = [{"hour": 3, "minute": 0, "label": "A"}]
+    dark = {}
+    for numerals in (0, 4, 12):
+        _, img, _ = render(taxonomy, "symbolic.clock_row", {"clocks": clocks, "numerals": numerals}, 4)
+        dark[numerals] = int((img.max(axis=2) < 140).sum())
+    assert dark[0] < dark[4] < dark[12]
+
+
+# -- spinner ----------------------------------------------------------------------------------------------------
+def test_spinner_binds_every_sector_as_a_wedge_of_its_share(taxonomy):
+    sectors = [{"color": c} for c in ("red", "blue", "green", "red")]
+    rmap, img, _ = render(taxonomy, "symbolic.spinner", {"sectors": sectors, "n": 4,
+                                                         "palette": ["red", "blue", "green"]})
+    geo = [rmap[f"sectors[{i}]"]["geometry"] for i in range(4)]
+    assert [g["sweep"] for g in geo] == pytest.approx([90.0] * 4)
+    assert geo[0]["start"] in (-90.0, -67.5, -60.0, -45.0)  # clockwise from a render-chosen start, in order
+    assert [g["start"] for g in geo] == pytest.approx([geo[0]["start"] + 90 * i for i in range(4)])
+    for g, expect in zip(geo, ((0, 1), (2, 0), (1, 0), (0, 1))):  # (channel that dominates, channel it beats)
+        x, y = g["label_point"]
+        px = img[round(y), round(x)]
+        assert px[expect[0]] > px[expect[1]] + 40, (g, px)
+
+
+def _grammar(library_copy, name: str, body: str):
+    """Compile the library with one extra grammar (grammars/test/NAME.yaml) and return the taxonomy."""
+    from compiler.taxonomy import compile_taxonomy
+
+    (library_copy / "grammars" / "test").mkdir(exist_ok=True)
+    (library_copy / "grammars" / "test" / f"{name}.yaml").write_text(f"grammar: test.{name}\n" + body)
+    return compile_taxonomy(library_copy)
+
+
+def test_spinner_weights_groups_and_names(library_copy):
+    tx = _grammar(library_copy, "spinners", """summary: Two weighted spinners.
+state:
+  sectors: "[{color: p.c, w: p.w, k: k, label: str(p.w)} for k in [0, 1] for p in [{c: 'red', w: 2}, {c: 'blue', w: 1}, {c: 'yellow', w: 1}]]"
+render:
+  canvas: {width: 640, height: 360}
+  scene:
+    use: spinner
+    with: {items: sectors, color: "s -> s.color", weight: "s -> s.w", spinner: "s -> s.k", label: "s -> s.label",
+           names: "['A', 'B']"}
+""")
+    state = {"sectors": [{"color": c, "w": w, "k": k, "label": str(w)} for k in (0, 1)
+                         for c, w in (("red", 2), ("blue", 1), ("yellow", 1))]}
+    rmap, _, _ = render(tx, "test.spinners", state)
+    geo = [rmap[f"sectors[{i}]"]["geometry"] for i in range(6)]
+    assert [g["sweep"] for g in geo] == pytest.approx([180, 90, 90] * 2)
+    boxes = [rmap[f"sectors[{i}]"]["bbox"] for i in range(6)]
+    assert max(b[2] for b in boxes[:3]) < min(b[0] for b in boxes[3:])  # two spinners side by side
+
+
+# -- boards -----------------------------------------------------------------------------------------------------
+def test_checker_board_binds_pieces_on_a_light_top_left_square(taxonomy):
+    pieces = [{"row": 0, "col": 0, "kind": "queen", "side": "white"}, {"row": 3, "col": 2, "kind": "X", "side": "black"}]
+    rmap, img, _ = render(taxonomy, "boards.chess", {"pieces": pieces, "rows": 4, "cols": 4}, seed=3)
+    assert set(rmap) == {"pieces[0]", "pieces[1]"}
+    x0, y0, x1, y1 = rmap["pieces[1]"]["bbox"]
+    assert x1 - x0 > 20 and 0 <= x0 and x1 <= 448
+    # A piece's disc sits in the middle of its cell, 0.36 cells in radius; the board's top-left corner follows.
+    (cx, cy), cell = rmap["pieces[1]"]["geometry"]["center"], rmap["pieces[1]"]["geometry"]["r"] / 0.36
+    bx, by = cx - 2.5 * cell, cy - 3.5 * cell
+    corner = lambda r, c: int(img[int(by + r * cell + 4), int(bx + c * cell + 4)].sum())  # noqa: E731
+    light, dark = corner(1, 1), corner(1, 0)
+    assert corner(2, 0) == light and corner(0, 3) == dark and light > dark
+    (qx, qy), qr = rmap["pieces[0]"]["geometry"]["center"], rmap["pieces[0]"]["geometry"]["r"]
+    disc = img[round(qy - qr / 2):round(qy + qr / 2), round(qx - qr / 2):round(qx + qr / 2)]
+    assert (disc.max(axis=2) < 140).sum() > 50  # the letter, in ink on a white disc
+    with pytest.raises(Exception, match="outside"):
+        render(taxonomy, "boards.chess", {"pieces": [{"row": 4, "col": 0, "kind": "rook", "side": "white"}],
+                                          "rows": 4, "cols": 4})
+
+
+def test_digit_grid_binds_every_cell(taxonomy):
+    cells = [{"row": r, "col": c, "value": r * 4 + c, "shown": c != 1, "marked": (r, c) == (2, 1)}
+             for r in range(4) for c in range(4)]
+    rmap, img, _ = render(taxonomy, "boards.sudoku", {"cells": cells, "n": 4, "box_rows": 2, "box_cols": 2})
+    assert len(rmap) == 16  # blank cells are bound too: a witness can point at an empty cell
+    boxes = [rmap[f"cells[{i}]"]["bbox"] for i in range(16)]
+    assert all(a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+               for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    x, y = rmap["cells[9]"]["point"]  # the marked cell is shaded, not white
+    assert tuple(img[round(y), round(x)]) != (255, 255, 255) and img[round(y), round(x)].min() > 140
+
+
+def test_tile_grid_marks_and_separates_tiles(taxonomy):
+    tiles = [{"row": r, "col": c, "color": ["red", "green", "blue"][(r + c) % 3], "marked": (r, c) == (1, 1)}
+             for r in range(3) for c in range(3)]
+    rmap, img, _ = render(taxonomy, "boards.tiles", {"tiles": tiles, "rows": 3, "cols": 3})
+    assert len(rmap) == 9 and all(rmap[f"tiles[{i}]"]["mark"] == "cell" for i in range(9))
+    a, b = rmap["tiles[0]"]["bbox"], rmap["tiles[1]"]["bbox"]
+    assert b[0] - a[2] >= 2  # gaps between tiles
+    cx, cy = rmap["tiles[4]"]["point"]
+    assert tuple(img[int(cy), int(cx)]) == (255, 255, 255)  # the marked tile's white ring centre
+
+
+def test_ink_on_picks_a_readable_text_colour():
+    from compiler.expr.lib_color import ink_on_color as ink_on_name
+
+    assert [ink_on_name(c) for c in ("white", "yellow", "black", "blue", "#fafaf4", "#202020")] == \
+        ["ink", "ink", "white", "white", "ink", "white"]
+
+
+# -- balance ----------------------------------------------------------------------------------------------------
+def _pan_tops(taxonomy, tilt: int):
+    """Top edge of the ink drawn left and right of the post, for one balance with one weight a pan."""
+    scales = [{"left": ["4"], "right": ["4"], "tilt": tilt}]
+    rmap, img, _ = render(taxonomy, "symbolic.balance_compare", {"scales": scales})
+    x0, _, x1, _ = rmap["scales[0]"]["bbox"]
+    mid = round((x0 + x1) / 2)
+    ink = img.min(axis=2) < 200
+    rows = [i for i in range(img.shape[0]) if ink[i, :mid - 20].any()], \
+        [i for i in range(img.shape[0]) if ink[i, mid + 20:].any()]
+    return rows[0][0], rows[1][0]
+
+
+def test_balance_tilt_lowers_the_heavier_pan(taxonomy):
+    left, right = _pan_tops(taxonomy, 0)
+    assert abs(left - right) <= 1
+    left, right = _pan_tops(taxonomy, -1)
+    assert left > right + 20  # y grows downward: the left pan hangs lower
+    left, right = _pan_tops(taxonomy, 1)
+    assert right > left + 20
+
+
+def test_balance_binds_each_scale_inside_the_canvas(taxonomy):
+    scales = [{"left": ["circle", "circle", "3"], "right": ["9"], "tilt": 0},
+              {"left": ["square"], "right": ["red circle", "1"], "tilt": -1},
+              {"left": ["x"] * 7, "right": ["5", "5"], "tilt": 1}]
+    rmap, img, _ = render(taxonomy, "symbolic.balance_compare", {"scales": scales})
+    boxes = [rmap[f"scales[{i}]"]["bbox"] for i in range(3)]
+    assert all(0 <= b[0] < b[2] <= 640 and 0 <= b[1] < b[3] <= 480 for b in boxes)
+    # the 'red circle' is red whatever colour plain circles got; the 'x' tokens are yellow boxes
+    red = (img[:, :, 0] > 150) & (img[:, :, 1] < 90) & (img[:, :, 2] < 90)
+    x0, y0, x1, y1 = (round(v) for v in boxes[1])
+    assert red[y0:y1, (x0 + x1) // 2:x1].sum() > 50
+    x0, y0, x1, y1 = (round(v) for v in boxes[2])
+    box = img[y0:y1, x0:(x0 + x1) // 2]
+    assert ((box[:, :, 0] > 230) & (box[:, :, 1] > 200) & (box[:, :, 2] < 150)).sum() > 200
