@@ -38,7 +38,22 @@ def _cube_visible(tr):
     return count
 
 
+def _bar_tallest_fruit(tr):
+    bars = tr["state"]["bars"]
+    top = max(b["value"] for b in bars)
+    (best,) = [b for b in bars if b["value"] == top]
+    return best["fruit"]
+
+
+def _bar_value(tr):
+    bar = step(tr, "bar")
+    (match,) = [b for b in tr["state"]["bars"] if b["fruit"] == bar["fruit"] and b["year"] == bar["year"]]
+    return match["value"]
+
+
 ORACLES = {
+    "three_d.bar_chart_3d.tallest_fruit": _bar_tallest_fruit,
+    "three_d.bar_chart_3d.bar_value": _bar_value,
     "three_d.cube_stack.total_cubes": _cube_total,
     "three_d.cube_stack.visible_cubes": _cube_visible,
 }
