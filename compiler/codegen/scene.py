@@ -572,6 +572,9 @@ def _kind_problem(kind: str, t: Type) -> str | None:
             t.elem == ANY or (isinstance(t.elem, RecordT) and _is_pos(t.elem.field("x"))
                               and _is_pos(t.elem.field("y")))
             or (isinstance(t.elem, ListT) and is_numeric(t.elem.elem))),
+        "points3": isinstance(t, ListT) and (
+            t.elem == ANY or (isinstance(t.elem, RecordT) and all(is_numeric(t.elem.field(k) or BOOL) for k in "xyz"))
+            or (isinstance(t.elem, ListT) and is_numeric(t.elem.elem))),
         "any": True,
     }.get(kind)
     if ok is None:
@@ -583,6 +586,7 @@ def _kind_problem(kind: str, t: Type) -> str | None:
         "(a name such as red, a theme role such as ink, or '#rrggbb')", "text": "a string or a number",
         "pos": "a number or a category", "list": "a list", "nums": "a list of numbers",
         "points": "a list of points (records with x and y, or [x, y] pairs)",
+        "points3": "a list of 3-D points (records with x, y and z, or [x, y, z] triples)",
     }[kind]
     return f"must be {want}, got {t}"
 

@@ -248,13 +248,18 @@ class Composer:
                     values[k] = ch.default
             if cm.bind is not None:
                 obj = run(cm.bind, e)
-            elif cm.bind_items and cm.kind != "text":
+            elif cm.bind_items and cm.kind not in ("text", "text3"):
                 obj = item
             else:
                 obj = None
             self.drawn += 1
             if self.drawn > MAX_MARKS:
                 raise EvalError(f"the scene draws more than {MAX_MARKS} marks")
+            if spec.batch is not None:  # a 3-D mark: its frame draws all of them together (camera.py)
+                if not hasattr(frame, "batch"):
+                    raise EvalError(f"a {cm.kind} mark at {cm.where_text} draws only in a camera frame")
+                frame.batch(self, cm, values, obj, item)
+                continue
             z = float(values.get("z", 0.0))
             self.op(z, lambda cm=cm, values=values, obj=obj, item=item, frame=frame:
                     self.draw(cm, values, obj, item, frame))

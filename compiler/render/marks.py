@@ -52,6 +52,7 @@ class MarkKind:
     options: dict[str, tuple]  # constant options: name → allowed values (first is the default)
     draw: Callable
     summary: str
+    batch: str | None = None  # "solid" / "overlay": a 3-D mark its frame draws in one batch (camera.py)
 
 
 # Channels every mark has.
@@ -65,9 +66,10 @@ COMMON_OPTIONS = {"sizes": ("px", "frame")}
 MARKS: dict[str, MarkKind] = {}
 
 
-def mark(name: str, channels: dict, options: dict | None = None, summary: str = ""):
+def mark(name: str, channels: dict, options: dict | None = None, summary: str = "", batch: str | None = None):
     def register(fn):
-        MARKS[name] = MarkKind(name, {**COMMON, **channels}, {**COMMON_OPTIONS, **(options or {})}, fn, summary)
+        MARKS[name] = MarkKind(name, {**COMMON, **channels}, {**COMMON_OPTIONS, **(options or {})}, fn, summary,
+                               batch)
         return fn
 
     return register
@@ -662,3 +664,6 @@ def draw_cell(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     ctx.fill_and_stroke(v, path, default_fill=None, default_stroke=None if v.get("fill") is not None
                         else ctx.theme.ink)
     return Drawn(_bounds(pts), geometry={"cell": [col, row]})
+
+
+from . import marks3d  # noqa: E402,F401  (registers the 3-D marks)

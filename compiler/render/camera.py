@@ -1,0 +1,167 @@
+"""The camera frame: a 3-D world (x right, y forward, z up) seen through a camera of render/space.py.
+
+The frame is fitted to the projected corners of its `bounds` (never to the objects that happen to exist), so the
+same world box gives the same scale and placement whatever is drawn in it. 2-D marks keep working: `point(x, y)` is
+the ground point (x, y, 0), so text on the floor, floor lines and polygons draw as in any other frame; `point3` is
+the pixel of any world point.
+
+3-D marks (compiler/render/marks3d.py) are not drawn one by one: each registers with the frame (`batch`), and the
+frame schedules ONE deferred operation that orders every solid with `space.paint_order`, paints the faces (fill ×
+the face's shade, an ink outline), measures what is left visible of each (`space.visibility`) and binds to the
+render map only the objects at least VISIBLE_MIN visible, with the visible part's box. 3-D overlays (`text3`) are
+drawn right after the solids, in the same operation.
+"""
+from __future__ import annotations
+
+import math
+
+import skia
+
+from ..errors import EvalError
+from .frames import Frame, _number
+from .marks import MARKS, Ctx, RenderRejected, paint
+from .space import (ISO_AZIMUTH, ISO_ELEVATION, Camera, Solid, box_corners, fit, paint_order, project_faces,
+                    visibility)
+
+VISIBLE_MIN = 0.25  # an object less visible than this is no witness: it stays out of the render map
+FIT_MARGIN = 6.0  # pixels kept clear around the projected bounds
+RESOLUTION = 2.0  # visibility cells per pixel
+
+
+class CameraFrame(Frame):
+    kind = "camera"
+    y_up = False
+
+    def __init__(self, box, projection: str, exprs: dict):
+        super().__init__(box)
+        lo, hi = _bounds(exprs.get("bounds"))
+        self.lo, self.hi = lo, hi
+        target = tuple((a + b) / 2 for a, b in zip(lo, hi))
+        azimuth = _number(exprs.get("azimuth", ISO_AZIMUTH), "camera azimuth")
+        elevation = _number(exprs.get("elevation", ISO_ELEVATION), "camera elevation")
+        distance = exprs.get("distance")
+        try:
+            self.camera = Camera(projection, azimuth, elevation,
+                                 None if distance is None else _number(distance, "camera distance"), target)
+            self.fit = fit([self.camera.project(*c) for c in box_corners(lo, hi)], box, FIT_MARGIN)
+        except ValueError as exc:
+            raise EvalError(f"camera frame: {exc}") from None
+        self.entries: list[tuple] = []  # (mark, values, bound object, item) registered by 3-D marks
+        self.scheduled = False
+
+    # -- positions ------------------------------------------------------------------------------------------------
+    def point3(self, x, y, z) -> tuple[float, float]:
+        """The pixel of world point (x, y, z)."""
+        try:
+            u, v, _ = self.camera.project(_number(x, "x"), _number(y, "y"), _number(z, "z"))
+        except ValueError as exc:
+            raise EvalError(f"camera frame: {exc}") from None
+        return self.fit.to_px(u, v)
+
+    def point(self, x, y) -> tuple[float, float]:
+        """2-D marks draw on the ground: (x, y) is the world point (x, y, 0)."""
+        return self.point3(x, y, 0.0)
+
+    def length(self, v) -> float:
+        return _number(v, "a length") * self.fit.scale
+
+    # -- the batch of 3-D marks -----------------------------------------------------------------------------------
+    def batch(self, comp, cm, values: dict, obj, item) -> None:
+        """Register one 3-D mark; the first registration schedules the one operation that draws them all."""
+        self.entries.append((cm, values, obj, item))
+        if not self.scheduled:
+            self.scheduled = True
+            comp.op(0.0, lambda: self.draw_batch(comp))
+
+    def draw_batch(self, comp) -> None:
+        p = comp.painter
+        ctx = Ctx(p, self)
+        solids, styles, owners, overlays = [], [], [], []
+        for cm, values, obj, item in self.entries:
+            spec = MARKS[cm.kind]
+            if spec.batch != "solid":
+                overlays.append((cm, values, obj, item))
+                continue
+            try:
+                shape = spec.draw(ctx, values, cm.options)
+                solid = Solid(len(solids), tuple(shape.faces))
+            except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+                raise EvalError(f"{cm.kind} mark at {cm.where_text}: {type(exc).__name__}: {exc}") from None
+            except EvalError as exc:
+                raise EvalError(f"{cm.kind} mark at {cm.where_text}: {exc}") from None
+            solids.append(solid)
+            owners.append((cm, obj, shape))
+            styles.append(_style(ctx, values))
+        if solids:
+            try:
+                order = paint_order(solids, self.camera)
+            except ValueError as exc:
+                raise EvalError(f"camera frame: {exc}") from None
+            projected = project_faces(order, self.camera, self.fit)
+            for pf, (sid, poly) in zip(order, projected):
+                fill, stroke, width, opacity = styles[sid]
+                path = skia.Path()
+                path.addPoly([skia.Point(x, y) for x, y in poly], True)
+                if fill is not None:
+                    k = pf.face.shade()
+                    shaded = tuple(max(0, min(255, round(c * k))) for c in fill)
+                    p.canvas.drawPath(path, paint(shaded, opacity))
+                if stroke is not None and width > 0:
+                    p.canvas.drawPath(path, paint(stroke, opacity, width))
+            p.marks += len(solids)
+            vis = visibility(projected, (0.0, 0.0, float(p.width), float(p.height)), RESOLUTION)
+            self._bind(comp, solids, owners, vis)
+        for cm, values, obj, item in overlays:
+            comp.draw(cm, values, obj, item, self)
+
+    def _bind(self, comp, solids, owners, vis) -> None:
+        """Bind each object drawn by solids to the visible part of them (all its solids together)."""
+        p = comp.painter
+        per_obj: dict[int, list[int]] = {}
+        for sid, (cm, obj, _) in enumerate(owners):
+            if obj is not None and id(obj) in comp.paths:
+                per_obj.setdefault(id(obj), []).append(sid)
+        for sids in per_obj.values():
+            cm, obj, _ = owners[sids[0]]
+            infos = [vis.get(s) for s in sids]
+            total = sum(i.total_px for i in infos if i is not None)
+            shown = sum(i.visible_px for i in infos if i is not None)
+            fraction = shown / total if total > 0 else 0.0
+            if fraction < VISIBLE_MIN:
+                if any(owners[s][0].options.get("occluded") == "redraw" for s in sids):
+                    raise RenderRejected(f"{comp.paths[id(obj)]} is only {100 * fraction:.0f}% visible: hidden")
+                continue
+            boxes = [i.bbox for i in infos if i is not None and i.bbox is not None]
+            bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+                    max(b[3] for b in boxes))
+            p.bind(obj, bbox)
+            entry = p.render_map[comp.paths[id(obj)]]
+            entry.setdefault("mark", cm.kind)
+            geometry = {"visible": round(fraction, 4)}
+            if all(owners[s][2].box is not None for s in sids):
+                lo = [min(owners[s][2].box[0][a] for s in sids) for a in range(3)]
+                hi = [max(owners[s][2].box[1][a] for s in sids) for a in range(3)]
+                k = p.scale
+                geometry["corners"] = [[round(c * k, 2) for c in self.point3(*pt)] for pt in box_corners(lo, hi)]
+            entry.setdefault("geometry", geometry)
+
+
+def _bounds(v) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    ok = isinstance(v, list) and len(v) == 2 and all(isinstance(c, list) and len(c) == 3 for c in v)
+    if not ok:
+        raise EvalError(f"a camera frame's bounds are [[x0, y0, z0], [x1, y1, z1]], got {v!r}")
+    lo = tuple(_number(c, "a bound") for c in v[0])
+    hi = tuple(_number(c, "a bound") for c in v[1])
+    if any(b < a for a, b in zip(lo, hi)) or all(b == a for a, b in zip(lo, hi)):
+        raise EvalError(f"a camera frame's bounds need lo ≤ hi on every axis and some extent, got {v!r}")
+    return lo, hi
+
+
+def _style(ctx: Ctx, v: dict):
+    fill = ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.color(ctx.theme.series)
+    stroke = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    width = _number(v.get("stroke_width", 1.0), "stroke_width")
+    opacity = _number(v.get("opacity", 1.0), "opacity")
+    if not math.isfinite(width) or width < 0:
+        raise EvalError(f"stroke_width must be ≥ 0, got {width}")
+    return fill, stroke, width, opacity
