@@ -1,0 +1,22 @@
+"""Oracles for the second batch of composed chart scenes (stacked bars, histograms, box plots, candlesticks,
+waterfalls, heatmaps, treemaps): independent Python over the recorded state."""
+from __future__ import annotations
+
+from tests.oracles import step
+
+
+def _stacked_total(tr):
+    fruit = step(tr, "fruit")
+    return sum(s["value"] for s in tr["state"]["segs"] if s["fruit"] == fruit)
+
+
+def _stacked_top(tr):
+    fruit = step(tr, "fruit")
+    mine = [s for s in tr["state"]["segs"] if s["fruit"] == fruit]
+    return "Store " + max(mine, key=lambda s: s["value"])["store"]
+
+
+ORACLES = {
+    "charts.stacked_bars.fruit_total": _stacked_total,
+    "charts.stacked_bars.top_store": _stacked_top,
+}
