@@ -16,7 +16,21 @@ def _stacked_top(tr):
     return "Store " + max(mine, key=lambda s: s["value"])["store"]
 
 
+def _hist_range(tr):
+    first, span = step(tr, "first"), step(tr, "span")
+    return sum(tr["state"]["counts"][first:first + span])
+
+
+def _hist_fullest(tr):
+    counts = tr["state"]["counts"]
+    pick = max if tr["query"]["extreme"] == "most" else min
+    i = counts.index(pick(counts))
+    return tr["state"]["edges"][i]
+
+
 ORACLES = {
     "charts.stacked_bars.fruit_total": _stacked_total,
     "charts.stacked_bars.top_store": _stacked_top,
+    "charts.histogram.count_in_range": _hist_range,
+    "charts.histogram.fullest_bin": _hist_fullest,
 }
