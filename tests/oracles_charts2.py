@@ -28,9 +28,23 @@ def _hist_fullest(tr):
     return tr["state"]["edges"][i]
 
 
+def _box_median(tr):
+    boxes = tr["state"]["boxes"]
+    pick = max if tr["query"]["extreme"] == "highest" else min
+    return pick(boxes, key=lambda b: b["med"])["farm"]
+
+
+def _box_iqr(tr):
+    boxes = tr["state"]["boxes"]
+    pick = max if tr["query"]["extreme"] == "largest" else min
+    return pick(boxes, key=lambda b: b["q3"] - b["q1"])["farm"]
+
+
 ORACLES = {
     "charts.stacked_bars.fruit_total": _stacked_total,
     "charts.stacked_bars.top_store": _stacked_top,
     "charts.histogram.count_in_range": _hist_range,
     "charts.histogram.fullest_bin": _hist_fullest,
+    "charts.box_plot.largest_median": _box_median,
+    "charts.box_plot.widest_box": _box_iqr,
 }
