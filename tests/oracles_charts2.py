@@ -40,6 +40,15 @@ def _box_iqr(tr):
     return pick(boxes, key=lambda b: b["q3"] - b["q1"])["farm"]
 
 
+def _candle_count(tr):
+    higher = tr["query"]["direction"] == "higher"
+    return sum((d["close"] > d["open"]) == higher for d in tr["state"]["days"])
+
+
+def _candle_range(tr):
+    return max(tr["state"]["days"], key=lambda d: d["high"] - d["low"])["day"]
+
+
 ORACLES = {
     "charts.stacked_bars.fruit_total": _stacked_total,
     "charts.stacked_bars.top_store": _stacked_top,
@@ -47,4 +56,6 @@ ORACLES = {
     "charts.histogram.fullest_bin": _hist_fullest,
     "charts.box_plot.largest_median": _box_median,
     "charts.box_plot.widest_box": _box_iqr,
+    "charts.candlestick.count_up_days": _candle_count,
+    "charts.candlestick.widest_range": _candle_range,
 }
