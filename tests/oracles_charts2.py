@@ -49,6 +49,22 @@ def _candle_range(tr):
     return max(tr["state"]["days"], key=lambda d: d["high"] - d["low"])["day"]
 
 
+def _water_final(tr):
+    st = tr["state"]
+    total = st["start"]
+    for c in st["changes"]:
+        total += c
+    return total
+
+
+def _water_move(tr):
+    st = tr["state"]
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    want_up = tr["query"]["direction"] == "increase"
+    cands = [(abs(c), months[i]) for i, c in enumerate(st["changes"]) if (c > 0) == want_up]
+    return max(cands)[1]
+
+
 ORACLES = {
     "charts.stacked_bars.fruit_total": _stacked_total,
     "charts.stacked_bars.top_store": _stacked_top,
@@ -58,4 +74,6 @@ ORACLES = {
     "charts.box_plot.widest_box": _box_iqr,
     "charts.candlestick.count_up_days": _candle_count,
     "charts.candlestick.widest_range": _candle_range,
+    "charts.waterfall.final_total": _water_final,
+    "charts.waterfall.largest_move": _water_move,
 }
