@@ -65,6 +65,20 @@ def _water_move(tr):
     return max(cands)[1]
 
 
+def _heat_row(tr):
+    totals: dict = {}
+    for c in tr["state"]["cells"]:
+        totals[c["fruit"]] = totals.get(c["fruit"], 0) + c["v"]
+    pick = max if tr["query"]["extreme"] == "most" else min
+    return pick(totals, key=totals.get)
+
+
+def _heat_count(tr):
+    month = step(tr, "month")
+    threshold = int(tr["query"]["fraction"] * tr["state"]["top"])
+    return sum(c["month"] == month and c["v"] > threshold for c in tr["state"]["cells"])
+
+
 ORACLES = {
     "charts.stacked_bars.fruit_total": _stacked_total,
     "charts.stacked_bars.top_store": _stacked_top,
@@ -76,4 +90,6 @@ ORACLES = {
     "charts.candlestick.widest_range": _candle_range,
     "charts.waterfall.final_total": _water_final,
     "charts.waterfall.largest_move": _water_move,
+    "charts.heatmap.top_row_total": _heat_row,
+    "charts.heatmap.count_above": _heat_count,
 }
