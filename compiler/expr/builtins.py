@@ -796,3 +796,4 @@ from . import lib_graph  # noqa: E402,F401
 from . import lib_grid  # noqa: E402,F401
 from . import lib_pattern  # noqa: E402,F401
 from . import lib_time  # noqa: E402,F401
+from . import lib_treemap  # noqa: E402,F401
