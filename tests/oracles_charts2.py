@@ -79,6 +79,16 @@ def _heat_count(tr):
     return sum(c["month"] == month and c["v"] > threshold for c in tr["state"]["cells"])
 
 
+def _tree_stall(tr):
+    stall = step(tr, "stall")["name"]
+    return sum(t["value"] for t in tr["state"]["items"] if t["stall"] == stall)
+
+
+def _tree_kth(tr):
+    items = sorted(tr["state"]["items"], key=lambda t: t["value"], reverse=True)
+    return items[tr["query"]["k"] - 1]["fruit"]
+
+
 ORACLES = {
     "charts.stacked_bars.fruit_total": _stacked_total,
     "charts.stacked_bars.top_store": _stacked_top,
@@ -92,4 +102,6 @@ ORACLES = {
     "charts.waterfall.largest_move": _water_move,
     "charts.heatmap.top_row_total": _heat_row,
     "charts.heatmap.count_above": _heat_count,
+    "charts.treemap.stall_total": _tree_stall,
+    "charts.treemap.kth_largest": _tree_kth,
 }
