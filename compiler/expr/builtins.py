@@ -866,3 +866,4 @@ from . import lib_grid  # noqa: E402,F401
 from . import lib_pattern  # noqa: E402,F401
 from . import lib_place  # noqa: E402,F401
 from . import lib_time  # noqa: E402,F401
+from . import lib_treemap  # noqa: E402,F401
