@@ -1,0 +1,28 @@
+"""Oracles for the pages domain (tables, calendars, timelines) and the composed chart/function scenes added with it:
+independent Python over the recorded state and the program's recorded picks."""
+from __future__ import annotations
+
+from tests.oracles import step
+
+
+def _cell(p, column):
+    return p["price"] if column == "price" else p["stock"]
+
+
+def _table_lookup(tr):
+    row = step(tr, "row")
+    return _cell(row, tr["query"]["column"])
+
+
+def _table_count(tr):
+    q = tr["query"]
+    cat, t = step(tr, "cat"), step(tr, "threshold")
+    more = q["relation"] == "more than"
+    return sum(1 for p in tr["state"]["products"] if p["category"] == cat
+               and ((_cell(p, q["column"]) > t) if more else (_cell(p, q["column"]) < t)))
+
+
+ORACLES = {
+    "pages.data_table.cell_lookup": _table_lookup,
+    "pages.data_table.count_rows": _table_count,
+}
