@@ -26,3 +26,30 @@ ORACLES = {
     "pages.data_table.cell_lookup": _table_lookup,
     "pages.data_table.count_rows": _table_count,
 }
+
+
+_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def _calendar_weekday(tr):
+    import datetime
+
+    s = tr["state"]
+    start = step(tr, "start")["day"]
+    d = datetime.date(s["year"], s["month"], start) + datetime.timedelta(days=step(tr, "offset"))
+    return _WEEKDAYS[d.weekday()]
+
+
+def _calendar_weekend(tr):
+    import datetime
+
+    s = tr["state"]
+    kind = step(tr, "kind")["name"]
+    return sum(1 for e in s["events"] if e["kind"] == kind
+               and datetime.date(s["year"], s["month"], e["day"]).weekday() >= 5)
+
+
+ORACLES.update({
+    "pages.month_calendar.weekday_of_day": _calendar_weekday,
+    "pages.month_calendar.weekend_events": _calendar_weekend,
+})
