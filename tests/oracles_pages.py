@@ -53,3 +53,19 @@ ORACLES.update({
     "pages.month_calendar.weekday_of_day": _calendar_weekday,
     "pages.month_calendar.weekend_events": _calendar_weekend,
 })
+
+
+def _timeline_extreme(tr):
+    among = step(tr, "among")
+    pick = min if tr["query"]["extreme"] == "first" else max
+    return pick(among, key=lambda e: e["year"])["name"]
+
+
+def _timeline_between(tr):
+    return abs(step(tr, "a")["year"] - step(tr, "b")["year"])
+
+
+ORACLES.update({
+    "pages.timeline.first_or_last": _timeline_extreme,
+    "pages.timeline.years_between": _timeline_between,
+})
