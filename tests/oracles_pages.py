@@ -69,3 +69,24 @@ ORACLES.update({
     "pages.timeline.first_or_last": _timeline_extreme,
     "pages.timeline.years_between": _timeline_between,
 })
+
+
+def _multiples_month(tr):
+    month = step(tr, "month")
+    row = [p for p in tr["state"]["points"] if p["month"] == month]
+    pick = max if tr["query"]["extreme"] == "most" else min
+    return pick(row, key=lambda p: p["value"])["city"]
+
+
+def _multiples_rise(tr):
+    series: dict[str, list] = {}
+    for p in tr["state"]["points"]:
+        series.setdefault(p["city"], []).append((p["mi"], p["value"]))
+    rise = {c: max(v)[1] - min(v)[1] for c, v in series.items()}  # last month minus first month
+    return max(rise, key=rise.get)
+
+
+ORACLES.update({
+    "charts.small_multiples.highest_in_month": _multiples_month,
+    "charts.small_multiples.largest_rise": _multiples_rise,
+})
