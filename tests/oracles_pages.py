@@ -90,3 +90,23 @@ ORACLES.update({
     "charts.small_multiples.highest_in_month": _multiples_month,
     "charts.small_multiples.largest_rise": _multiples_rise,
 })
+
+
+def _poly(c, x):
+    return c["a"] * x * x + c["b"] * x + c["c"]  # expanded form, independent of the vertex form
+
+
+def _function_value(tr):
+    return _poly(step(tr, "curve"), step(tr, "k"))
+
+
+def _function_crossings(tr):
+    c = step(tr, "curve")
+    disc = c["b"] * c["b"] - 4 * c["a"] * c["c"]
+    return 0 if disc < 0 else (1 if disc == 0 else 2)
+
+
+ORACLES.update({
+    "charts.function_graph.value_at": _function_value,
+    "charts.function_graph.x_crossings": _function_crossings,
+})
