@@ -176,6 +176,11 @@ class Composer:
         out = {}
         for ch, cs in cf.scales.items():
             out[ch] = _scale(cs, env)
+        if cf.kind == "plane":  # a plane's ranges act as linear scales for the axes reserving their room
+            for ch in ("x", "y"):
+                rng = run(cf.exprs[ch], env) if ch in cf.exprs else []
+                if len(rng) == 2 and rng[0] != rng[1]:
+                    out[ch] = PlaneFrame.axis_scale(*sorted(map(float, rng)))
         return out
 
     def frame(self, cf: CFrame, scales: dict, env: dict, box: tuple) -> Frame:

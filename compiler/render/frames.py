@@ -265,6 +265,11 @@ class PlaneFrame(Frame):
 
     def scale(self, channel: str) -> Scale | None:
         lo, hi = (self.x0, self.x1) if channel == "x" else (self.y0, self.y1)
+        return self.axis_scale(lo, hi)
+
+    @staticmethod
+    def axis_scale(lo: float, hi: float) -> "LinearScale":
+        """The scale an axis guide reads along one of a plane's ranges (also before the frame is fitted)."""
         return LinearScale(lo, hi, nice=False, max_ticks=max(2, min(20, int(hi - lo))))
 
 

@@ -1,0 +1,112 @@
+"""Oracles for the pages domain (tables, calendars, timelines) and the composed chart/function scenes added with it:
+independent Python over the recorded state and the program's recorded picks."""
+from __future__ import annotations
+
+from tests.oracles import step
+
+
+def _cell(p, column):
+    return p["price"] if column == "price" else p["stock"]
+
+
+def _table_lookup(tr):
+    row = step(tr, "row")
+    return _cell(row, tr["query"]["column"])
+
+
+def _table_count(tr):
+    q = tr["query"]
+    cat, t = step(tr, "cat"), step(tr, "threshold")
+    more = q["relation"] == "more than"
+    return sum(1 for p in tr["state"]["products"] if p["category"] == cat
+               and ((_cell(p, q["column"]) > t) if more else (_cell(p, q["column"]) < t)))
+
+
+ORACLES = {
+    "pages.data_table.cell_lookup": _table_lookup,
+    "pages.data_table.count_rows": _table_count,
+}
+
+
+_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def _calendar_weekday(tr):
+    import datetime
+
+    s = tr["state"]
+    start = step(tr, "start")["day"]
+    d = datetime.date(s["year"], s["month"], start) + datetime.timedelta(days=step(tr, "offset"))
+    return _WEEKDAYS[d.weekday()]
+
+
+def _calendar_weekend(tr):
+    import datetime
+
+    s = tr["state"]
+    kind = step(tr, "kind")["name"]
+    return sum(1 for e in s["events"] if e["kind"] == kind
+               and datetime.date(s["year"], s["month"], e["day"]).weekday() >= 5)
+
+
+ORACLES.update({
+    "pages.month_calendar.weekday_of_day": _calendar_weekday,
+    "pages.month_calendar.weekend_events": _calendar_weekend,
+})
+
+
+def _timeline_extreme(tr):
+    among = step(tr, "among")
+    pick = min if tr["query"]["extreme"] == "first" else max
+    return pick(among, key=lambda e: e["year"])["name"]
+
+
+def _timeline_between(tr):
+    return abs(step(tr, "a")["year"] - step(tr, "b")["year"])
+
+
+ORACLES.update({
+    "pages.timeline.first_or_last": _timeline_extreme,
+    "pages.timeline.years_between": _timeline_between,
+})
+
+
+def _multiples_month(tr):
+    month = step(tr, "month")
+    row = [p for p in tr["state"]["points"] if p["month"] == month]
+    pick = max if tr["query"]["extreme"] == "most" else min
+    return pick(row, key=lambda p: p["value"])["city"]
+
+
+def _multiples_rise(tr):
+    series: dict[str, list] = {}
+    for p in tr["state"]["points"]:
+        series.setdefault(p["city"], []).append((p["mi"], p["value"]))
+    rise = {c: max(v)[1] - min(v)[1] for c, v in series.items()}  # last month minus first month
+    return max(rise, key=rise.get)
+
+
+ORACLES.update({
+    "charts.small_multiples.highest_in_month": _multiples_month,
+    "charts.small_multiples.largest_rise": _multiples_rise,
+})
+
+
+def _poly(c, x):
+    return c["a"] * x * x + c["b"] * x + c["c"]  # expanded form, independent of the vertex form
+
+
+def _function_value(tr):
+    return _poly(step(tr, "curve"), step(tr, "k"))
+
+
+def _function_crossings(tr):
+    c = step(tr, "curve")
+    disc = c["b"] * c["b"] - 4 * c["a"] * c["c"]
+    return 0 if disc < 0 else (1 if disc == 0 else 2)
+
+
+ORACLES.update({
+    "charts.function_graph.value_at": _function_value,
+    "charts.function_graph.x_crossings": _function_crossings,
+})
