@@ -157,3 +157,37 @@ ORACLES.update({
     "physics.circuit.lit_bulbs": _circuit_lit_bulbs,
     "physics.circuit.flip_switch": _circuit_flip,
 })
+
+
+def _lens_image(state):
+    """The image position from the thin-lens equation 1/v = 1/f - 1/u (v < 0: a virtual image on the object's side)."""
+    from fractions import Fraction
+
+    u, f = state["u"], state["f"]
+    inv = Fraction(1, f) - Fraction(1, u)
+    assert inv != 0
+    v = 1 / inv
+    assert v.denominator == 1
+    return int(v)
+
+
+def _lens_point(tr):
+    v = _lens_image(tr["state"])
+    names = [p["name"] for p in tr["state"]["points"] if p["x"] == v]
+    assert len(names) == 1
+    return names[0]
+
+
+def _lens_nature(tr):
+    s = tr["state"]
+    v = _lens_image(s)
+    prop = tr["query"]["property"]
+    if prop in ("real", "inverted"):  # a converging lens: a real image is always inverted, a virtual one upright
+        return v > 0
+    return abs(v) > s["u"]  # magnification |v| / u
+
+
+ORACLES.update({
+    "physics.ray_optics.image_point": _lens_point,
+    "physics.ray_optics.image_nature": _lens_nature,
+})
