@@ -106,7 +106,7 @@ def test_each_error_class_has_its_exact_message(library_copy, monkeypatch, taxon
         """)
     write(r, "contracts/broken.yaml", "contract: broken\nsummary: [unclosed\n")
     with open(r / "taxonomy/taxonomy.yaml", "a") as f:
-        f.write("  games:\n    summary: nothing here yet\n    tasks: [games.board.no_such_task]\n")
+        f.write("  nowhere:\n    summary: nothing here yet\n    tasks: [nowhere.board.no_such_task]\n")
 
     assert diagnostics(r) == [
         "contracts/broken.yaml:3:1: error: YAML syntax: did not find expected ',' or ']' "
@@ -128,7 +128,7 @@ def test_each_error_class_has_its_exact_message(library_copy, monkeypatch, taxon
         # Files load in path order, so the bundled file is the second definition here.
         "programs/charts/bar_chart/extremum_label.yaml:1:7: error: duplicate task id "
         "'charts.bar_chart.extremum_label' (first defined at programs/bad/dup_id.yaml:1:7)",
-        f"taxonomy/taxonomy.yaml:{games_line}:13: error: taxonomy lists unknown task 'games.board.no_such_task'",
+        f"taxonomy/taxonomy.yaml:{games_line}:13: error: taxonomy lists unknown task 'nowhere.board.no_such_task'",
     ]
 
 
