@@ -129,5 +129,4 @@ def draw_bar_chart(p: Painter, prm: BarChart, items: list[dict], text: dict, rng
 # -- layouts in their own modules (importing one registers its layouts) -----------------------------------------
 # (one line per module; keep this list sorted)
 from . import layouts_board  # noqa: E402,F401
-from . import layouts_geometry  # noqa: E402,F401
 from . import layouts_symbolic  # noqa: E402,F401

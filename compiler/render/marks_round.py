@@ -1,4 +1,4 @@
-"""Round and translucent marks: wedges (pie sectors), arcs and shaded polygons.
+"""Round marks: wedges (pie sectors).
 
 Angles follow skia: degrees clockwise from east in image coordinates (y down); a clock's 12 o'clock is -90°. Like
 the marks in painter.py, a mark given `obj` binds that state object to its pixel box in the render map.
@@ -38,28 +38,5 @@ def wedge(p: Painter, cx, cy, r, start_deg, sweep_deg, fill: RGB, stroke: RGB | 
     p.marks += 1
     if obj is not None:
         pts = arc_points(cx, cy, r, start_deg, sweep_deg) + [(cx, cy)]
-        xs, ys = [q[0] for q in pts], [q[1] for q in pts]
-        p.bind(obj, (min(xs), min(ys), max(xs), max(ys)), group)
-
-
-def arc(p: Painter, cx, cy, r, start_deg, sweep_deg, color: RGB, width: float = 1.5):
-    """An open circular arc (angle marks, dial rims)."""
-    path = skia.Path()
-    path.addArc(skia.Rect.MakeLTRB(cx - r, cy - r, cx + r, cy + r), start_deg, sweep_deg)
-    p.canvas.drawPath(path, _paint(color, stroke=width))
-    p.marks += 1
-
-
-def shaded_polygon(p: Painter, pts: list[tuple[float, float]], fill: RGB, alpha: int, stroke: RGB,
-                   width: float = 2.0, obj=None, group: str | None = None):
-    """A polygon with a translucent fill, so overlapping figures and the grid under them stay visible."""
-    path = skia.Path()
-    path.addPoly([skia.Point(x, y) for x, y in pts], True)
-    p.canvas.drawPath(path, _paint(fill, alpha))
-    paint = _paint(stroke, stroke=width)
-    paint.setStrokeJoin(skia.Paint.kRound_Join)
-    p.canvas.drawPath(path, paint)
-    p.marks += 1
-    if obj is not None:
         xs, ys = [q[0] for q in pts], [q[1] for q in pts]
         p.bind(obj, (min(xs), min(ys), max(xs), max(ys)), group)
