@@ -101,8 +101,8 @@ def test_each_error_class_has_its_exact_message(library_copy, monkeypatch, taxon
           n: randint(1, 3)
         render:
           canvas: {width: big, height: 300}
-          layout:
-            bar_chart: {items: "[]", label: label, value: value}
+          scene:
+            marks: []
         """)
     write(r, "contracts/broken.yaml", "contract: broken\nsummary: [unclosed\n")
     with open(r / "taxonomy/taxonomy.yaml", "a") as f:

@@ -1,4 +1,4 @@
-"""Plane-geometry operators (compiler/expr/lib_geometry.py) and the geometry layouts (coordinate_plane, figure):
+"""Plane-geometry operators (compiler/expr/lib_geometry.py) and the geometry components (coordinate_plane, figure):
 typed results, edge cases, errors, render-map bindings and the label-placement guarantees."""
 from __future__ import annotations
 
@@ -9,11 +9,6 @@ import pytest
 from compiler.errors import Diagnostics, EvalError
 from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
 from compiler.expr.types import FLOAT, INT, STR, ListT, record
-from compiler.render.layouts import LAYOUTS
-from compiler.render.painter import Painter
-from compiler.render.requirements import Records
-from compiler.render.scene import _check_legibility
-from compiler.render.theme import pick_theme
 from compiler.sample.rng import Rng
 from tests.test_errors import diagnostics, write
 
@@ -147,9 +142,13 @@ def test_polygon_with_angles_reproduces_the_angles(angles):
     assert min(min(q) for q in xy) == 0 and max(max(q) for q in xy) == pytest.approx(1.0)
 
 
-# -- layouts ----------------------------------------------------------------------------------------------------
+# -- a helper for the closed layouts still in Python (tests/test_lib_symbolic.py imports it) -----------------------
 def draw(name: str, params: dict, items: list, width=480, height=480, seed=1, paths_of=None, scale=1.0, **extra):
     """Run one layout on hand-made items; returns the painter (render map and overlap groups filled)."""
+    from compiler.render.layouts import LAYOUTS
+    from compiler.render.painter import Painter
+    from compiler.render.theme import pick_theme
+
     ldef = LAYOUTS[name]
     objs = paths_of if paths_of is not None else {"items": items}
     paths = {}
@@ -162,92 +161,92 @@ def draw(name: str, params: dict, items: list, width=480, height=480, seed=1, pa
     return p
 
 
-def test_coordinate_plane_binds_points_and_circles_inside_the_canvas():
-    square, probes = VALUES["square"], [_v(-3, 2, "P"), _v(1, 1, "Q")]
-    circles = [{"x": -2, "y": -2, "r": 2, "name": "k"}]
-    items = square + probes
-    p = draw("coordinate_plane", {"x": "x", "y": "y", "label": "name", "extent": "5"}, items,
-             paths_of={"items": items, "circles": circles}, extent=5, polygons=[square], circles=circles,
-             paths=[[_v(-4, 4), _v(-1, 4)]])
-    _check_legibility(p)
-    assert {f"items[{i}]" for i in range(6)} | {"circles[0]"} <= set(p.render_map)
+# -- the geometry components (components/coordinate_plane.yaml, figure.yaml) --------------------------------------
+def _plane(root, state: str, use: str, seed: int = 3, scale: float = 1.0):
+    """Render a grammar with a literal state through the coordinate_plane component: (render result, painter-free
+    no-overlap groups are checked by render_scene itself)."""
+    from compiler.render.scene import render_scene
+    from compiler.sample.state import sample_state
+    from compiler.taxonomy import compile_taxonomy
+    from compiler.trace.instance import object_paths
+
+    write(root, "grammars/geometry/t_plane.yaml", f"""
+        grammar: geometry.t_plane
+        summary: a hand-made plane
+        state:
+{state}
+        render:
+          canvas: {{width: 480, height: 480}}
+          scene:
+            use: coordinate_plane
+            with: {use}
+        """)
+    tax = compile_taxonomy(root)
+    g = tax.grammars["geometry.t_plane"]
+    st = sample_state(g, 0, tax.vocab, Rng(1))
+    return render_scene(g, st, 0, tax.vocab, Rng(seed), object_paths(st), scale), st
+
+
+def test_coordinate_plane_binds_points_and_circles_inside_the_canvas(library_copy):
+    res, _ = _plane(library_copy, """
+          square: "[{x: 0, y: 0, name: 'A'}, {x: 4, y: 0, name: 'B'}, {x: 4, y: 4, name: 'C'}, {x: 0, y: 4, name: 'D'}]"
+          probes: "[{x: -3, y: 2, name: 'P'}, {x: 1, y: 1, name: 'Q'}]"
+          circles: "[{x: -2, y: -2, r: 2, name: 'k'}]"
+          track: "[[{x: -4, y: 4}, {x: -1, y: 4}]]"
+""", '{items: square + probes, x: "p -> p.x", y: "p -> p.y", label: "p -> p.name", extent: 5, '
+     'polygons: "[square]", circles: circles, circle_label: "c -> c.name", paths: track}')
+    paths = {f"square[{i}]" for i in range(4)} | {"probes[0]", "probes[1]", "circles[0]"}
+    assert paths <= set(res.render_map)
     # Unit = (480 - 46) / 10 px; the origin is the centre of the grid: the circle's box is 4 units wide.
-    x0, y0, x1, y1 = p.render_map["circles[0]"]["bbox"]
+    x0, y0, x1, y1 = res.render_map["circles[0]"]["bbox"]
     assert x1 - x0 == pytest.approx(4 * 43.4, abs=20)  # its name widens the box a little
     # A vertex's box covers its dot, which sits on its grid position.
     unit = 434 / 10
     cx, cy = 34 + 217, 16 + 217
-    bx = p.render_map["items[2]"]["bbox"]  # C = (4, 4)
+    bx = res.render_map["square[2]"]["bbox"]  # C = (4, 4)
     assert bx[0] <= cx + 4 * unit <= bx[2] and bx[1] <= cy - 4 * unit <= bx[3]
+    assert len(res.decisions["colors"]) == 6
 
 
-def test_coordinate_plane_labels_stay_clear_of_neighbours():
-    # A 3 × 3 block of labelled lattice points, the densest cluster a grammar can make.
-    items = [_v(x, y, f"{chr(65 + 3 * (x + 1) + (y + 1))}'") for x in (-1, 0, 1) for y in (-1, 0, 1)]
-    for seed in range(5):
-        p = draw("coordinate_plane", {"x": "x", "y": "y", "label": "name", "extent": "7"}, items, seed=seed,
-                 extent=7, polygons=[], circles=[], paths=[])
-        assert _check_legibility(p) is None  # raises RenderRejected on any touching dot or label
-        assert len(p.render_map) == len(items)
+def test_coordinate_plane_labels_stay_clear_of_neighbours(library_copy):
+    # A 3 × 3 block of labelled lattice points, the densest cluster a grammar can make: every render is legible
+    # (render_scene raises RenderRejected on any touching dot or label), and each label sits beside its own dot.
+    for seed in range(4):
+        res, st = _plane(library_copy, """
+          pts: "[{x: x, y: y, name: letter(3 * (x + 1) + (y + 1)) + 'W'} for x in range(-1, 2) for y in range(-1, 2)]"
+""", '{items: pts, x: "p -> p.x", y: "p -> p.y", label: "p -> p.name", extent: 7}', seed=seed)
+        assert len(res.render_map) == 9
+        unit = 434 / 14
+        for i, q in enumerate(st["pts"]):
+            x0, y0, x1, y1 = res.render_map[f"pts[{i}]"]["bbox"]
+            dot = (251 + q["x"] * unit, 233 - q["y"] * unit)
+            assert x0 <= dot[0] <= x1 and y0 <= dot[1] <= y1
+            assert x1 - x0 < 40 and y1 - y0 < 40  # the label is next to the dot, not across the grid
 
 
-def test_coordinate_plane_keeps_its_overlap_marks_in_image_pixels():
-    items = [_v(x, y, "AB") for x in (-1, 0, 1) for y in (-1, 0, 1)]
-    circles = [{"x": 3, "y": 3, "r": 1, "name": "K"}]
-    common = dict(extent=5, polygons=[], circles=circles, paths=[], paths_of={"items": items, "circles": circles})
-    one = draw("coordinate_plane", {"x": "x", "y": "y", "label": "name", "extent": "5"}, items, **common)
-    two = draw("coordinate_plane", {"x": "x", "y": "y", "label": "name", "extent": "5"}, items, scale=2.0, **common)
-    _check_legibility(two)
-    for (pa, a, ca), (pb, b, cb) in zip(one.no_overlap_groups["points"], two.no_overlap_groups["points"]):
-        assert pa == pb and b == pytest.approx([2 * v for v in a])
-        assert (ca is None) == (cb is None)
-    assert two.render_map["circles[0]"]["bbox"] == pytest.approx([2 * v for v in one.render_map["circles[0]"]["bbox"]],
-                                                                  abs=0.02)
+def test_coordinate_plane_keeps_its_render_map_in_image_pixels(library_copy):
+    state = """
+          pts: "[{x: x, y: y, name: 'AB'} for x in range(-1, 2) for y in range(-1, 2)]"
+          circles: "[{x: 3, y: 3, r: 1, name: 'K'}]"
+"""
+    use = '{items: pts, x: "p -> p.x", y: "p -> p.y", label: "p -> p.name", extent: 5, circles: circles, ' \
+          'circle_label: "c -> c.name"}'
+    one, _ = _plane(library_copy, state, use)
+    two, _ = _plane(library_copy, state, use, scale=2.0)
+    for path, entry in one.render_map.items():
+        assert two.render_map[path]["bbox"] == pytest.approx([2 * v for v in entry["bbox"]], abs=0.05)
 
 
-def test_coordinate_plane_errors():
-    with pytest.raises(EvalError, match="extent"):
-        draw("coordinate_plane", {"x": "x", "y": "y", "extent": "40"}, [_v(0, 0)], extent=40, polygons=[],
-             circles=[], paths=[])
-    with pytest.raises(EvalError, match="radius"):
-        draw("coordinate_plane", {"x": "x", "y": "y", "extent": "4"}, [_v(0, 0)], extent=4, polygons=[],
-             circles=[{"x": 0, "y": 0, "r": 0}], paths=[])
-
-
-def test_figure_marks_every_labelled_angle_inside_its_corner():
-    corners = [{"x": x, "y": y, "name": n, "text": t} for (x, y), n, t in
-               zip([(0, 0), (1, 0), (1, 1), (0, 1)], "ABCD", ["90°", "?", "", "90°"])]
-    for seed in range(6):  # each seed turns the figure differently; no turn may break legibility
-        p = draw("figure", {"x": "x", "y": "y", "label": "name", "angle": "text"}, corners, 448, 448, seed)
-        _check_legibility(p)
-        texts = p.no_overlap_groups["angles"]
-        assert [path for path, _, _ in texts] == ["items[0]", "items[1]", "items[3]"]  # '' draws no mark
-        # The unit square is centred on the canvas, turned by the recorded angle and fitted into 448 - 2 · 62 px.
-        turn = math.radians(p.decisions["turn"])
-        side = (448 - 124) / (abs(math.cos(turn)) + abs(math.sin(turn)))
-        for _, (x0, y0, x1, y1), _ in texts:
-            dx, dy = (x0 + x1) / 2 - 224, 224 - (y0 + y1) / 2
-            u = dx * math.cos(turn) + dy * math.sin(turn)
-            v = -dx * math.sin(turn) + dy * math.cos(turn)
-            assert abs(u) < side / 2 - 8 and abs(v) < side / 2 - 8  # inside the square, clear of its sides
-            assert max(abs(u), abs(v)) > side / 2 - 80  # and near its own corner
-
-
-def test_figure_needs_three_corners():
-    with pytest.raises(EvalError, match="at least 3"):
-        draw("figure", {"x": "x", "y": "y"}, [{"x": 0, "y": 0}, {"x": 1, "y": 0}])
-
-
-def test_records_requirement_admits_wider_records_and_nothing_else():
-    polys = Records((("x", "number"), ("y", "number")), depth=2)
-    assert polys.admits(ListT(ListT(VERTEX)))
-    assert polys.admits(ListT(ListT(record(x=FLOAT, y=INT))))
-    assert not polys.admits(ListT(VERTEX))
-    assert not polys.admits(ListT(ListT(record(x=STR, y=INT))))
-    circles = Records((("x", "number"), ("y", "number"), ("r", "number")), may=(("name", "text"),))
-    assert circles.admits(ListT(record(x=INT, y=INT, r=INT)))
-    assert not circles.admits(ListT(record(x=INT, y=INT, r=INT, name=ListT(INT))))
-    assert "x (number)" in str(polys)
+def test_a_polygon_vertex_label_points_away_from_its_polygon(library_copy):
+    res, _ = _plane(library_copy, """
+          tri: "[{x: -3, y: -3, name: 'A'}, {x: 3, y: -3, name: 'B'}, {x: 0, y: 3, name: 'C'}]"
+""", '{items: tri, x: "p -> p.x", y: "p -> p.y", label: "p -> p.name", extent: 5, polygons: "[tri]"}')
+    unit = 434 / 10
+    for i, (sx, sy) in enumerate([(-1, 1), (1, 1), (0, -1)]):  # screen directions away from the centroid
+        x0, y0, x1, y1 = res.render_map[f"tri[{i}]"]["bbox"]
+        dot = (251 + [-3, 3, 0][i] * unit, 233 - [-3, -3, 3][i] * unit)
+        mx, my = (x0 + x1) / 2 - dot[0], (y0 + y1) / 2 - dot[1]
+        assert mx * sx >= 0 and my * sy > 0, (i, mx, my)
 
 
 def test_a_wrongly_shaped_polygons_parameter_is_a_compile_error(library_copy):
@@ -257,9 +256,53 @@ def test_a_wrongly_shaped_polygons_parameter_is_a_compile_error(library_copy):
         state:
           pts: "[{x: 0, y: 0}, {x: 2, y: 0}, {x: 0, y: 2}]"
         render:
-          layout:
-            coordinate_plane: {items: pts, x: x, y: y, extent: 3, polygons: pts}
+          scene:
+            use: coordinate_plane
+            with: {items: pts, x: "p -> p.x", y: "p -> p.y", extent: 3, polygons: pts}
         """)
     errs = diagnostics(library_copy)
-    assert any("geometry/bad_plane.yaml:7:" in e and "'polygons' must be a list of lists of records"
-               in e for e in errs), errs
+    assert any("components/coordinate_plane.yaml" in e for e in errs), errs
+    assert any("geometry/bad_plane.yaml:7:" in e and "come from this use" in e for e in errs), errs
+
+
+def _figure(root, seed: int):
+    from compiler.render.scene import render_scene
+    from compiler.sample.state import sample_state
+    from compiler.taxonomy import compile_taxonomy
+    from compiler.trace.instance import object_paths
+
+    write(root, "grammars/geometry/t_figure.yaml", """
+        grammar: geometry.t_figure
+        summary: a unit square with two angles shown and one hidden
+        state:
+          corners: "[{x: 0, y: 0, name: 'A', text: '90°'}, {x: 1, y: 0, name: 'B', text: '?'}, {x: 1, y: 1, name: 'C', text: ''}, {x: 0, y: 1, name: 'D', text: '90°'}]"
+        render:
+          canvas: {width: 448, height: 448}
+          scene:
+            use: figure
+            with: {items: corners, x: "c -> c.x", y: "c -> c.y", label: "c -> c.name", angle: "c -> c.text"}
+        """)
+    tax = compile_taxonomy(root)
+    g = tax.grammars["geometry.t_figure"]
+    st = sample_state(g, 0, tax.vocab, Rng(1))
+    return render_scene(g, st, 0, tax.vocab, Rng(seed), object_paths(st))
+
+
+def test_figure_marks_every_labelled_angle_inside_its_corner(library_copy):
+    for seed in range(6):  # each seed turns the figure differently; no turn may break legibility
+        res = _figure(library_copy, seed)
+        assert set(res.render_map) == {f"corners[{i}]" for i in range(4)}
+        # The unit square is centred on the canvas, turned by the recorded angle and fitted into 448 - 2 · 62 px.
+        turn = math.radians(res.decisions["turn"])
+        side = (448 - 124) / (abs(math.cos(turn)) + abs(math.sin(turn)))
+        for i in (0, 1, 3):  # the corners with an angle text ('' draws no mark)
+            x0, y0, x1, y1 = res.render_map[f"corners[{i}]"]["bbox"]
+            assert x1 - x0 > 20 and y1 - y0 > 20  # text, name and vertex
+        corner_c = res.render_map["corners[2]"]["bbox"]
+        assert corner_c[2] - corner_c[0] < 30  # the name and the vertex only
+        # Each corner's box holds its vertex: the square's corner on the canvas.
+        for i, (u, v) in enumerate([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]):
+            px = 224 + side * (u * math.cos(turn) - v * math.sin(turn))
+            py = 224 - side * (u * math.sin(turn) + v * math.cos(turn))
+            x0, y0, x1, y1 = res.render_map[f"corners[{i}]"]["bbox"]
+            assert x0 - 0.5 <= px <= x1 + 0.5 and y0 - 0.5 <= py <= y1 + 0.5

@@ -484,3 +484,12 @@ def test_ink_on_reads_the_fill():
 
     with pytest.raises(EvalError, match="unknown palette 'rainbow'"):
         ramp_hex(1, 0, 2, "rainbow")
+
+
+def test_a_closed_layout_is_an_unknown_key(tmp_path):
+    root = build(tmp_path, "k: 1\n", "marks: []\n")
+    g = root / "grammars/demo/g.yaml"
+    g.write_text(g.read_text().replace("  scene:\n    marks: []\n", "  layout:\n    bar_chart: {items: bars}\n"))
+    errs = errors_of(root)
+    assert "g.yaml:7:3: unknown key 'layout' (allowed here: canvas, scene)" in errs, errs
+    assert "g.yaml:6:3: missing required key 'scene'" in errs, errs

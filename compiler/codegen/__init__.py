@@ -1,1 +1,1 @@
-"""Stage 3, compile: type-checked specs become executable generators (closures, templates, bound layouts)."""
+"""Stage 3, compile: type-checked specs become executable generators (closures, templates, compiled scenes)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..expr.compile import Scope, Site, compile_expr
 from ..expr.template import compile_template
-from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, Type, accepts, is_numeric
+from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, accepts, is_numeric
 
 KIND_CHECK = {
     "list": lambda t: isinstance(t, ListT),

@@ -68,7 +68,7 @@ class CMark:
     bind: Compiled | None = None
     bind_items: bool = True
     group: str | None = None
-    clear: bool = False
+    clear: bool | str = False  # True, False or 'prefer'
     where_text: str = ""  # "grammars/x.yaml:12:7" for run-time messages
 
 
@@ -431,7 +431,9 @@ class SceneCompiler:
                 out.bind = self.expr(doc, body["bind"], here + ("bind",), inner)
         if "group" in body:
             out.group = self.name(doc, body, "group", here, None)
-        out.clear = self.const(doc, body, "clear", here, (False, True), kind)
+        # `clear: prefer`: the text takes a spot clear of strokes when one exists, else the first legible spot.
+        out.clear = "prefer" if body.get("clear") == "prefer" else self.const(doc, body, "clear", here,
+                                                                              (False, True), kind)
         return out
 
     # -- guides -------------------------------------------------------------------------------------------------

@@ -546,7 +546,7 @@ def _maze_walls(ck, node, args):
 
 # -- label_spots ------------------------------------------------------------------------------------------------
 # Directions tried around an anchor, diagonals first (a label there clears the lines through the anchor that run
-# along the axes), as in compiler/render/layouts_geometry.py's place_labels.
+# along the axes), as the coordinate_plane component orders its label spots.
 SPOT_DIRECTIONS = [(math.cos(math.radians(a)), -math.sin(math.radians(a))) for a in (45, 135, 225, 315, 90, 0, 180,
                                                                                       270)]
 

@@ -41,10 +41,8 @@ class Canvas(Model):
 
 class RenderSpec(Model):
     canvas: Canvas = Canvas()
-    # A scene tree (frames, marks, guides, layers, panels, components; checked by codegen/scene.py), or — for
-    # grammars not yet rewritten in it — exactly one closed layout named by its key.
-    scene: dict[str, Any] | None = None
-    layout: dict[str, dict[str, Any]] | None = None
+    # A scene tree: frames, marks, guides, layers, panels, components (checked by codegen/scene.py).
+    scene: dict[str, Any]
 
 
 InputType = Literal["int", "float", "str", "bool"]

@@ -1,1 +1,1 @@
-"""Stage 6, render: a library of marks and layouts drawn with skia; every bound mark lands in the render map."""
+"""Stage 6, render: frames, marks, guides and composition drawn with skia; every bound mark lands in the render map."""

@@ -283,7 +283,7 @@ class Composer:
         key = id(item) if item is not None else id(values)
         for seg in drawn.segments:
             self.strokes.append((seg, key))
-        if cm.clear and drawn.text_box is not None:
+        if cm.clear is True and drawn.text_box is not None:
             self.texts.append((drawn.text_box, key, cm.where_text))
         p = self.painter
         bound = obj is not None and id(obj) in self.paths
@@ -313,21 +313,39 @@ class Composer:
         others = p.no_overlap_groups.get(cm.group, []) if cm.group else []
         k = p.scale
         candidates = [(values["x"], values["y"])] + points_of(values["spots"], "spots")
+        sides = [None] + [_spot_side(s) for s in values["spots"]]
         recorder = skia.PictureRecorder()
-        for x, y in candidates:
+        fallback = None
+        for (x, y), side in zip(candidates, sides):
             trial = {**values, "x": x, "y": y}
             dry = Ctx(_DryPainter(p, recorder), ctx.frame, ctx.sizes)
             box = MARKS[cm.kind].draw(dry, trial, cm.options).bbox
+            if side is not None:
+                # A spot with a direction (ux, uy): the text's box lies on that side of the spot, touching it.
+                ux, uy = side[0], (-side[1] if ctx.frame.y_up else side[1])
+                w, h = box[2] - box[0], box[3] - box[1]
+                px, py = ctx.frame.point(x, y)
+                sx = px + _num0(values.get("dx")) - (box[0] + box[2]) / 2
+                sy = py + _num0(values.get("dy")) - (box[1] + box[3]) / 2
+                sx += w / 2 if ux > 0.3 else -w / 2 if ux < -0.3 else 0.0
+                sy += h / 2 if uy > 0.3 else -h / 2 if uy < -0.3 else 0.0
+                trial["dx"] = _num0(trial.get("dx")) + sx
+                trial["dy"] = _num0(trial.get("dy")) + sy
+                box = (box[0] + sx, box[1] + sy, box[2] + sx, box[3] + sy)
             x0, y0, x1, y1 = box
             if x0 < 0 or y0 < 0 or x1 > p.width or y1 > p.height:
-                continue
-            inner = (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)
-            if cm.clear and any(other != key and _segment_hits_box(*seg, inner) for seg, other in self.strokes):
                 continue
             scaled = tuple(v * k for v in box)
             if any(_boxes_touch(scaled, b, c) for _, b, c in others):
                 continue
+            inner = (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)
+            if cm.clear and any(other != key and _segment_hits_box(*seg, inner) for seg, other in self.strokes):
+                if cm.clear == "prefer" and fallback is None:
+                    fallback = trial
+                continue
             return trial
+        if fallback is not None:  # `clear: prefer`: no spot is clear of strokes; the first legible one will do
+            return fallback
         raise RenderRejected(f"the text of the mark at {cm.where_text} finds no clear spot among "
                              f"{len(candidates)}: crowded")
 
@@ -351,6 +369,17 @@ class _DryPainter:
 
     def text_width(self, *a, **kw):  # pragma: no cover - used by marks that measure
         return Painter.text_width(self, *a, **kw)
+
+
+def _spot_side(spot) -> tuple[float, float] | None:
+    """The direction (ux, uy) a spot record names for its text, or None (the text is centred on the spot)."""
+    if isinstance(spot, dict) and ("ux" in spot or "uy" in spot):
+        return float(spot.get("ux", 0.0)), float(spot.get("uy", 0.0))
+    return None
+
+
+def _num0(v) -> float:
+    return float(v) if v is not None else 0.0
 
 
 def _boxes_touch(a, b, circle=None, gap: float = 1.0) -> bool:

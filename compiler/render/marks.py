@@ -205,7 +205,9 @@ def draw_circle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     path.addCircle(cx, cy, r)
     ctx.fill_and_stroke(v, path, default_fill=ctx.theme.color(ctx.theme.series))
     half = _number(v.get("stroke_width", 1.0), "stroke_width") / 2 if v.get("stroke") is not None else 0.0
-    return Drawn((cx - r - half, cy - r - half, cx + r + half, cy + r + half), circle=(cx, cy, r + half),
+    # A stroked circle's outline is a stroke for `clear` text (as 48 chords).
+    rim = _segments_of(_arc_pts(cx, cy, r, 0.0, 360.0, 48)[:-1], True) if half > 0 else []
+    return Drawn((cx - r - half, cy - r - half, cx + r + half, cy + r + half), circle=(cx, cy, r + half), segments=rim,
                  geometry={"center": [round(cx, 2), round(cy, 2)], "r": round(r, 2)})
 
 
@@ -631,7 +633,7 @@ def draw_angle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     ctx.canvas.drawPath(path, paint(color, _number(v.get("opacity", 1.0), "opacity"), width))
     ctx.painter.marks += 1
     mid = math.radians(s0 + s_sweep / 2)
-    return Drawn(_bounds(pts + [(cx, cy)]), geometry={
+    return Drawn(_bounds(pts + [(cx, cy)]), segments=_segments_of(pts, False), geometry={
         "vertex": [round(cx, 2), round(cy, 2)], "start": round(s0, 4), "sweep": round(s_sweep, 4),
         "label_point": [round(cx + (r + 12) * math.cos(mid), 2), round(cy + (r + 12) * math.sin(mid), 2)]})
 

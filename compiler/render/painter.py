@@ -1,4 +1,4 @@
-"""Marks: the drawing primitives layouts compose. A mark bound to a state object records its pixel box.
+"""The painter: skia primitives the marks and guides draw with. A mark bound to a state object records its pixel box.
 
 The render map is keyed by the object's path in the state ("bars[2]"), which is how witnesses find pixels: the
 program names an object, the trace names its path, the render map gives its geometry in final-image pixels.
@@ -71,7 +71,7 @@ class Painter:
         if path is None:
             return
         k = self.scale
-        x0, y0, x1, y1 = (round(v * k, 2) for v in box)
+        x0, y0, x1, y1 = own = tuple(round(v * k, 2) for v in box)
         if circle is not None:
             circle = (circle[0] * k, circle[1] * k, circle[2] * k)
         old = self.render_map.get(path)
@@ -80,7 +80,8 @@ class Painter:
             x0, y0, x1, y1 = min(x0, bx[0]), min(y0, bx[1]), max(x1, bx[2]), max(y1, bx[3])
         self.render_map[path] = {"bbox": [x0, y0, x1, y1], "point": [round((x0 + x1) / 2, 2), round((y0 + y1) / 2, 2)]}
         if group is not None:
-            self.no_overlap_groups.setdefault(group, []).append((path, (x0, y0, x1, y1), circle))
+            # The mark's own box: two marks of one object (a dot and its label) are separate marks for the rule.
+            self.no_overlap_groups.setdefault(group, []).append((path, own, circle))
 
     def _paint(self, rgb: RGB, stroke: bool = False, width: float = 1.0, alpha: int = 255) -> skia.Paint:
         p = skia.Paint(AntiAlias=True, Color=_color(rgb, alpha))

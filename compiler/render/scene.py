@@ -1,12 +1,11 @@
-"""Render a state through its grammar's layout, then check legibility of the answer-bearing marks."""
+"""Render a state through its grammar's scene, then check legibility of the answer-bearing marks."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
 from ..codegen.grammar import CompiledGrammar
-from ..errors import EvalError
-from ..expr.compile import Budget, run
+from ..expr.compile import Budget
 from ..expr.lib_place import PlacementFailed
 from .compose import render_composed
 from .painter import Painter
@@ -31,27 +30,14 @@ class RenderResult:
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
                  scale: float = 1.0) -> RenderResult:
     theme = pick_theme(rng)
-    env = {**state, "level": level, "vocab": vocab, "$budget": Budget()}
-    if grammar.scene is not None:
-        env["$rng"] = rng
-        env.setdefault("canvas", {"width": grammar.width, "height": grammar.height})
-        painter = Painter(grammar.width, grammar.height, theme, paths, scale)
-        try:
-            decisions = render_composed(grammar.scene, painter, paths, env)
-        except PlacementFailed as exc:
-            # A placement operator found no legible arrangement from this render stream: draw again.
-            raise RenderRejected(f"{exc}: placement") from None
-        _check_legibility(painter)
-        rgb = painter.pixels()
-        return RenderResult(encode_png(rgb), painter.render_map,
-                            {"theme": theme.to_trace(), "marks": painter.marks, **decisions}, rgb)
-    items = run(grammar.items, env)
-    if not items:
-        raise EvalError(f"layout '{grammar.layout.name}' got no items to draw")
-    extra = {k: run(c, env) for k, c in grammar.layout_exprs.items()}
-    texts = {k: t.render(env) for k, t in grammar.texts.items()}
+    env = {**state, "level": level, "vocab": vocab, "$budget": Budget(), "$rng": rng}
+    env.setdefault("canvas", {"width": grammar.width, "height": grammar.height})
     painter = Painter(grammar.width, grammar.height, theme, paths, scale)
-    decisions = grammar.layout.draw(painter, grammar.layout_params, items, texts, rng, **extra)
+    try:
+        decisions = render_composed(grammar.scene, painter, paths, env)
+    except PlacementFailed as exc:
+        # A placement operator found no legible arrangement from this render stream: draw again.
+        raise RenderRejected(f"{exc}: placement") from None
     _check_legibility(painter)
     rgb = painter.pixels()
     return RenderResult(encode_png(rgb), painter.render_map,

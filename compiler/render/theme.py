@@ -36,7 +36,7 @@ class Theme:
     shade: int  # which shade of each named colour
     series: str  # colour name for single-series charts
     font_scale: float
-    jitter: float  # in pixels, for layouts that allow it
+    jitter: float  # in pixels, for scenes that allow it
 
     def color(self, name: str) -> tuple[int, int, int]:
         shades = COLORS.get(name)
