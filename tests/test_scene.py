@@ -493,3 +493,27 @@ def test_a_closed_layout_is_an_unknown_key(tmp_path):
     errs = errors_of(root)
     assert "g.yaml:7:3: unknown key 'layout' (allowed here: canvas, scene)" in errs, errs
     assert "g.yaml:6:3: missing required key 'scene'" in errs, errs
+
+
+def test_component_requirements_check_the_arguments(tmp_path):
+    guarded = COMPONENT.replace("limits: {items: 3}\n", "limits: {items: 3}\nrequire:\n  positive_sizes: \"all(items, d -> size(d) > 0)\"\n")
+    root = build(tmp_path, "dots: \"[{w: 2}, {w: 0}]\"\n", """\
+        use: dots
+        with: {items: dots, size: "d -> d.w"}
+        """, components={"dots": guarded})
+    tax = compile_taxonomy(root)
+    from compiler.errors import SamplingFailed
+
+    with pytest.raises(SamplingFailed, match=r"component 'dots' requires positive_sizes: `all\(items, d -> size\(d\) > "
+                                             r"0\)` is false for the arguments given at .*g.yaml:8:10"):
+        generate(tax.tasks["demo.g.t"], 0, 0, vocab=tax.vocab)
+
+
+def test_component_requirement_must_be_bool(tmp_path):
+    bad = COMPONENT.replace("limits: {items: 3}\n", "limits: {items: 3}\nrequire:\n  count: len(items)\n")
+    root = build(tmp_path, "dots: \"[{w: 2}]\"\n", """\
+        use: dots
+        with: {items: dots, size: "d -> d.w"}
+        """, components={"dots": bad})
+    errs = errors_of(root)
+    assert "dots.yaml:9:10: requirement 'count' of component 'dots' must be a bool expression, got int" in errs, errs

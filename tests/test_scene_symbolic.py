@@ -113,7 +113,7 @@ def test_checker_board_binds_pieces_on_a_light_top_left_square(taxonomy):
     (qx, qy), qr = rmap["pieces[0]"]["geometry"]["center"], rmap["pieces[0]"]["geometry"]["r"]
     disc = img[round(qy - qr / 2):round(qy + qr / 2), round(qx - qr / 2):round(qx + qr / 2)]
     assert (disc.max(axis=2) < 140).sum() > 50  # the letter, in ink on a white disc
-    with pytest.raises(Exception, match="outside"):
+    with pytest.raises(Exception, match=r"requires pieces_on_the_board: .* is false for the arguments given at"):
         render(taxonomy, "boards.chess", {"pieces": [{"row": 4, "col": 0, "kind": "rook", "side": "white"}],
                                           "rows": 4, "cols": 4})
 

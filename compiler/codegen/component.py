@@ -106,6 +106,19 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
     for base in ("level", "vocab", "canvas"):
         if base in scope.names:
             body_names.setdefault(base, scope.names[base])
+    requires = []
+    req_scope = Scope(dict(body_names), False, f"component '{name}' require")
+    for rname, src in spec.require.items():
+        c = compile_expr(src, req_scope, Site(cdoc, ("require", rname)), sc.diags)
+        if c is None:
+            sc.ok = False
+        elif c.type not in (BOOL, ANY):
+            sc.error(cdoc, ("require", rname), f"requirement '{rname}' of component '{name}' must be a bool "
+                                               f"expression, got {c.type}")
+        else:
+            requires.append((rname, c, str(cdoc.pos(("require", rname)))))
+    if not sc.ok:
+        return None
     sc.stack.append(name)
     try:
         before = len(sc.diags.items)
@@ -116,7 +129,7 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
         sc.stack.pop()
     if body is None:
         return None
-    return CUse(name, args, functions, body, dict(spec.limits), str(doc.pos(loc + ("use",))))
+    return CUse(name, args, functions, body, dict(spec.limits), str(doc.pos(loc + ("use",))), requires)
 
 
 def _value_names(scope: Scope) -> set[str]:

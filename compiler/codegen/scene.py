@@ -103,6 +103,7 @@ class CUse:
     body: "CNode"
     limits: dict[str, int]
     where_text: str = ""
+    requires: list = field(default_factory=list)  # (name, compiled bool, where) checked on the arguments
 
 
 @dataclass

@@ -76,6 +76,7 @@ class ComponentSpec(Model):
     summary: str
     params: dict[str, ComponentParam] = {}
     limits: dict[str, int] = {}  # list parameter → most items the component can draw legibly
+    require: dict[str, Expr] = {}  # named bool expressions over the parameters, checked at every use
     scene: dict[str, Any]
 
 

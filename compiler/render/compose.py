@@ -16,6 +16,7 @@ import skia
 from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse
 from ..errors import EvalError
 from ..expr.compile import Budget, run
+from ..expr.lib_place import segment_hits_box
 from ..expr.template import Template
 from . import guides as G
 from .frames import (BandScale, CanvasFrame, CartesianFrame, Frame, GridFrame, LinearScale, LogScale, PlaneFrame,
@@ -135,6 +136,10 @@ class Composer:
                  "$budget": env["$budget"], "$caller": env, **args}
         if "$rng" in env:
             inner["$rng"] = env["$rng"]
+        for rname, c, where in cu.requires:
+            if not run(c, inner):
+                raise EvalError(f"component '{cu.component}' requires {rname}: `{c.source}` is false for the "
+                                f"arguments given at {cu.where_text} (the requirement is at {where})")
         self.node(cu.body, inner, box, depth + 1, record=record)
 
     def panels(self, cp, env: dict, box: tuple, depth: int) -> None:
@@ -450,25 +455,10 @@ def _scaled(geometry: dict, k: float) -> dict:
 
 
 def _segment_hits_box(ax, ay, bx, by, box) -> bool:
-    x0, y0, x1, y1 = box
-    if x1 <= x0 or y1 <= y0:
+    """Does the segment pass through the inside of the box (nothing for an empty box)?"""
+    if box[2] <= box[0] or box[3] <= box[1]:
         return False
-    # Liang–Barsky clipping: does any part of the segment lie inside the box?
-    dx, dy = bx - ax, by - ay
-    t0, t1 = 0.0, 1.0
-    for p_, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
-        if p_ == 0:
-            if q < 0:
-                return False
-            continue
-        t = q / p_
-        if p_ < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return False
-    return True
+    return segment_hits_box((ax, ay), (bx, by), box, pad=0.0)
 
 
 def render_composed(scene: CNode, painter: Painter, paths: dict[int, str], env: dict) -> dict:
