@@ -517,3 +517,34 @@ def test_component_requirement_must_be_bool(tmp_path):
         """, components={"dots": bad})
     errs = errors_of(root)
     assert "dots.yaml:9:10: requirement 'count' of component 'dots' must be a bool expression, got int" in errs, errs
+
+
+def test_ellipse_arc_glyph_polyline_and_segments_geometry(tmp_path):
+    root = build(tmp_path, """\
+        e: "{x: 100, y: 80}"
+        a: "{x: 300, y: 80}"
+        g: "{x: 100, y: 220}"
+        p: "{k: 1}"
+        s: "{k: 2}"
+        """, """\
+        marks:
+          - ellipse: {x: e.x, y: e.y, rx: 40, ry: 20, bind: e, fill: red}
+          - arc: {x: a.x, y: a.y, r: 30, start: 0, end: 90, stroke_width: 2, bind: a}
+          - glyph: {x: g.x, y: g.y, shape: "'square'", size: 20, bind: g, fill: blue}
+          - polyline: {points: "[[200, 200], [250, 260], [300, 200]]", stroke_width: 2, bind: p}
+          - segments: {segments: "[[320, 200, 380, 200], [320, 260, 380, 260]]", stroke_width: 2, bind: s}
+        """)
+    _, inst = sample(root)
+    rm = inst.trace["render"]["render_map"]
+    assert rm["e"]["bbox"] == pytest.approx([60, 60, 140, 100], abs=0.6)
+    # A quarter arc clockwise from east (y down): from (330, 80) to (300, 110).
+    assert rm["a"]["geometry"]["start"] == 0 and rm["a"]["geometry"]["sweep"] == 90
+    x0, y0, x1, y1 = rm["a"]["bbox"]
+    assert (x0, y0, x1, y1) == pytest.approx([300, 80, 330, 110], abs=0.6)
+    # A square glyph of radius 20 has a side of 2 × 0.85 × 20 = 34.
+    gx0, gy0, gx1, gy1 = rm["g"]["bbox"]
+    assert gx1 - gx0 == pytest.approx(34, abs=0.01) and gy1 - gy0 == pytest.approx(34, abs=0.01)
+    assert rm["p"]["geometry"]["points"] == [[200, 200], [250, 260], [300, 200]]
+    assert rm["s"]["bbox"] == pytest.approx([319, 199, 381, 261])
+    r, g_, b = pixel(inst, 100, 220)
+    assert b > 150 and r < 90

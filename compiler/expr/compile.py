@@ -526,6 +526,8 @@ class _Checker:
         if body is None:
             return Compiled(ANY, _raise_checked)
         arg_fns, bf = [c.fn for c in compiled_args], body.fn
+        if len(arg_fns) == 1:
+            return Compiled(body.type, _one_argument_call(fn, bf, arg_fns[0]))
         return Compiled(body.type, lambda env: _call_function(fn, bf, env, [f(env) for f in arg_fns]))
 
     def instantiate(self, fn: FnT, name: str, arg_types: tuple, at) -> Compiled | None:
@@ -613,6 +615,44 @@ def _restore(env: dict, saved: list[tuple[str, bool, Any]]) -> None:
             env[name] = old
         else:
             env.pop(name, None)
+
+
+def _one_argument_call(fn: FnT, body: Fn, arg: Fn) -> Fn:
+    """The call of a one-parameter function, the common case (accessors such as `b -> b.value` handed to
+    components): an accessor of a field of its parameter reads the field directly; any other body runs in its
+    home env with the parameter bound. Both charge the call like `_call_function`."""
+    tree = fn.body
+    if isinstance(tree, Tree) and tree.data == "field" and isinstance(tree.children[0], Tree) and \
+            tree.children[0].data == "name" and str(tree.children[0].children[0]) == fn.params[0]:
+        field = str(tree.children[1])
+
+        def read_field(env):
+            env["$budget"].charge(1)
+            return arg(env)[field]
+
+        return read_field
+    name, hops = fn.params[0], fn.hops
+
+    def call(env):
+        env["$budget"].charge(1)
+        home = env
+        for _ in range(hops):
+            home = home.get("$caller")
+            if home is None:
+                raise EvalError("a function passed down from a caller ran where no caller env is linked")
+        value = arg(env)
+        had = name in home
+        old = home.get(name)
+        home[name] = value
+        try:
+            return body(home)
+        finally:
+            if had:
+                home[name] = old
+            else:
+                home.pop(name, None)
+
+    return call
 
 
 def _call_function(fn: FnT, body: Fn, env: dict, values: list) -> Any:

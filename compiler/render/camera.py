@@ -112,7 +112,7 @@ class CameraFrame(Frame):
             vis = visibility(projected, (0.0, 0.0, float(p.width), float(p.height)), RESOLUTION)
             self._bind(comp, solids, owners, vis)
         for cm, values, obj, item in overlays:
-            comp.draw(cm, values, obj, item, self)
+            comp.draw(cm, values, obj, item, Ctx(p, self, cm.options.get("sizes", "px"), comp.keep_strokes))
 
     def _bind(self, comp, solids, owners, vis) -> None:
         """Bind each object drawn by solids to the visible part of them (all its solids together)."""

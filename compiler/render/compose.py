@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import skia
 
 from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse
@@ -40,6 +41,8 @@ class Composer:
     decisions: dict = field(default_factory=dict)
     drawn: int = 0
     unbound: int = 0
+    _index: tuple | None = None  # the strokes as arrays, for crossing checks (rebuilt when strokes grow)
+    keep_strokes: bool = True  # False when no text of the scene asks to stay clear of strokes
 
     def op(self, z: float, fn) -> None:
         self.ops.append((z, len(self.ops), fn))
@@ -245,6 +248,10 @@ class Composer:
         else:
             items = [None]
         e = dict(env)
+        channels = list(cm.channels.items())
+        fns = [(k, c.fn) for k, c in channels]
+        ctx = Ctx(self.painter, frame, cm.options.get("sizes", "px"), self.keep_strokes)
+        defaults = {k: ch.default for k, ch in spec.channels.items() if ch.default is not None and k not in cm.channels}
         for i, item in enumerate(items):
             if cm.each is not None:
                 e[cm.as_name] = item
@@ -252,10 +259,13 @@ class Composer:
                     e[cm.index_name] = i
             if cm.where is not None and not run(cm.where, e):
                 continue
-            values = {k: run(c, e) for k, c in cm.channels.items()}
-            for k, ch in spec.channels.items():
-                if k not in values and ch.default is not None:
-                    values[k] = ch.default
+            values = dict(defaults)
+            try:
+                for k, f in fns:
+                    values[k] = f(e)
+            except Exception:  # noqa: BLE001 - evaluated again one by one, so the error names its expression
+                for k, c in channels:
+                    values[k] = run(c, e)
             if cm.bind is not None:
                 obj = run(cm.bind, e)
             elif cm.bind_items and cm.kind not in ("text", "text3"):
@@ -271,12 +281,11 @@ class Composer:
                 frame.batch(self, cm, values, obj, item)
                 continue
             z = float(values.get("z", 0.0))
-            self.op(z, lambda cm=cm, values=values, obj=obj, item=item, frame=frame:
-                    self.draw(cm, values, obj, item, frame))
+            self.op(z, lambda cm=cm, values=values, obj=obj, item=item, ctx=ctx:
+                    self.draw(cm, values, obj, item, ctx))
 
-    def draw(self, cm: CMark, values: dict, obj, item, frame: Frame) -> None:
+    def draw(self, cm: CMark, values: dict, obj, item, ctx: Ctx) -> None:
         spec = MARKS[cm.kind]
-        ctx = Ctx(self.painter, frame, cm.options.get("sizes", "px"))
         try:
             if values.get("spots") is not None:
                 values = self.first_clear_spot(cm, values, item, ctx)
@@ -319,12 +328,17 @@ class Composer:
         k = p.scale
         candidates = [(values["x"], values["y"])] + points_of(values["spots"], "spots")
         sides = [None] + [_spot_side(s) for s in values["spots"]]
+        # The text is measured once (drawn into a throwaway picture); at another anchor its box is the same box
+        # moved by the difference of the anchors' pixels.
         recorder = skia.PictureRecorder()
+        dry = Ctx(_DryPainter(p, recorder), ctx.frame, ctx.sizes)
+        first = MARKS[cm.kind].draw(dry, values, cm.options).bbox
+        ax, ay = ctx.frame.point(values["x"], values["y"])
         fallback = None
         for (x, y), side in zip(candidates, sides):
             trial = {**values, "x": x, "y": y}
-            dry = Ctx(_DryPainter(p, recorder), ctx.frame, ctx.sizes)
-            box = MARKS[cm.kind].draw(dry, trial, cm.options).bbox
+            bx, by = ctx.frame.point(x, y)
+            box = (first[0] + bx - ax, first[1] + by - ay, first[2] + bx - ax, first[3] + by - ay)
             if side is not None:
                 # A spot with a direction (ux, uy): the text's box lies on that side of the spot, touching it.
                 ux, uy = side[0], (-side[1] if ctx.frame.y_up else side[1])
@@ -344,7 +358,7 @@ class Composer:
             if any(_boxes_touch(scaled, b, c) for _, b, c in others):
                 continue
             inner = (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)
-            if cm.clear and any(other != key and _segment_hits_box(*seg, inner) for seg, other in self.strokes):
+            if cm.clear and self.crosses(inner, key):
                 if cm.clear == "prefer" and fallback is None:
                     fallback = trial
                 continue
@@ -354,14 +368,27 @@ class Composer:
         raise RenderRejected(f"the text of the mark at {cm.where_text} finds no clear spot among "
                              f"{len(candidates)}: crowded")
 
+    def crosses(self, box: tuple, key) -> bool:
+        """Is the inside of the box crossed by a stroke drawn so far for another item? The segments' own boxes
+        rule out most of them at once (numpy); the few left are clipped exactly."""
+        n = len(self.strokes)
+        if n == 0:
+            return False
+        if self._index is None or self._index[0] != n:
+            segs = np.array([seg for seg, _ in self.strokes], dtype=np.float64)
+            lo = np.minimum(segs[:, :2], segs[:, 2:])
+            hi = np.maximum(segs[:, :2], segs[:, 2:])
+            self._index = (n, segs, lo, hi, [k for _, k in self.strokes])
+        _, segs, lo, hi, keys = self._index
+        x0, y0, x1, y1 = box
+        near = np.nonzero((lo[:, 0] < x1) & (hi[:, 0] > x0) & (lo[:, 1] < y1) & (hi[:, 1] > y0))[0]
+        return any(keys[i] != key and _segment_hits_box(*segs[i], box) for i in near.tolist())
+
     def check_text_clear(self) -> None:
         for box, key, where in self.texts:
             x0, y0, x1, y1 = box
-            for (ax, ay, bx, by), other in self.strokes:
-                if other == key:
-                    continue
-                if _segment_hits_box(ax, ay, bx, by, (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)):
-                    raise RenderRejected(f"text of the mark at {where} is crossed by a stroke: crossed")
+            if self.crosses((x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5), key):
+                raise RenderRejected(f"text of the mark at {where} is crossed by a stroke: crossed")
 
 
 class _DryPainter:
@@ -443,7 +470,7 @@ def _scaled(geometry: dict, k: float) -> dict:
     for key, v in geometry.items():
         if key in ("start", "sweep", "size", "lines", "cell"):
             out[key] = v
-        elif isinstance(v, list) and v and isinstance(v[0], list):
+        elif isinstance(v, list) and v and isinstance(v[0], (list, tuple)):
             out[key] = [[round(a * k, 2) for a in pt] for pt in v]
         elif isinstance(v, list):
             out[key] = [round(a * k, 2) for a in v]
@@ -461,8 +488,21 @@ def _segment_hits_box(ax, ay, bx, by, box) -> bool:
     return segment_hits_box((ax, ay), (bx, by), box, pad=0.0)
 
 
+def _asks_clear(node: CNode | None) -> bool:
+    """Does any text mark of the scene (components and panels included) ask to stay clear of strokes?"""
+    if node is None:
+        return False
+    if any(m.clear for m in node.marks):
+        return True
+    if node.use is not None and _asks_clear(node.use.body):
+        return True
+    if node.panels is not None and (_asks_clear(node.panels.panel) or any(_asks_clear(n) for n in node.panels.items)):
+        return True
+    return any(_asks_clear(n) for n in node.layers)
+
+
 def render_composed(scene: CNode, painter: Painter, paths: dict[int, str], env: dict) -> dict:
-    comp = Composer(painter, paths)
+    comp = Composer(painter, paths, keep_strokes=_asks_clear(scene))
     comp.node(scene, env, (0.0, 0.0, float(painter.width), float(painter.height)), record=True)
     comp.finish()
     return comp.decisions

@@ -38,6 +38,12 @@ def tick_text(v) -> str:
 
 
 def _number(v, what: str) -> float:
+    t = type(v)
+    if t is float:
+        if v - v == 0.0:  # finite (inf - inf and NaN - NaN are NaN)
+            return v
+    elif t is int:
+        return float(v)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise EvalError(f"{what} must be a number, got {v!r}")
     if not math.isfinite(v):

@@ -10,6 +10,7 @@ text box).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -77,6 +78,20 @@ def mark(name: str, channels: dict, options: dict | None = None, summary: str = 
 
 # -- paint helpers ----------------------------------------------------------------------------------------------
 def paint(rgb: RGB, opacity: float = 1.0, stroke: float | None = None, dash=None, cap: str = "butt") -> skia.Paint:
+    """A paint for these settings; paints are never changed after they are made, so they are shared."""
+    key = (rgb, opacity, stroke, tuple(dash) if dash else None, cap)
+    p = _PAINTS.get(key)
+    if p is None:
+        if len(_PAINTS) > 4096:
+            _PAINTS.clear()
+        p = _PAINTS[key] = _make_paint(rgb, opacity, stroke, dash, cap)
+    return p
+
+
+_PAINTS: dict[tuple, skia.Paint] = {}
+
+
+def _make_paint(rgb: RGB, opacity: float, stroke: float | None, dash, cap: str) -> skia.Paint:
     alpha = max(0, min(255, round(255 * opacity)))
     p = skia.Paint(AntiAlias=True, Color=skia.Color(rgb[0], rgb[1], rgb[2], alpha))
     if stroke is not None:
@@ -97,6 +112,7 @@ class Ctx:
     painter: Painter
     frame: Frame
     sizes: str = "px"
+    strokes: bool = True  # record stroke segments (only scenes with `clear` text look at them)
 
     @property
     def canvas(self) -> skia.Canvas:
@@ -206,7 +222,7 @@ def draw_circle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     ctx.fill_and_stroke(v, path, default_fill=ctx.theme.color(ctx.theme.series))
     half = _number(v.get("stroke_width", 1.0), "stroke_width") / 2 if v.get("stroke") is not None else 0.0
     # A stroked circle's outline is a stroke for `clear` text (as 48 chords).
-    rim = _segments_of(_arc_pts(cx, cy, r, 0.0, 360.0, 48)[:-1], True) if half > 0 else []
+    rim = _segments_of(_arc_pts(cx, cy, r, 0.0, 360.0, 48)[:-1], True) if half > 0 and ctx.strokes else []
     return Drawn((cx - r - half, cy - r - half, cx + r + half, cy + r + half), circle=(cx, cy, r + half), segments=rim,
                  geometry={"center": [round(cx, 2), round(cy, 2)], "r": round(r, 2)})
 
@@ -343,8 +359,44 @@ def _stroke_path(ctx: Ctx, v: dict, pts: list, closed: bool, opts: dict, path: s
         extra += _arrowhead(ctx, pts[1], pts[0], color, width, op, head)
     x0, y0, x1, y1 = _bounds(list(pts) + extra)
     h = max(width / 2, 1.0)  # a hairline's box is still 2 px thick, so a bound line passes the minimum size
-    return Drawn((x0 - h, y0 - h, x1 + h, y1 + h), segments=_segments_of(pts, closed),
-                 geometry={"points": [[round(x, 2), round(y, 2)] for x, y in pts]})
+    return Drawn((x0 - h, y0 - h, x1 + h, y1 + h), segments=_segments_of(pts, closed) if ctx.strokes else [],
+                 geometry={"points": pts})  # rounded (and scaled) only when bound, in compose._scaled
+
+
+@mark("segments", {"segments": Channel("any", True), "dash": Channel("nums")},
+      options={"cap": ("butt", "round")},
+      summary="many straight segments drawn as one stroke: `segments` is a list of [x, y, x2, y2] (or records with "
+              "x, y, x2, y2) in frame units — grid lines, ticks, walls, hatching")
+def draw_segments(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    raw = v["segments"]
+    if not isinstance(raw, list):
+        raise EvalError(f"segments must be a list of [x, y, x2, y2], got {raw!r}")
+    dx, dy = _offset(v)
+    point = ctx.frame.point
+    path = skia.Path()
+    segs = []
+    for s_ in raw:
+        if isinstance(s_, dict):
+            s_ = (s_["x"], s_["y"], s_["x2"], s_["y2"])
+        elif not (isinstance(s_, list) and len(s_) == 4):
+            raise EvalError(f"a segment is [x, y, x2, y2] or a record with x, y, x2, y2, got {s_!r}")
+        ax, ay = point(s_[0], s_[1])
+        bx, by = point(s_[2], s_[3])
+        ax, ay, bx, by = ax + dx, ay + dy, bx + dx, by + dy
+        path.moveTo(ax, ay)
+        path.lineTo(bx, by)
+        segs.append((ax, ay, bx, by))
+    if not segs:
+        return Drawn((0.0, 0.0, 0.0, 0.0))
+    width = _number(v.get("stroke_width", 1.0), "stroke_width")
+    color = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    ctx.canvas.drawPath(path, paint(color, _number(v.get("opacity", 1.0), "opacity"), width, v.get("dash"),
+                                    opts["cap"]))
+    ctx.painter.marks += 1
+    h = max(width / 2, 1.0)
+    xs = [c for sg in segs for c in (sg[0], sg[2])]
+    ys = [c for sg in segs for c in (sg[1], sg[3])]
+    return Drawn((min(xs) - h, min(ys) - h, max(xs) + h, max(ys) + h), segments=segs)
 
 
 @mark("line", {"x": Channel("pos", True), "y": Channel("pos", True), "x2": Channel("pos", True),
@@ -484,6 +536,9 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     if size <= 0 or size > 400:
         raise EvalError(f"text size must be in (0, 400] px, got {size:g}")
     fit, wrap, max_h = (ctx.size(v[k], k) if v.get(k) is not None else None for k in ("fit", "wrap", "height"))
+    rot = _number(v.get("rotate", 0.0), "rotate")
+    if fit is None and wrap is None and max_h is None and not rot and not opts["halo"]:
+        return _plain_text(ctx, v, opts, s, x, y, size, bold)
     lines = [s]
     while True:
         font = _font(round(size, 1), bold)
@@ -506,7 +561,6 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     color = ctx.color(v["color"]) if v.get("color") is not None else (
         ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.ink)
     op = _number(v.get("opacity", 1.0), "opacity")
-    rot = _number(v.get("rotate", 0.0), "rotate")
     ctx.canvas.save()
     ctx.canvas.translate(x, y)
     if rot:
@@ -532,6 +586,33 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         corners = [(px * ca - py * sa, px * sa + py * ca) for px, py in corners]
     box = _bounds([(x + px, y + py) for px, py in corners])
     return Drawn(box, text_box=box, geometry={"size": round(size, 2), "lines": len(lines)})
+
+
+@lru_cache(maxsize=512)
+def _metrics(size: float, bold: bool) -> tuple[float, float]:
+    m = _font(size, bold).getMetrics()
+    return -m.fAscent, m.fDescent
+
+
+def _plain_text(ctx: Ctx, v: dict, opts: dict, s: str, x: float, y: float, size: float, bold: bool) -> Drawn:
+    """One line, not fitted, wrapped or turned: the common case (labels, ticks, numbers), drawn without the
+    fitting loop. The same pixels and box as the general path."""
+    size = round(size, 1)
+    font = _font(size, bold)
+    ascent, descent = _metrics(size, bold)
+    h = ascent + descent
+    top = {"middle": -h / 2, "top": 0.0, "bottom": -h}[opts["baseline"]]
+    w = font.measureText(s)
+    lx = {"start": 0.0, "middle": -w / 2, "end": -w}[opts["anchor"]]
+    color = ctx.color(v["color"]) if v.get("color") is not None else (
+        ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.ink)
+    ctx.canvas.save()
+    ctx.canvas.translate(x, y)
+    ctx.canvas.drawString(s, lx, top + ascent, font, paint(color, _number(v.get("opacity", 1.0), "opacity")))
+    ctx.canvas.restore()
+    ctx.painter.marks += 1
+    box = (x + lx, y + top, x + lx + w, y + top + h)
+    return Drawn(box, text_box=box, geometry={"size": size, "lines": 1})
 
 
 def _text_of(v) -> str:
