@@ -737,6 +737,9 @@ def draw_cell(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         half = max(1e-6, max(math.hypot(p[0] - cx, p[1] - cy) for p in pts))
         k = max(0.0, (half - inset) / half)
         pts = [(cx + (p[0] - cx) * k, cy + (p[1] - cy) * k) for p in pts]
+    if v.get("fill") in ("none", "") and v.get("stroke") in (None, "none", ""):
+        ctx.painter.marks += 1  # an invisible cell (a witness box, a hit area): nothing to paint
+        return Drawn(_bounds(pts), geometry={"cell": [col, row]})
     path = skia.Path()
     corner = ctx.size(v.get("corner", 0.0), "corner")
     if corner > 0 and not f.hex:
