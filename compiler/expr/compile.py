@@ -617,6 +617,15 @@ def _restore(env: dict, saved: list[tuple[str, bool, Any]]) -> None:
             env.pop(name, None)
 
 
+def _home(env: dict, hops: int) -> dict:
+    """The env a function was defined in: `hops` links up the `$caller` chain of component envs."""
+    for _ in range(hops):
+        env = env.get("$caller")
+        if env is None:
+            raise EvalError("a function passed down from a caller ran where no caller env is linked")
+    return env
+
+
 def _one_argument_call(fn: FnT, body: Fn, arg: Fn) -> Fn:
     """The call of a one-parameter function, the common case (accessors such as `b -> b.value` handed to
     components): an accessor of a field of its parameter reads the field directly; any other body runs in its
@@ -635,11 +644,7 @@ def _one_argument_call(fn: FnT, body: Fn, arg: Fn) -> Fn:
 
     def call(env):
         env["$budget"].charge(1)
-        home = env
-        for _ in range(hops):
-            home = home.get("$caller")
-            if home is None:
-                raise EvalError("a function passed down from a caller ran where no caller env is linked")
+        home = _home(env, hops)
         value = arg(env)
         had = name in home
         old = home.get(name)
@@ -658,11 +663,7 @@ def _one_argument_call(fn: FnT, body: Fn, arg: Fn) -> Fn:
 def _call_function(fn: FnT, body: Fn, env: dict, values: list) -> Any:
     """Run a function body in the env it was defined in, its parameters bound to `values` for the duration."""
     env["$budget"].charge(1)  # a call is a step: chains of calls are bounded like loops are
-    home = env
-    for _ in range(fn.hops):
-        home = home.get("$caller")
-        if home is None:
-            raise EvalError("a function passed down from a caller ran where no caller env is linked")
+    home = _home(env, fn.hops)
     saved = [(p, p in home, home.get(p)) for p in fn.params]
     try:
         for p, v in zip(fn.params, values):
