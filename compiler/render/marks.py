@@ -392,7 +392,7 @@ def draw_segments(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     color = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
     ctx.canvas.drawPath(path, paint(color, _number(v.get("opacity", 1.0), "opacity"), width, v.get("dash"),
                                     opts["cap"]))
-    ctx.painter.marks += 1
+    ctx.painter.marks += len(segs)  # counted as the segments they are (scene size, level audits)
     h = max(width / 2, 1.0)
     xs = [c for sg in segs for c in (sg[0], sg[2])]
     ys = [c for sg in segs for c in (sg[1], sg[3])]
