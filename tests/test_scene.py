@@ -548,3 +548,12 @@ def test_ellipse_arc_glyph_polyline_and_segments_geometry(tmp_path):
     assert rm["s"]["bbox"] == pytest.approx([319, 199, 381, 261])
     r, g_, b = pixel(inst, 100, 220)
     assert b > 150 and r < 90
+
+
+def test_a_constant_list_over_a_component_limit_fails_at_compile_time(tmp_path):
+    root = build(tmp_path, "k: 1\n", """\
+        use: dots
+        with: {items: "[{w: 1}, {w: 2}, {w: 3}, {w: 4}]", size: "d -> d.w"}
+        """, components={"dots": COMPONENT})
+    errs = errors_of(root)
+    assert "g.yaml:9:19: component 'dots' draws at most 3 items; this list has 4" in errs, errs

@@ -96,6 +96,12 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
             sc.error(src_doc, src_loc, f"component '{name}' parameter '{pname}' must be {KIND_WORDS[param.kind]}, "
                                        f"got {c.type}")
             continue
+        limit = spec.limits.get(pname)
+        if limit is not None and isinstance(c.type, ListT):
+            n = _constant_length(c)
+            if n is not None and n > limit:
+                sc.error(src_doc, src_loc, f"component '{name}' draws at most {limit} {pname}; this list has {n}")
+                continue
         args[pname] = c
         body_names[pname] = c.type
     for lname, limit in spec.limits.items():
@@ -130,6 +136,19 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
     if body is None:
         return None
     return CUse(name, args, functions, body, dict(spec.limits), str(doc.pos(loc + ("use",))), requires)
+
+
+def _constant_length(c) -> int | None:
+    """The length of a list argument that names nothing (a literal, a range of constants), else None: such limits
+    are checked when the grammar compiles, the rest when it is drawn."""
+    from ..errors import EvalError
+    from ..expr.compile import Budget
+
+    try:
+        value = c.fn({"$budget": Budget(100_000)})
+    except (KeyError, EvalError, TypeError, ValueError, IndexError, ZeroDivisionError):
+        return None
+    return len(value) if isinstance(value, list) else None
 
 
 def _value_names(scope: Scope) -> set[str]:
