@@ -70,9 +70,9 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
 
     # The picture draws the state alone (rendering has no query): inputs are for building the state, and a state
     # field can keep whatever of them the picture needs.
-    layout_names = {k: t for k, t in names.items() if k not in inputs}
+    picture_names = {k: t for k, t in names.items() if k not in inputs}
     sc = SceneCompiler(doc, diags, components)
-    scene_names = {**layout_names, **({} if "canvas" in layout_names else {"canvas": CANVAS_TYPE})}
+    scene_names = {**picture_names, **({} if "canvas" in picture_names else {"canvas": CANVAS_TYPE})}
     scene = sc.node(doc, spec.render.scene, ("render", "scene"), Scope(scene_names, True, "the scene"))
     if scene is None or not sc.ok or not ok:
         return None

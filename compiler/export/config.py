@@ -26,7 +26,7 @@ class Select(Model):
 
 
 class ImageSettings(Model):
-    scale: float = Field(1.0, ge=0.25, le=4.0)  # pixels per layout unit: 2.0 doubles each side of every grammar's canvas
+    scale: float = Field(1.0, ge=0.25, le=4.0)  # pixels per canvas unit: 2.0 doubles each side of every grammar's canvas
 
 
 class BuildSpec(Model):

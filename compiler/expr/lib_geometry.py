@@ -1,6 +1,6 @@
 """Plane geometry: polygons, lattice points, reflections and rotations, angles.
 
-These operators work in *plane* coordinates as drawn by the `coordinate_plane` and `figure` layouts: x to the right,
+These operators work in *plane* coordinates as drawn by the `coordinate_plane` and `figure` components: x to the right,
 y **up** (unlike the image-space helpers left_of/above in builtins.py, where y grows downward). A point is any
 record with numeric `x` and `y` fields; a polygon is a list of points in order (closed implicitly). Operators that
 move a point return a copy of the record with new `x`, `y`, so other fields (a vertex name) ride along and the

@@ -12,7 +12,7 @@ from .builtins import _charge, _fail, _hashable, _list_arg, builtin
 from .compile import MAX_LIST, Compiled
 from .types import ANY, BOOL, INT, STR, ListT, RecordT, Type, accepts, record
 
-MAX_SIDE = 40  # boards larger than this are refused: no layout draws them legibly
+MAX_SIDE = 40  # boards larger than this are refused: no scene draws them legibly
 SQUARE = record(row=INT, col=INT)
 
 ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))

@@ -115,7 +115,7 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
             raise TesseraError(f"task {task.id}: the witness is not a scene object from the state")
         entry = render_map.get(p)
         if entry is None:
-            raise TesseraError(f"task {task.id}: witness object {p} was not drawn by the layout")
+            raise TesseraError(f"task {task.id}: witness object {p} was not drawn by the scene (no mark binds it)")
         return p, entry[what]
 
     if kind in ("bbox", "point"):
