@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..expr.compile import Scope, Site, compile_expr
 from ..expr.template import compile_template
-from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, accepts, is_numeric
+from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, is_numeric
 
 KIND_CHECK = {
     "list": lambda t: isinstance(t, ListT),
@@ -158,4 +158,4 @@ def _value_names(scope: Scope) -> set[str]:
     return {k for k, t in scope.names.items() if not isinstance(t, FnT)}
 
 
-__all__ = ["compile_use", "accepts"]
+__all__ = ["compile_use"]

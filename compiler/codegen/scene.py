@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import Diagnostics
 from ..expr.compile import Compiled, Scope, Site, compile_expr
 from ..expr.template import Template, compile_template
-from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, accepts, is_numeric
+from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, is_numeric
 from ..render.guides import GUIDES
 from ..render.marks import MARKS
 from ..render.theme import COLOR_WORDS
@@ -598,5 +598,4 @@ def accepts_kind(kind: str, t: Type) -> bool:
     return _kind_problem(kind, t) is None
 
 
-__all__ = ["SceneCompiler", "CNode", "CMark", "CGuide", "CFrame", "CScale", "CPanels", "CUse", "accepts",
-           "accepts_kind"]
+__all__ = ["SceneCompiler", "CNode", "CMark", "CGuide", "CFrame", "CScale", "CPanels", "CUse", "accepts_kind"]

@@ -579,19 +579,7 @@ class _Checker:
         body = self.compile(body_node, self.scope.child(**{name: param}))
         bf = body.fn
 
-        def call(env, x):
-            had = name in env
-            old = env.get(name)
-            env[name] = x
-            try:
-                return bf(env)
-            finally:
-                if had:
-                    env[name] = old
-                else:
-                    del env[name]
-
-        return body.type, call
+        return body.type, lambda env, x: _bound(env, name, x, bf)
 
 
 def _raise_checked(env):  # pragma: no cover - only reachable if a failed compile were run
@@ -611,6 +599,21 @@ def _unknown_function(name: str) -> str:
 def _restore(env: dict, saved: list[tuple[str, bool, Any]]) -> None:
     """Undo bindings made in order (name, was it bound, old value); newest first, so a rebinding unwinds right."""
     for name, had, old in reversed(saved):
+        if had:
+            env[name] = old
+        else:
+            env.pop(name, None)
+
+
+def _bound(env: dict, name: str, value, body: Fn):
+    """Run body with `name` bound to value in env, then put back whatever was there (evaluation is pure and
+    single-threaded, so binding in place is safe and cheaper than copying the env)."""
+    had = name in env
+    old = env.get(name)
+    env[name] = value
+    try:
+        return body(env)
+    finally:
         if had:
             env[name] = old
         else:
@@ -645,17 +648,7 @@ def _one_argument_call(fn: FnT, body: Fn, arg: Fn) -> Fn:
     def call(env):
         env["$budget"].charge(1)
         home = _home(env, hops)
-        value = arg(env)
-        had = name in home
-        old = home.get(name)
-        home[name] = value
-        try:
-            return body(home)
-        finally:
-            if had:
-                home[name] = old
-            else:
-                home.pop(name, None)
+        return _bound(home, name, arg(env), body)
 
     return call
 

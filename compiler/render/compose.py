@@ -16,7 +16,7 @@ import skia
 
 from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse
 from ..errors import EvalError
-from ..expr.compile import Budget, run
+from ..expr.compile import run
 from ..expr.lib_place import segment_hits_box
 from ..expr.template import Template
 from . import guides as G
@@ -508,4 +508,4 @@ def render_composed(scene: CNode, painter: Painter, paths: dict[int, str], env: 
     return comp.decisions
 
 
-__all__ = ["render_composed", "Composer", "Budget"]
+__all__ = ["render_composed", "Composer"]
