@@ -6,7 +6,7 @@ from typing import Any
 
 from ..codegen.task import CompiledTask
 from ..errors import EvalError
-from ..expr.compile import MAX_STEPS, Budget, run
+from ..expr.compile import Budget, check_value, run, run_checked
 from ..sample.state import Rejected
 
 
@@ -18,27 +18,32 @@ class ProgramResult:
     work: int = 0  # element evaluations the program needed (a measure of reasoning steps, for level audits)
 
 
-def run_program(task: CompiledTask, state: dict, query: dict, level: int, vocab: dict, rng) -> ProgramResult:
-    """Raises Rejected when a requirement fails (a tie, a degenerate scene): the caller resamples the state."""
-    budget = Budget()
+def run_program(task: CompiledTask, state: dict, query: dict, level: int, vocab: dict, rng,
+                budget: Budget | None = None) -> ProgramResult:
+    """Raises Rejected when a requirement fails (a tie, a degenerate scene): the caller resamples the state.
+    `budget` is this attempt's share of the sample's total work (see trace.instance); a full one when not given."""
+    budget = budget if budget is not None else Budget()
+    used_before = budget.used
     env = {**state, **query, "level": level, "vocab": vocab, "$rng": rng, "$budget": budget}
     steps: dict[str, Any] = {}
     where = ""
     try:
+        where = "query"
+        check_value(query, budget, f"task {task.id}: the query")
         for name, c in task.compute:
             where = name
-            steps[name] = env[name] = run(c, env)
+            steps[name] = env[name] = run_checked(c, env, f"step '{name}'")
         del env["$rng"]
         for name, c in task.require:
             where = name
             if not run(c, env):
                 raise Rejected(f"task:{name}")
         where = "answer"
-        answer = run(task.answer, env)
+        answer = run_checked(task.answer, env, "the answer")
         where = "witness"
-        witness = run(task.witness, env)
+        witness = run_checked(task.witness, env, "the witness")
     except EvalError as exc:
         raise Rejected(f"task:error:{where}", str(exc)) from None
     if isinstance(answer, float):
         answer = round(answer, 6)
-    return ProgramResult(steps, answer, witness, MAX_STEPS - budget.left)
+    return ProgramResult(steps, answer, witness, budget.used - used_before)

@@ -26,6 +26,8 @@ from .types import ANY, BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, accept
 MAX_LIST = 10_000  # longest list any expression may build
 MAX_STEPS = 2_000_000  # element evaluations allowed per instance (comprehensions and builtins over lists)
 MAX_INT = 2**62
+MAX_BYTES = 4_000_000  # characters of strings plus items of lists one evaluation may build or store
+MAX_VALUE_DEPTH = 16  # nesting of lists and records in a stored value (a state field, a step, an answer)
 MAX_SOURCE = 4_000  # characters in one expression
 MAX_DEPTH = 64  # nesting of the syntax tree; keeps compiling and evaluating far from Python's recursion limit
 # Nesting summed over function calls (a call compiles its function's body inside the caller's tree): functions can
@@ -47,15 +49,33 @@ _PARSER = Lark.open(
 
 
 class Budget:
-    __slots__ = ("left",)
+    """What one evaluation (a state attempt, a program run, a scene) may still spend, charged as the work happens.
 
-    def __init__(self, steps: int = MAX_STEPS):
+    `left` counts steps: every element an operation touches, every call, comparison and arithmetic result.
+    `bytes_left` counts the size of what is built: characters of every string made and items of every list made or
+    stored, so a small expression cannot fill memory with large strings that each cost one step."""
+
+    __slots__ = ("left", "limit", "bytes_left", "why")
+
+    def __init__(self, steps: int = MAX_STEPS, size: int = MAX_BYTES, why: str = ""):
         self.left = steps
+        self.limit = steps
+        self.bytes_left = size
+        self.why = why  # said when the steps run out: e.g. that the sample's total work, not this attempt, ran out
 
     def charge(self, n: int) -> None:
         self.left -= n
         if self.left < 0:
-            raise EvalError(f"expression evaluation exceeded {MAX_STEPS} steps")
+            raise EvalError(f"expression evaluation exceeded {self.limit} steps{self.why}")
+
+    def charge_bytes(self, n: int) -> None:
+        self.bytes_left -= n
+        if self.bytes_left < 0:
+            raise EvalError(f"expressions built more than {MAX_BYTES} bytes of strings and list items")
+
+    @property
+    def used(self) -> int:
+        return self.limit - self.left
 
 
 @dataclass
@@ -63,6 +83,7 @@ class Compiled:
     type: Type
     fn: Fn
     source: str = ""
+    where: str = ""  # "path:line:col" of the expression, for run-time errors about its value
 
 
 @dataclass
@@ -260,6 +281,7 @@ class _Checker:
                 raise EvalError("slice step cannot be 0")
             out = xs[start:stop:step]
             env["$budget"].charge(len(out))
+            env["$budget"].charge_bytes(len(out))
             return out
 
         return Compiled(base.type, slice_)
@@ -273,7 +295,12 @@ class _Checker:
                 return self.error(c, f"list items must share one type: {t} and {item.type} do not mix")
             t = u
         fns = [i.fn for i in items]
-        return Compiled(ListT(t), lambda env: [f(env) for f in fns])
+
+        def list_lit(env):
+            env["$budget"].charge_bytes(len(fns))
+            return [f(env) for f in fns]
+
+        return Compiled(ListT(t), list_lit)
 
     def c_record_lit(self, node):
         fields: list[tuple[str, Type]] = []
@@ -330,6 +357,7 @@ class _Checker:
                             run(env, depth + 1, out)
                         else:
                             out.append(efn(env))
+                            env["$budget"].charge_bytes(1)
                             if len(out) > MAX_LIST:
                                 raise EvalError(f"a comprehension built more than {MAX_LIST} items")
             finally:
@@ -347,7 +375,7 @@ class _Checker:
         if not is_numeric(c.type):
             return self.error(node, f"cannot negate a {c.type}")
         f = c.fn
-        return Compiled(c.type, lambda env: -f(env))
+        return Compiled(c.type, lambda env: -f(env))  # negation keeps a value inside the (symmetric) bounds
 
     def c_binop(self, node):
         left_node, op_tok, right_node = node.children
@@ -356,30 +384,50 @@ class _Checker:
         if a.type == ANY or b.type == ANY:
             return Compiled(ANY, _raise_checked)
         af, bf = a.fn, b.fn
+        where = str(self.pos(op_tok))
         if op == "+" and a.type == STR and b.type == STR:
-            return Compiled(STR, lambda env: _bounded_str(af(env) + bf(env)))
+            def concat_str(env):
+                x, y = af(env), bf(env)
+                n = len(x) + len(y)
+                if n > MAX_LIST:  # checked before the string is built
+                    raise EvalError(f"{where}: '+' would make a string of {n} characters (limit {MAX_LIST})")
+                budget = env["$budget"]
+                budget.charge(1)
+                budget.charge_bytes(n)
+                return x + y
+
+            return Compiled(STR, concat_str)
         if op == "+" and isinstance(a.type, ListT) and isinstance(b.type, ListT):
             t = unify(a.type, b.type)
             if t is None:
                 return self.error(op_tok, f"cannot concatenate {a.type} and {b.type}")
-            return Compiled(t, lambda env: _bounded_list(af(env) + bf(env)))
+
+            def concat_list(env):
+                x, y = af(env), bf(env)
+                n = len(x) + len(y)
+                if n > MAX_LIST:
+                    raise EvalError(f"{where}: '+' would make a list of {n} items (limit {MAX_LIST})")
+                budget = env["$budget"]
+                budget.charge(n)
+                budget.charge_bytes(n)
+                return x + y
+
+            return Compiled(t, concat_list)
         if not (is_numeric(a.type) and is_numeric(b.type)):
             return self.error(op_tok, f"operator '{op}' needs numbers, got {a.type} and {b.type}")
         both_int = a.type == INT and b.type == INT
-        if op == "/":
-            return Compiled(FLOAT, lambda env: _check_num(_div(af(env), bf(env))))
-        if op in ("//", "%"):
-            f = _floordiv if op == "//" else _mod
-            return Compiled(INT if both_int else FLOAT, lambda env: f(af(env), bf(env)))
-        if op == "**":
-            return Compiled(INT if both_int else FLOAT, lambda env: _pow(af(env), bf(env)))
-        py = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
         rt = INT if both_int else FLOAT
-        if op == "*":
-            return Compiled(rt, lambda env: _check_num(af(env) * bf(env)))
-        if rt == FLOAT:  # float sums can overflow to inf, which must never reach a state
-            return Compiled(rt, lambda env: _check_num(py(af(env), bf(env))))
-        return Compiled(rt, lambda env: py(af(env), bf(env)))
+        if op == "**":
+            # int ** int is an int only when the exponent is a literal ≥ 0 (`r ** 2`); any other exponent may be
+            # negative, so the result is typed float and is made a float, and type and value always agree.
+            if both_int and not _nonnegative_int_literal(right_node):
+                rt = FLOAT
+            return Compiled(rt, _checked_op(_pow, op, where, rt == FLOAT, af, bf))
+        py = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": _div, "//": _floordiv,
+              "%": _mod}[op]
+        if op == "/":
+            rt = FLOAT
+        return Compiled(rt, _checked_op(py, op, where, False, af, bf))
 
     def c_compare(self, node):
         left_node, op_tok, right_node = node.children
@@ -393,12 +441,19 @@ class _Checker:
                 return self.error(op_tok, f"cannot compare {a.type} with {b.type}")
         elif not ((is_numeric(a.type) and is_numeric(b.type)) or (a.type == b.type == STR)):
             return self.error(op_tok, f"operator '{op}' needs two numbers or two strings, got {a.type} and {b.type}")
-        py = {
-            "==": operator.eq, "!=": operator.ne, "<": operator.lt,
-            "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-        }[op]
         af, bf = a.fn, b.fn
-        return Compiled(BOOL, lambda env: py(af(env), bf(env)))
+        if op in ("==", "!="):
+            # Lists and records are compared item by item, each item charged (see `equal`).
+            if op == "==":
+                return Compiled(BOOL, lambda env: equal(af(env), bf(env), env["$budget"]))
+            return Compiled(BOOL, lambda env: not equal(af(env), bf(env), env["$budget"]))
+        py = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[op]
+
+        def order(env):
+            env["$budget"].charge(1)  # numbers or strings, which are at most MAX_LIST characters
+            return py(af(env), bf(env))
+
+        return Compiled(BOOL, order)
 
     def _membership(self, node, negate: bool):
         left_node, right_node = node.children
@@ -413,8 +468,8 @@ class _Checker:
             return self.error(right_node, f"'in' needs a list or a string on the right, got {b.type}")
         af, bf = a.fn, b.fn
         if negate:
-            return Compiled(BOOL, lambda env: af(env) not in bf(env))
-        return Compiled(BOOL, lambda env: af(env) in bf(env))
+            return Compiled(BOOL, lambda env: not contains(bf(env), af(env), env["$budget"]))
+        return Compiled(BOOL, lambda env: contains(bf(env), af(env), env["$budget"]))
 
     def c_in_(self, node):
         return self._membership(node, False)
@@ -714,6 +769,89 @@ def _check_num(v):
     return _check_int(v)
 
 
+def _nonnegative_int_literal(node) -> bool:
+    while isinstance(node, Tree) and node.data == "paren":
+        node = node.children[0]
+    return isinstance(node, Tree) and node.data == "int_lit"
+
+
+def _checked_op(py, op: str, where: str, to_float: bool, af: Fn, bf: Fn) -> Fn:
+    """An arithmetic operator that charges a step and checks its result where it arises: integers inside ±MAX_INT
+    (so no later randint or range sees a huge bound), floats finite and real. `where` is the operator's position."""
+    def arith(env):
+        x, y = af(env), bf(env)
+        env["$budget"].charge(1)
+        try:
+            v = py(x, y)
+        except EvalError as exc:
+            raise EvalError(f"{where}: {exc}") from None
+        except (OverflowError, ZeroDivisionError) as exc:
+            raise EvalError(f"{where}: {_fmt_num(x)} {op} {_fmt_num(y)} failed: {exc}") from None
+        if to_float:
+            v = float(v)
+        return _checked_number(v, where, lambda: f"{_fmt_num(x)} {op} {_fmt_num(y)}")
+
+    return arith
+
+
+def _fmt_num(v) -> str:
+    return repr(v) if not isinstance(v, int) or abs(v) < 10**30 else f"an integer of {v.bit_length()} bits"
+
+
+def _checked_number(v, where: str, what) -> Any:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        if not -MAX_INT < v < MAX_INT:
+            raise EvalError(f"{where}: integer overflow: {what()} is outside ±{MAX_INT}")
+        return v
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise EvalError(f"{where}: {what()} gives {v}, not a finite number")
+        return v
+    if isinstance(v, complex):
+        raise EvalError(f"{where}: {what()} is not a real number")
+    return v
+
+
+def equal(a, b, budget: Budget) -> bool:
+    """`a == b` with every compared item charged, walking lists and records without recursion. Strings are at most
+    MAX_LIST characters, so each string comparison is one step."""
+    budget.charge(1)
+    if not isinstance(a, (list, dict)):
+        return a == b
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, list):
+            if not isinstance(y, list) or len(x) != len(y):
+                return False
+            budget.charge(len(x))
+            stack.extend(zip(x, y))
+        elif isinstance(x, dict):
+            if not isinstance(y, dict) or len(x) != len(y):
+                return False
+            budget.charge(len(x))
+            for k, v in x.items():
+                if k not in y:
+                    return False
+                stack.append((v, y[k]))
+        elif isinstance(y, (list, dict)) or x != y:
+            return False
+    return True
+
+
+def contains(xs, x, budget: Budget) -> bool:
+    """`x in xs` for a list or a string, charged by the size of what is searched."""
+    if isinstance(xs, str):
+        budget.charge(1 + len(xs) // 64)  # a substring search scans the text
+        return x in xs
+    budget.charge(len(xs) + 1)
+    if not isinstance(x, (list, dict)):
+        return x in xs  # scalars: one comparison per item, already charged
+    return any(equal(x, y, budget) for y in xs)
+
+
 def _div(a, b):
     if b == 0:
         raise EvalError("division by zero")
@@ -831,6 +969,7 @@ def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> C
     if checker.failed:
         return None
     c.source = source
+    c.where = str(site.at(1, 1))
     return c
 
 
@@ -904,6 +1043,40 @@ def run(c: Compiled, env: dict) -> Any:
         raise type(exc)(f"{exc} (in `{c.source}`)") from None
     except (ZeroDivisionError, IndexError, ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
         raise EvalError(f"{type(exc).__name__}: {exc} (in `{c.source}`)") from None
+
+
+def check_value(value: Any, budget: Budget, what: str) -> Any:
+    """The net under every stored value (state field, step, answer, witness, query): plain data only, integers
+    inside ±MAX_INT, floats finite, nesting at most MAX_VALUE_DEPTH, and its serialised size charged to the byte
+    budget (a list may hold the same large list many times; the trace would write each copy). Walks without
+    recursion and charges as it goes, so a huge shared structure stops at the budget, not at the end."""
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (list, dict)):
+            if depth >= MAX_VALUE_DEPTH:
+                raise EvalError(f"{what} nests lists and records more than {MAX_VALUE_DEPTH} levels deep")
+            budget.charge_bytes(len(v) + 1)
+            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
+        elif isinstance(v, str):
+            budget.charge_bytes(len(v) + 1)
+        elif isinstance(v, bool) or v is None:
+            budget.charge_bytes(1)
+        elif isinstance(v, (int, float)):
+            budget.charge_bytes(1)
+            _checked_number(v, what, lambda: f"the value {v}")
+        else:
+            raise EvalError(f"{what} holds a {type(v).__name__}, which is not data")
+    return value
+
+
+def run_checked(c: Compiled, env: dict, what: str) -> Any:
+    """Evaluate and check the value for storing (see check_value); `what` names it: "state field 'n'"."""
+    v = run(c, env)
+    try:
+        return check_value(v, env["$budget"], f"{c.where}: {what}" if c.where else what)
+    except EvalError as exc:
+        raise EvalError(f"{exc} (in `{c.source}`)") from None
 
 
 def new_env(values: dict, rng=None, budget: Budget | None = None) -> dict:

@@ -18,7 +18,7 @@ from ..errors import EvalError, SamplingFailed, TesseraError
 from ..execute.program import run_program
 from ..render.scene import RenderRejected, render_scene
 from ..sample.rng import STREAMS, Rng, derive_seed
-from ..sample.state import Rejected, sample_state
+from ..sample.state import Rejected, SampleWork, sample_state
 from ..verify.score import format_instruction
 
 TRACE_FORMAT = "tessera.trace/1"
@@ -165,10 +165,14 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     grammar = task.grammar
     rejections: dict[str, int] = {}
     last_detail = ""
+    work = SampleWork()  # bounds the work of all attempts together (sample.state.MAX_SAMPLE_STEPS)
     for attempt in range(1, grammar.max_attempts + 1):
+        if work.exhausted():
+            raise SamplingFailed(work.failure(f"{task.id} (level {level}, seed {seed})", attempt - 1, rejections,
+                                              last_detail))
         try:
-            state = sample_state(grammar, level, vocab, s_rng, q)  # q is drawn first: the state may read it
-            result = run_program(task, state, q, level, vocab, q_rng)
+            state = sample_state(grammar, level, vocab, s_rng, q, work.budget())  # q first: the state may read it
+            result = run_program(task, state, q, level, vocab, q_rng, work.budget())
             break
         except Rejected as rej:
             rejections[rej.reason] = rejections.get(rej.reason, 0) + 1
