@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ..errors import Diagnostics
-from ..expr.compile import BASE_NAMES, CONSTANTS, Compiled, Scope, Site, compile_expr, function_type
-from ..expr.types import ANY, BOOL, FnT, Type, accepts
+from ..expr.compile import (BASE_NAMES, CONSTANTS, MAX_VALUE_DEPTH, Compiled, Scope, Site, compile_expr,
+                            function_type)
+from ..expr.types import ANY, BOOL, FnT, Type, accepts, type_depth
 
 MAX_FUNCTIONS = 64  # named functions per file
 
@@ -63,6 +64,15 @@ def compile_steps(entries: dict, names: dict[str, Type], doc, key: str, what: st
         if c is None:
             ok = False
             names[name] = ANY  # later steps may use it without a cascade of errors
+            continue
+        depth = type_depth(c.type)
+        if depth > MAX_VALUE_DEPTH:
+            # A chain of steps each wrapping the last (`s2: "[s1]"`) would otherwise build values too deep to store,
+            # walk or serialise; the type says how deep, so this is known before anything runs.
+            diags.error(Site(doc, (key, name)).at(1, 1), f"'{name}' holds lists and records nested {depth} levels "
+                                                         f"deep; the limit is {MAX_VALUE_DEPTH}")
+            ok = False
+            names[name] = ANY
             continue
         names[name] = c.type
         steps.append((name, c))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import EvalError
-from .compile import MAX_LIST, Compiled
+from .compile import MAX_INT, MAX_LIST, Compiled, _checked_number, equal
 from .types import (ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, accepts, has_xy, is_numeric, record,
                     unify)
 
@@ -43,6 +43,20 @@ def builtin(name: str, signature: str, min_args: int, max_args: int | None = Non
 # -- shared helpers ---------------------------------------------------------------------------------------------
 def _charge(env, n: int) -> None:
     env["$budget"].charge(n)
+
+
+def _charge_bytes(env, n: int) -> None:
+    env["$budget"].charge_bytes(n)
+
+
+def _where(ck, node) -> str:
+    """The call's position, for run-time errors about the value it makes (overflow, inf, NaN)."""
+    return str(ck.pos(node))
+
+
+def _sort_cost(n: int) -> int:
+    """Comparisons a sort of n items makes, at most: n log2 n (and at least one step per item)."""
+    return n * max(1, n.bit_length())
 
 
 def _list_arg(ck, node, what: str):
@@ -114,6 +128,7 @@ def _pred_builtin(name: str, doc: str, result: str):
             def impl(env):
                 xs = xf(env)
                 _charge(env, len(xs))
+                _charge_bytes(env, len(xs))
                 return [x for x in xs if pred(env, x)]
             return Compiled(ListT(elem), impl)
         if result == "any":
@@ -149,6 +164,7 @@ def _map(ck, node, args):
     def impl(env):
         xs = xf(env)
         _charge(env, len(xs))
+        _charge_bytes(env, len(xs))
         return [f(env, x) for x in xs]
 
     return Compiled(ListT(t), impl)
@@ -174,6 +190,7 @@ def _range(ck, node, args):
         if len(r) > MAX_LIST:
             raise EvalError(f"range of {len(r)} items exceeds the limit of {MAX_LIST}")
         _charge(env, len(r))
+        _charge_bytes(env, len(r))
         return list(r)
 
     return Compiled(ListT(INT), impl)
@@ -211,14 +228,25 @@ def _reduce_builtin(name: str, doc: str):
             _charge(env, len(xs))
             return [key(env, x) for x in xs]
 
+        where = _where(ck, node)
         if name == "sum":
-            return Compiled(rt, lambda env: sum(values(env)))
+            # Checked like `+`: a sum of in-range integers can leave the range, a sum of floats can reach inf.
+            return Compiled(rt, lambda env: _checked_number(sum(values(env)), where, lambda: "sum()"))
         if name == "mean":
-            return Compiled(FLOAT, lambda env: sum(_nonempty(values(env), name)) / len(values(env)))
+            def mean(env):
+                vs = _nonempty(values(env), name)
+                return _checked_number(sum(vs) / len(vs), where, lambda: "mean()")
+
+            return Compiled(FLOAT, mean)
         if name == "median":
-            return Compiled(FLOAT, lambda env: _median(_nonempty(values(env), name)))
+            def median(env):
+                vs = _nonempty(values(env), name)
+                _charge(env, _sort_cost(len(vs)))
+                return _checked_number(_median(vs), where, lambda: "median()")
+
+            return Compiled(FLOAT, median)
         if name == "mode":
-            return Compiled(rt, lambda env: _mode(_nonempty(values(env), name)))
+            return Compiled(rt, lambda env: _mode(_nonempty(values(env), name), env["$budget"]))
         py = min if name == "min" else max
         return Compiled(rt, lambda env: py(_nonempty(values(env), name)))
 
@@ -230,23 +258,30 @@ def _median(vs):
     return float(s[mid]) if n % 2 else (s[mid - 1] + s[mid]) / 2
 
 
-def _mode(vs):
+def _mode(vs, budget=None):
     """Most frequent value; ties go to the value seen first (state a uniqueness rule with unique_mode)."""
     counts: dict = {}
-    for v in vs:
-        counts[_hashable(v)] = counts.get(_hashable(v), 0) + 1
+    keys = [_hashable(v, budget) for v in vs]
+    for k in keys:
+        counts[k] = counts.get(k, 0) + 1
     best = max(counts.values())
-    for v in vs:
-        if counts[_hashable(v)] == best:
+    for v, k in zip(vs, keys):
+        if counts[k] == best:
             return v
     raise EvalError("mode() of an empty list")  # pragma: no cover
 
 
-def _hashable(v):
+def _hashable(v, budget=None):
+    """A hashable copy of a value (for counting and sets), each list item and record field charged to `budget`.
+    Recursion is bounded by the value's type (MAX_VALUE_DEPTH for stored values, plus one expression's nesting)."""
     if isinstance(v, list):
-        return tuple(_hashable(x) for x in v)
+        if budget is not None:
+            budget.charge(len(v))
+        return tuple(_hashable(x, budget) for x in v)
     if isinstance(v, dict):
-        return tuple((k, _hashable(x)) for k, x in v.items())
+        if budget is not None:
+            budget.charge(len(v))
+        return tuple((k, _hashable(x, budget)) for k, x in v.items())
     return v
 
 
@@ -320,7 +355,7 @@ def _unique_mode(ck, node, args):
         _charge(env, len(xs))
         counts: dict = {}
         for x in xs:
-            k = _hashable(key(env, x))
+            k = _hashable(key(env, x), env["$budget"])
             counts[k] = counts.get(k, 0) + 1
         if not counts:
             return False
@@ -342,7 +377,8 @@ def _sort(ck, node, args):
 
     def impl(env):
         xs = xf(env)
-        _charge(env, len(xs))
+        _charge(env, _sort_cost(len(xs)))
+        _charge_bytes(env, len(xs))
         keyed = [(key(env, x), i) for i, x in enumerate(xs)]
         keyed.sort()
         return [xs[i] for _, i in keyed]
@@ -378,7 +414,14 @@ def _reverse(ck, node, args):
     if c is None:
         return _fail(ck)
     f = c.fn
-    return Compiled(ListT(elem), lambda env: list(reversed(f(env))))
+
+    def impl(env):
+        xs = f(env)
+        _charge(env, len(xs))
+        _charge_bytes(env, len(xs))
+        return list(reversed(xs))
+
+    return Compiled(ListT(elem), impl)
 
 
 def _end_builtin(name: str, at: int):
@@ -407,9 +450,10 @@ def _index(ck, node, args):
 
     def impl(env):
         xs, it = xf(env), itf(env)
-        _charge(env, len(xs))
+        budget = env["$budget"]
+        budget.charge(len(xs))
         for i, x in enumerate(xs):
-            if x == it:
+            if equal(x, it, budget):
                 return i
         raise EvalError("index(): item not in list")
 
@@ -427,9 +471,10 @@ def _unique(ck, node, args):
 
 def _unique_list(env, xs):
     _charge(env, len(xs))
+    _charge_bytes(env, len(xs))
     seen, out = set(), []
     for x in xs:
-        h = _hashable(x)
+        h = _hashable(x, env["$budget"])
         if h not in seen:
             seen.add(h)
             out.append(x)
@@ -451,12 +496,13 @@ def _set_builtin(name: str, doc: str):
         def impl(env):
             xs, ys = af(env), bf(env)
             _charge(env, len(xs) + len(ys))
-            yset = {_hashable(y) for y in ys}
+            budget = env["$budget"]
+            yset = {_hashable(y, budget) for y in ys}
             if name == "union":
                 return _unique_list(env, xs + ys)
             if name == "intersect":
-                return _unique_list(env, [x for x in xs if _hashable(x) in yset])
-            return _unique_list(env, [x for x in xs if _hashable(x) not in yset])
+                return _unique_list(env, [x for x in xs if _hashable(x, budget) in yset])
+            return _unique_list(env, [x for x in xs if _hashable(x, budget) not in yset])
 
         return Compiled(ListT(t), impl)
 
@@ -472,8 +518,14 @@ def _consecutive(ck, node, args):
     if c is None:
         return _fail(ck)
     f = c.fn
-    return Compiled(ListT(record(a=elem, b=elem)),
-                    lambda env: [{"a": x, "b": y} for x, y in zip(f(env), f(env)[1:])])
+
+    def impl(env):
+        xs = f(env)
+        _charge(env, len(xs))
+        _charge_bytes(env, 3 * len(xs))
+        return [{"a": x, "b": y} for x, y in zip(xs, xs[1:])]
+
+    return Compiled(ListT(record(a=elem, b=elem)), impl)
 
 
 @builtin("pairs", "pairs(list)", 1, doc="every unordered pair {a, b} of distinct positions")
@@ -489,6 +541,7 @@ def _pairs(ck, node, args):
         if n > MAX_LIST:
             raise EvalError(f"pairs() of {len(xs)} items makes {n} pairs, over the limit of {MAX_LIST}")
         _charge(env, n)
+        _charge_bytes(env, 3 * n)
         return [{"a": xs[i], "b": xs[j]} for i in range(len(xs)) for j in range(i + 1, len(xs))]
 
     return Compiled(ListT(record(a=elem, b=elem)), impl)
@@ -502,7 +555,9 @@ def _num1(name: str, fn, result: Type | None, doc: str):
         if not is_numeric(c.type):
             return ck.error(args[0], f"{name}() needs a number, got {c.type}")
         f = c.fn
-        return Compiled(result or c.type, lambda env: fn(f(env)))
+        where = _where(ck, node)
+        # floor/ceil of a large float is a huge integer: checked against the integer bound where it arises.
+        return Compiled(result or c.type, lambda env: _checked_number(fn(f(env)), where, lambda: f"{name}()"))
 
 
 _num1("abs", abs, None, "absolute value")
@@ -542,11 +597,20 @@ def _real(name: str, fn, doc: str, arity: int = 1, ok=lambda *xs: True, need: st
             if not is_numeric(c.type):
                 return ck.error(a, f"{name}() needs numbers, got {c.type}")
         fs = [c.fn for c in cs]
+        where = _where(ck, node)
         if arity == 1:
             f0 = fs[0]
-            return Compiled(FLOAT, lambda env: impl(f0(env)))
+            return Compiled(FLOAT, lambda env: _at(where, impl, f0(env)))
         f0, f1 = fs
-        return Compiled(FLOAT, lambda env: impl(f0(env), f1(env)))
+        return Compiled(FLOAT, lambda env: _at(where, impl, f0(env), f1(env)))
+
+
+def _at(where: str, impl, *xs):
+    """Run a checked math function, its errors prefixed with the call's position."""
+    try:
+        return impl(*xs)
+    except EvalError as exc:
+        raise EvalError(f"{where}: {exc}") from None
 
 
 _real("sin", math.sin, "sine of an angle in radians")
@@ -572,11 +636,12 @@ def _log(ck, node, args):
     for a, c in zip(args, cs):
         if not is_numeric(c.type):
             return ck.error(a, f"log() needs numbers, got {c.type}")
+    where = _where(ck, node)
     if len(cs) == 1:
         xf = cs[0].fn
-        return Compiled(FLOAT, lambda env: _log_natural(xf(env)))
+        return Compiled(FLOAT, lambda env: _at(where, _log_natural, xf(env)))
     xf, bf = cs[0].fn, cs[1].fn
-    return Compiled(FLOAT, lambda env: _log_base(xf(env), bf(env)))
+    return Compiled(FLOAT, lambda env: _at(where, _log_base, xf(env), bf(env)))
 
 
 @builtin("round", "round(number[, digits])", 1, 2, doc="round half to even; with digits, a float")
@@ -585,8 +650,9 @@ def _round(ck, node, args):
     if not is_numeric(c.type):
         return ck.error(args[0], f"round() needs a number, got {c.type}")
     f = c.fn
+    where = _where(ck, node)
     if len(args) == 1:
-        return Compiled(INT, lambda env: int(round(f(env))))
+        return Compiled(INT, lambda env: _checked_number(int(round(f(env))), where, lambda: "round()"))
     d = ck.expect(args[1], INT, "the digits of round()")
     df = d.fn
     return Compiled(FLOAT, lambda env: float(round(f(env), max(0, min(12, df(env))))))
@@ -598,12 +664,13 @@ def _int(ck, node, args):
     if not (is_numeric(c.type) or c.type == STR):
         return ck.error(args[0], f"int() needs a number or a string, got {c.type}")
     f = c.fn
+    where = _where(ck, node)
 
     def impl(env):
         v = f(env)
         if isinstance(v, str) and len(v) > 18:
-            raise EvalError("int() of a string longer than 18 characters")
-        return int(v)
+            raise EvalError(f"{where}: int() of a string longer than 18 characters")
+        return _checked_number(int(v), where, lambda: f"int({v!r})")
 
     return Compiled(INT, impl)
 
@@ -623,7 +690,13 @@ def _str(ck, node, args):
     if c.type not in (INT, FLOAT, BOOL, STR, ANY):
         return ck.error(args[0], f"str() needs a scalar, got {c.type}")
     f = c.fn
-    return Compiled(STR, lambda env: _fmt(f(env)))
+
+    def impl(env):
+        text = _fmt(f(env))
+        _charge_bytes(env, len(text))
+        return text
+
+    return Compiled(STR, impl)
 
 
 def _fmt(v) -> str:
@@ -639,13 +712,18 @@ def _join(ck, node, args):
     c = ck.expect(args[0], ListT(STR), "the first argument of join()")
     s = ck.expect(args[1], STR, "the separator of join()")
     cf, sf = c.fn, s.fn
-    return Compiled(STR, lambda env: _bounded(sf(env).join(cf(env))))
+    where = _where(ck, node)
 
+    def impl(env):
+        parts, sep = cf(env), sf(env)
+        _charge(env, len(parts) + 1)
+        n = sum(len(p) for p in parts) + len(sep) * max(0, len(parts) - 1)
+        if n > MAX_LIST:  # measured before the string is built
+            raise EvalError(f"{where}: join() would make a string of {n} characters (limit {MAX_LIST})")
+        _charge_bytes(env, n)
+        return sep.join(parts)
 
-def _bounded(s: str) -> str:
-    if len(s) > MAX_LIST:
-        raise EvalError(f"string longer than {MAX_LIST} characters")
-    return s
+    return Compiled(STR, impl)
 
 
 @builtin("letter", "letter(int)", 1, doc="option letter: 0 → 'A', 1 → 'B', ...")
@@ -679,7 +757,8 @@ def _geo2(name: str, fn, result: Type, doc: str):
         if cs is None:
             return _fail(ck)
         af, bf = cs[0].fn, cs[1].fn
-        return Compiled(result, lambda env: fn(af(env), bf(env)))
+        where = _where(ck, node)
+        return Compiled(result, lambda env: _checked_number(fn(af(env), bf(env)), where, lambda: f"{name}()"))
 
 
 _geo2("distance", lambda a, b: math.hypot(a["x"] - b["x"], a["y"] - b["y"]), FLOAT, "Euclidean distance")
@@ -767,11 +846,14 @@ def _rng(env):
 def _randint(ck, node, args):
     lo, hi = (ck.expect(a, INT, "the bounds of randint()") for a in args)
     lf, hf = lo.fn, hi.fn
+    where = _where(ck, node)
 
     def impl(env):
         a, b = lf(env), hf(env)
+        if not (-MAX_INT < a < MAX_INT and -MAX_INT < b < MAX_INT):  # a bound from outside the checked operators
+            raise EvalError(f"{where}: randint() bounds must lie within ±{MAX_INT}")
         if b < a:
-            raise EvalError(f"randint({a}, {b}): empty range")
+            raise EvalError(f"{where}: randint({a}, {b}): empty range")
         return _rng(env).randint(a, b)
 
     return Compiled(INT, impl)
@@ -781,7 +863,9 @@ def _randint(ck, node, args):
 def _uniform(ck, node, args):
     lo, hi = (ck.expect(a, FLOAT, "the bounds of uniform()") for a in args)
     lf, hf = lo.fn, hi.fn
-    return Compiled(FLOAT, lambda env: round(_rng(env).uniform(lf(env), hf(env)), 4))
+    where = _where(ck, node)
+    return Compiled(FLOAT, lambda env: _checked_number(round(_rng(env).uniform(lf(env), hf(env)), 4), where,
+                                                       lambda: "uniform()"))
 
 
 @builtin("choice", "choice(list)", 1, random=True, doc="one item, uniformly")
@@ -806,6 +890,7 @@ def _sample(ck, node, args):
         if not 0 <= n <= len(xs):
             raise EvalError(f"sample(): cannot take {n} items from a list of {len(xs)}")
         _charge(env, len(xs))
+        _charge_bytes(env, n)
         return _rng(env).sample(xs, n)
 
     return Compiled(ListT(elem), impl)
@@ -821,6 +906,7 @@ def _shuffle(ck, node, args):
     def impl(env):
         xs = f(env)
         _charge(env, len(xs))
+        _charge_bytes(env, len(xs))
         return _rng(env).shuffle(xs)
 
     return Compiled(ListT(elem), impl)
@@ -841,16 +927,18 @@ def _scatter(ck, node, args):
         if not 0 <= count <= 400:
             raise EvalError(f"scatter(): {count} points (allowed 0..400)")
         rng = _rng(env)
+        budget = env["$budget"]
+        budget.charge_bytes(3 * count)
         pts: list[dict] = []
         tries = 0
         while len(pts) < count:
             tries += 1
             if tries > 300 * (count + 1):
                 raise EvalError(f"scatter(): could not place {count} points {gap} apart")
+            budget.charge(1 + len(pts))  # each try measures its distance to every point placed so far
             p = {"x": round(rng.uniform(0.08, 0.92), 4), "y": round(rng.uniform(0.08, 0.92), 4)}
             if all(math.hypot(p["x"] - q["x"], p["y"] - q["y"]) >= gap for q in pts):
                 pts.append(p)
-        _charge(env, tries)
         return pts
 
     return Compiled(ListT(POINT), impl)

@@ -133,6 +133,19 @@ def accepts(expected: Type, actual: Type) -> bool:
     return u == expected
 
 
+def type_depth(t: Type) -> int:
+    """How deeply lists and records nest in values of this type (a scalar is 0), computed without recursion."""
+    deepest, stack = 0, [(t, 0)]
+    while stack:
+        u, d = stack.pop()
+        deepest = max(deepest, d)
+        if isinstance(u, ListT):
+            stack.append((u.elem, d + 1))
+        elif isinstance(u, RecordT):
+            stack.extend((ft, d + 1) for _, ft in u.fields)
+    return deepest
+
+
 def has_xy(t: Type) -> bool:
     return isinstance(t, RecordT) and is_numeric(t.field("x") or BOOL) and is_numeric(t.field("y") or BOOL)
 

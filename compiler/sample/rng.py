@@ -35,7 +35,7 @@ class Rng:
 
     def below(self, n: int) -> int:
         """Uniform integer in [0, n), without modulo bias."""
-        if n <= 0:
+        if not 0 < n <= 1 << 64:  # above 2**64 no 64-bit draw is ever under `limit`: the loop would never end
             raise ValueError(f"cannot draw below {n}")
         limit = (1 << 64) - ((1 << 64) % n)
         while True:
