@@ -799,18 +799,21 @@ def _fmt_num(v) -> str:
 
 
 def _checked_number(v, where: str, what) -> Any:
+    """`v` itself when it may be stored (an integer inside ±MAX_INT, a finite float, or not a number at all); else
+    an EvalError at `where` naming `what()` (called only then, so messages cost nothing on the normal path)."""
     if isinstance(v, bool):
         return v
+    at = f"{where}: " if where else ""
     if isinstance(v, int):
         if not -MAX_INT < v < MAX_INT:
-            raise EvalError(f"{where}: integer overflow: {what()} is outside ±{MAX_INT}")
+            raise EvalError(f"{at}integer overflow: {what()} is outside ±{MAX_INT}")
         return v
     if isinstance(v, float):
         if not math.isfinite(v):
-            raise EvalError(f"{where}: {what()} gives {v}, not a finite number")
+            raise EvalError(f"{at}{what()} gives {v}, not a finite number")
         return v
     if isinstance(v, complex):
-        raise EvalError(f"{where}: {what()} is not a real number")
+        raise EvalError(f"{at}{what()} is not a real number")
     return v
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 
 from ..errors import EvalError
-from .builtins import _charge, _fail, _list_arg, _nonempty, builtin
+from .builtins import _charge, _fail, _list_arg, _nonempty, _sort_cost, _where, builtin
+from .compile import _checked_number
 from .compile import Compiled
 from .types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, has_xy, is_numeric, record
 
@@ -56,8 +57,11 @@ def _int_coords(t: Type) -> bool:
     return isinstance(t, RecordT) and (t.field("x") == INT or t.field("y") == INT)
 
 
-def _moved(p: dict, x, y) -> dict:
-    """A copy of the point record with new coordinates (floats rounded so equal points compare equal)."""
+def _moved(p: dict, x, y, where: str = "", name: str = "") -> dict:
+    """A copy of the point record with new coordinates (floats rounded so equal points compare equal), checked like
+    arithmetic: integers inside the bound, floats finite."""
+    for v in (x, y):
+        _checked_number(v, where, lambda: f"{name}() of ({p['x']}, {p['y']})")
     if isinstance(x, float):
         x = round(x, 6) + 0.0
     if isinstance(y, float):
@@ -242,10 +246,12 @@ def _poly_measure(name: str, fn, result: Type, doc: str, at_least: int = 3):
             return _fail(ck)
         f = c.fn
 
+        where = _where(ck, node)
+
         def impl(env):
             pts = f(env)
             _charge(env, len(pts))
-            return fn(env, _polygon(pts, name, at_least))
+            return _checked_number(fn(env, _polygon(pts, name, at_least)), where, lambda: f"{name}()")
 
         return Compiled(result, impl)
 
@@ -263,6 +269,7 @@ def _is_simple_charged(env, poly):
 
 
 def _angles_charged(env, poly):
+    _charge(env, len(poly) * len(poly))  # the simplicity check compares every pair of sides
     if not is_simple(poly):
         raise EvalError("interior_angles() needs a simple polygon")
     return interior_angles(poly)
@@ -323,7 +330,7 @@ def _order_around(ck, node, args):
 
     def impl(env):
         pts = _nonempty(f(env), "order_around")
-        _charge(env, len(pts))
+        _charge(env, _sort_cost(len(pts)))
         cx = sum(p["x"] for p in pts) / len(pts)
         cy = sum(p["y"] for p in pts) / len(pts)
         keyed = sorted(((math.atan2(p["y"] - cy, p["x"] - cx) % (2 * math.pi),
@@ -361,10 +368,11 @@ def _reflect(ck, node, args):
     if p is None:
         return _fail(ck)
     pf, af = p.fn, a.fn
+    where = _where(ck, node)
 
     def impl(env):
         pt = pf(env)
-        return _moved(pt, *reflect_xy(pt["x"], pt["y"], af(env)))
+        return _moved(pt, *reflect_xy(pt["x"], pt["y"], af(env)), where, "reflect")
 
     return Compiled(p.type, impl)
 
@@ -381,10 +389,11 @@ def _rotate(ck, node, args):
         return ck.error(args[1], "rotate() of a point with integer coordinates needs a center with integer ones")
     integral = _int_coords(p.type)
     pf, cf, df = p.fn, c.fn, d.fn
+    where = _where(ck, node)
 
     def impl(env):
         pt, ct = pf(env), cf(env)
-        return _moved(pt, *rotate_xy(pt["x"], pt["y"], ct["x"], ct["y"], df(env), integral))
+        return _moved(pt, *rotate_xy(pt["x"], pt["y"], ct["x"], ct["y"], df(env), integral), where, "rotate")
 
     return Compiled(p.type, impl)
 
@@ -400,10 +409,11 @@ def _translate(ck, node, args):
     if p is None:
         return _fail(ck)
     pf, xf, yf = p.fn, dx.fn, dy.fn
+    where = _where(ck, node)
 
     def impl(env):
         pt = pf(env)
-        return _moved(pt, pt["x"] + xf(env), pt["y"] + yf(env))
+        return _moved(pt, pt["x"] + xf(env), pt["y"] + yf(env), where, "translate")
 
     return Compiled(p.type, impl)
 
@@ -416,10 +426,11 @@ def _transform(ck, node, args):
     if p is None:
         return _fail(ck)
     pf, nf = p.fn, n.fn
+    where = _where(ck, node)
 
     def impl(env):
         pt = pf(env)
-        return _moved(pt, *transform_xy(pt["x"], pt["y"], nf(env)))
+        return _moved(pt, *transform_xy(pt["x"], pt["y"], nf(env)), where, "transform")
 
     return Compiled(p.type, impl)
 

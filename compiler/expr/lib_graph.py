@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 
 from ..errors import EvalError
-from .builtins import _charge, _fail, _rng, builtin
+from .builtins import _charge, _charge_bytes, _fail, _rng, _sort_cost, builtin
 from .compile import Compiled
 from .types import ANY, BOOL, INT, ListT, RecordT, Type, is_numeric, record
 
@@ -93,6 +93,7 @@ def _adjacency(env, edges: list[dict], directed: bool, reverse: bool = False) ->
         if not directed:
             adj[b].append(a)
     for ns in adj.values():
+        _charge(env, _sort_cost(len(ns)))
         ns.sort()
     return adj
 
@@ -141,8 +142,9 @@ def _dijkstra(env, edges: list[dict], start: int, directed: bool) -> tuple[dict,
         if u in done:
             continue
         done.add(u)
-        ns = sorted(adj.get(u, ()))
-        _charge(env, len(ns) + 1)
+        ns = adj.get(u, ())
+        _charge(env, _sort_cost(len(ns)) + 1)  # the sort, and one heap push per neighbour
+        ns = sorted(ns)
         for v, w in ns:
             nd = d + w
             if v not in dist or nd < dist[v]:
@@ -270,9 +272,10 @@ def _path_edges(ck, node, args):
 
     def impl(env):
         edges, path = ef(env), pf(env)
-        _charge(env, len(edges) + len(path))
+        _charge(env, len(path))
         out = []
         for u, v in zip(path, path[1:]):
+            _charge(env, len(edges))  # each step of the path searches the edge list
             hit = next((e for e in edges if (e["a"], e["b"]) in ((u, v), (v, u))), None)
             if hit is None:
                 raise EvalError(f"path_edges(): no edge joins nodes {u} and {v}")
@@ -294,6 +297,7 @@ def _components(ck, node, args):
 
     def impl(env):
         nodes, edges = idf(env), ef(env)
+        _charge(env, len(nodes) + len(edges))
         known = set(nodes)
         for e in edges:
             if e["a"] not in known or e["b"] not in known:
@@ -390,12 +394,14 @@ def _chain(env, by_id: dict[int, dict], v: int) -> list[dict]:
     """The node with id v, then its parent, grandparent, … up to the root."""
     if v not in by_id:
         raise EvalError(f"node {v} is not in the tree")
+    budget = env["$budget"]
     out = [by_id[v]]
+    budget.charge(1)
     while out[-1]["parent"] >= 0:
         if len(out) > len(by_id):
             raise EvalError(f"the parent links above node {v} form a cycle")
+        budget.charge(1)  # charged per link as the chain is walked
         out.append(by_id[out[-1]["parent"]])
-    _charge(env, len(out))
     return out
 
 
@@ -522,6 +528,7 @@ def _maze_passages(ck, node, args):
         if not 0 <= extra <= len(walls):
             raise EvalError(f"maze_passages(): cannot knock down {extra} of the {len(walls)} inner walls left")
         opened.update(rng.sample(walls, extra))
+        _charge_bytes(env, 3 * len(opened))
         return [{"a": a, "b": b} for a, b in sorted(opened)]
 
     return Compiled(ListT(PASSAGE), impl)

@@ -8,7 +8,7 @@ touches, and positions are checked (two cells on one square are an error, not a 
 from __future__ import annotations
 
 from ..errors import EvalError
-from .builtins import _charge, _fail, _hashable, _list_arg, builtin
+from .builtins import _charge, _fail, _hashable, _list_arg, _sort_cost, builtin
 from .compile import MAX_LIST, Compiled
 from .types import ANY, BOOL, INT, STR, ListT, RecordT, Type, accepts, record
 
@@ -101,7 +101,7 @@ def _lines(name: str, doc: str, group, order):
 
         def impl(env):
             cells = cf(env)
-            _charge(env, len(cells))
+            _charge(env, _sort_cost(len(cells)))  # grouped, then each group sorted
             _by_position(cells, name)
             return _grouped(cells, group, order)
 
@@ -128,7 +128,7 @@ def _grid_boxes(ck, node, args):
         cells, bh, bw = cf(env), hf(env), wf(env)
         if bh < 1 or bw < 1:
             raise EvalError(f"grid_boxes(): boxes of {bh} × {bw} cells")
-        _charge(env, len(cells))
+        _charge(env, _sort_cost(len(cells)))
         _by_position(cells, "grid_boxes")
         return _grouped(cells, lambda x: (x["row"] // bh, x["col"] // bw), lambda x: (x["row"], x["col"]))
 
@@ -153,7 +153,7 @@ def _runs(ck, node, args):
         out: list[list] = []
         last = object()
         for x in xs:
-            k = _hashable(key(env, x))
+            k = _hashable(key(env, x), env["$budget"])
             if out and k == last:
                 out[-1].append(x)
             else:
@@ -167,20 +167,21 @@ def _runs(ck, node, args):
 def _flood(env, where: dict, start: tuple[int, int], keys: dict) -> set[tuple[int, int]]:
     want = keys[start]
     todo, found = [start], {start}
+    budget = env["$budget"]
     while todo:
         r, c = todo.pop()
+        budget.charge(1)  # per cell as the fill reaches it (four neighbours looked at)
         for dr, dc in ORTHOGONAL:
             nxt = (r + dr, c + dc)
             if nxt in where and nxt not in found and keys[nxt] == want:
                 found.add(nxt)
                 todo.append(nxt)
-    _charge(env, len(found))
     return found
 
 
 def _keyed(env, cells: list, key, fname: str):
     where = _by_position(cells, fname)
-    keys = {pos: _hashable(key(env, x)) for pos, x in where.items()}
+    keys = {pos: _hashable(key(env, x), env["$budget"]) for pos, x in where.items()}
     return where, keys
 
 
@@ -272,7 +273,8 @@ def _piece_moves(ck, node, args):
         start = (me["row"], me["col"])
         if not (0 <= start[0] < n_rows and 0 <= start[1] < n_cols):
             raise EvalError(f"piece_moves(): the piece at row {start[0]}, col {start[1]} is off the board")
-        _charge(env, len(pieces))
+        # Every direction slides at most across the board: charged before the walk, which it bounds.
+        _charge(env, len(pieces) + len(PIECES[k][0]) * max(n_rows, n_cols))
         others = _by_position([x for x in pieces if (x["row"], x["col"]) != start], "piece_moves")
         steps, slides = PIECES[k]
         out = []
@@ -290,7 +292,6 @@ def _piece_moves(ck, node, args):
                 out.append({"row": r, "col": c_})
                 if not slides:
                     break
-        _charge(env, len(out))
         if len(out) > MAX_LIST:  # pragma: no cover - a 40 × 40 board has far fewer squares
             raise EvalError("piece_moves(): too many squares")
         return out

@@ -6,8 +6,8 @@ sequence too short to reveal its rule is caught by the task's requirements inste
 from __future__ import annotations
 
 from ..errors import EvalError
-from .builtins import _charge, _fail, _hashable, _list_arg, builtin
-from .compile import Compiled
+from .builtins import _charge, _fail, _hashable, _list_arg, _where, builtin
+from .compile import Compiled, _checked_number
 from .types import INT, ListT, is_numeric
 
 
@@ -20,7 +20,7 @@ def _period(ck, node, args):
     xf = c.fn
 
     def impl(env):
-        xs = [_hashable(x) for x in xf(env)]
+        xs = [_hashable(x, env["$budget"]) for x in xf(env)]
         if not xs:
             raise EvalError("period() of an empty list")
         n = len(xs)
@@ -43,11 +43,13 @@ def _steps(ck, node, args):
         return ck.error(args[0], f"steps() needs a list of numbers, got a list of {elem}")
     mf = ck.expect(args[1], INT, "the modulus of steps()").fn if len(args) == 2 else None
     xf = c.fn
+    where = _where(ck, node)
 
     def impl(env):
         xs = xf(env)
         _charge(env, len(xs))
-        out = [b - a for a, b in zip(xs, xs[1:])]
+        # Checked like '-': neighbours inside the bounds can differ by more than the bound (or by inf).
+        out = [_checked_number(b - a, where, lambda: "steps()") for a, b in zip(xs, xs[1:])]
         if mf is not None:
             m = mf(env)
             if m <= 0:

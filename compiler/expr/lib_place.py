@@ -639,6 +639,7 @@ def _nice_ticks(ck, node, args):
             raise EvalError(f"nice_ticks(): no tick step for the range {a}..{b}") from None
         count = int(round((bottom - top) / step)) + 1
         _charge(env, count)
+        env["$budget"].charge_bytes(count)
         # Ticks as multiples of the step, rounded, so 0.1 steps read 0.3 and not 0.30000000000000004.
         return {"lo": float(round(top, 10)), "hi": float(round(bottom, 10)), "step": float(round(step, 10)),
                 "ticks": [float(round(top + k * step, 10)) for k in range(count)]}
