@@ -431,7 +431,7 @@ def test_function_calls_charge_the_budget():
         run(c, new_env(VALUES))
     small = compile_expr("f10(0)", Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d)
     env = new_env(VALUES)
-    assert run(small, env) == 1024 and MAX_STEPS - env["$budget"].left == 2 * 2047  # a step per call and per +
+    assert run(small, env) == 1024 and MAX_STEPS - env["$budget"].left == 1023 * 7 + 1024 * 3 + 2047  # body nodes per call, and each +
     # A function in a big comprehension exhausts the budget too.
     big = compile_expr("len([1 for a in range(1500) for b in range(1500) if f0(a) < 0])",
                        Scope({**SCOPE.names, **names}), Site(None, (), "e.yaml"), d)

@@ -84,6 +84,7 @@ class Compiled:
     fn: Fn
     source: str = ""
     where: str = ""  # "path:line:col" of the expression, for run-time errors about its value
+    cost: int = 1  # nodes of its syntax tree: the steps one evaluation costs, loops and calls aside
 
 
 @dataclass
@@ -338,15 +339,18 @@ class _Checker:
                 elem_t = src.type.elem if isinstance(src.type, ListT) else ANY
             scope = scope.child(**{name: elem_t})
             conds = [self.expect(i.children[0], BOOL, "a comprehension filter", scope).fn for i in ifs]
-            clauses.append((name, src.fn, conds))
+            # Each item costs its filters' nodes (and, innermost, the element's): charged per item, up front.
+            clauses.append((name, src.fn, conds, 1 + sum(tree_size(i.children[0]) for i in ifs)))
         elem = self.compile(elem_node, scope)
         efn = elem.fn
+        last = len(clauses) - 1
+        clauses[last] = (*clauses[last][:3], clauses[last][3] + tree_size(elem_node))
 
         def run(env, depth=0, out=None):
             out = [] if out is None else out
-            name, src, conds = clauses[depth]
+            name, src, conds, per_item = clauses[depth]
             xs = src(env)
-            env["$budget"].charge(len(xs))
+            env["$budget"].charge(len(xs) * per_item)
             had = name in env
             old = env.get(name)
             try:
@@ -583,7 +587,8 @@ class _Checker:
         arg_fns, bf = [c.fn for c in compiled_args], body.fn
         if len(arg_fns) == 1:
             return Compiled(body.type, _one_argument_call(fn, bf, arg_fns[0]))
-        return Compiled(body.type, lambda env: _call_function(fn, bf, env, [f(env) for f in arg_fns]))
+        cost = tree_size(fn.body)
+        return Compiled(body.type, lambda env: _call_function(fn, bf, env, [f(env) for f in arg_fns], cost))
 
     def instantiate(self, fn: FnT, name: str, arg_types: tuple, at) -> Compiled | None:
         """The body of `fn` compiled for these argument types (cached on the FnT); None after reporting an error."""
@@ -619,8 +624,8 @@ class _Checker:
             body = self.instantiate(fn, fname, (param,), node)
             if body is None:
                 return None
-            fbody = body.fn
-            return body.type, lambda env, x: _call_function(fn, fbody, env, [x])
+            fbody, cost = body.fn, tree_size(fn.body)
+            return body.type, lambda env, x: _call_function(fn, fbody, env, [x], cost)
         if not (isinstance(node, Tree) and node.data == "lambda"):
             self.error(node, f"{what} must be a lambda such as x -> x.value")
             return None
@@ -632,9 +637,14 @@ class _Checker:
         if not self.binder_ok(name_tok):
             return None
         body = self.compile(body_node, self.scope.child(**{name: param}))
-        bf = body.fn
+        bf, cost = body.fn, tree_size(body_node)
 
-        return body.type, lambda env, x: _bound(env, name, x, bf)
+        def call(env, x):
+            # A lambda costs its body's nodes per call, so builtins that call it per item charge its real work.
+            env["$budget"].charge(cost)
+            return _bound(env, name, x, bf)
+
+        return body.type, call
 
 
 def _raise_checked(env):  # pragma: no cover - only reachable if a failed compile were run
@@ -699,18 +709,19 @@ def _one_argument_call(fn: FnT, body: Fn, arg: Fn) -> Fn:
 
         return read_field
     name, hops = fn.params[0], fn.hops
+    cost = tree_size(tree)
 
     def call(env):
-        env["$budget"].charge(1)
+        env["$budget"].charge(cost)
         home = _home(env, hops)
         return _bound(home, name, arg(env), body)
 
     return call
 
 
-def _call_function(fn: FnT, body: Fn, env: dict, values: list) -> Any:
+def _call_function(fn: FnT, body: Fn, env: dict, values: list, cost: int = 1) -> Any:
     """Run a function body in the env it was defined in, its parameters bound to `values` for the duration."""
-    env["$budget"].charge(1)  # a call is a step: chains of calls are bounded like loops are
+    env["$budget"].charge(cost)  # a call costs its body's nodes: chains of calls are bounded like loops are
     home = _home(env, fn.hops)
     saved = [(p, p in home, home.get(p)) for p in fn.params]
     try:
@@ -939,6 +950,17 @@ def _pretty_terminal(t: str) -> str:
     return _TERMINALS.get(t, t.lower())
 
 
+def tree_size(tree) -> int:
+    """Nodes of a parse tree (tokens aside), counted without recursion: what one evaluation of it costs in steps."""
+    count, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Tree):
+            count += 1
+            stack.extend(node.children)
+    return max(count, 1)
+
+
 def _depth(tree) -> int:
     """Depth of a parse tree, computed without recursion."""
     deepest, stack = 0, [(tree, 1)]
@@ -973,6 +995,7 @@ def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> C
         return None
     c.source = source
     c.where = str(site.at(1, 1))
+    c.cost = tree_size(tree)
     return c
 
 
@@ -1051,14 +1074,16 @@ def run(c: Compiled, env: dict) -> Any:
 def check_value(value: Any, budget: Budget, what: str) -> Any:
     """The net under every stored value (state field, step, answer, witness, query): plain data only, integers
     inside ±MAX_INT, floats finite, nesting at most MAX_VALUE_DEPTH, and its serialised size charged to the byte
-    budget (a list may hold the same large list many times; the trace would write each copy). Walks without
-    recursion and charges as it goes, so a huge shared structure stops at the budget, not at the end."""
+    budget (a list may hold the same large list many times; the trace would write each copy) and its items to the
+    step budget. Walks without recursion and charges as it goes, so a huge shared structure stops at the budget,
+    not at the end."""
     stack = [(value, 0)]
     while stack:
         v, depth = stack.pop()
         if isinstance(v, (list, dict)):
             if depth >= MAX_VALUE_DEPTH:
                 raise EvalError(f"{what} nests lists and records more than {MAX_VALUE_DEPTH} levels deep")
+            budget.charge(len(v) + 1)  # the walk is work too: a sample's attempts cannot re-walk a huge value free
             budget.charge_bytes(len(v) + 1)
             stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
         elif isinstance(v, str):
@@ -1075,6 +1100,7 @@ def check_value(value: Any, budget: Budget, what: str) -> Any:
 
 def run_checked(c: Compiled, env: dict, what: str) -> Any:
     """Evaluate and check the value for storing (see check_value); `what` names it: "state field 'n'"."""
+    env["$budget"].charge(c.cost)  # so that an attempt of long expressions without loops still costs its work
     v = run(c, env)
     try:
         return check_value(v, env["$budget"], f"{c.where}: {what}" if c.where else what)

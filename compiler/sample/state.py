@@ -8,7 +8,7 @@ from ..expr.compile import MAX_STEPS, Budget, run, run_checked
 # Steps one `sample` may spend on states and programs over all its attempts together. A step is a unit of work, not
 # of time, so where a sample stops is the same on every machine and every run. One attempt may still use MAX_STEPS
 # (state and program each), but `max_attempts` × that is hours: the total is what ends a hopeless sample in seconds.
-MAX_SAMPLE_STEPS = 8_000_000
+MAX_SAMPLE_STEPS = 4_000_000
 
 
 class SampleWork:
@@ -19,6 +19,7 @@ class SampleWork:
         self.total = total
         self.spent = 0
         self._open: Budget | None = None
+        self.details: dict[str, str] = {}  # reason → the first error message seen for it
 
     def _settle(self) -> None:
         if self._open is not None:
@@ -32,19 +33,25 @@ class SampleWork:
         self._open = Budget(steps, why=why)
         return self._open
 
+    def note(self, rejected: "Rejected") -> None:
+        if rejected.detail:
+            self.details.setdefault(rejected.reason, rejected.detail)
+
     def exhausted(self) -> bool:
         self._settle()
         return self.spent >= self.total
 
-    def failure(self, what: str, attempts: int, rejections: dict[str, int], last_detail: str) -> str:
-        """The message when the total ran out: which constraint kept failing, and how often."""
+    def failure(self, what: str, attempts: int, rejections: dict[str, int]) -> str:
+        """The message when the total ran out: which constraint kept failing, how often, and (for an error) what it
+        said the first time (the last attempt was cut short by the total, so its error says only that)."""
         ranked = sorted(rejections.items(), key=lambda kv: -kv[1])
-        culprit = ""
+        culprit = detail = ""
         if ranked:
             reason, times = ranked[0]
             culprit = f"; the constraint that keeps failing is {_describe(reason)} (rejected {times} of {attempts})"
+            if reason in self.details:
+                detail = f"; its error: {self.details[reason]}"
         table = ", ".join(f"{k} ×{v}" for k, v in ranked)
-        detail = f"; last error: {last_detail}" if last_detail else ""
         return (f"{what}: sampling used its whole work budget ({self.total} steps over states and programs) in "
                 f"{attempts} attempts without a state that satisfies the constraints{culprit} ({table}){detail}")
 

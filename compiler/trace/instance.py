@@ -168,8 +168,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     work = SampleWork()  # bounds the work of all attempts together (sample.state.MAX_SAMPLE_STEPS)
     for attempt in range(1, grammar.max_attempts + 1):
         if work.exhausted():
-            raise SamplingFailed(work.failure(f"{task.id} (level {level}, seed {seed})", attempt - 1, rejections,
-                                              last_detail))
+            raise SamplingFailed(work.failure(f"{task.id} (level {level}, seed {seed})", attempt - 1, rejections))
         try:
             state = sample_state(grammar, level, vocab, s_rng, q, work.budget())  # q first: the state may read it
             result = run_program(task, state, q, level, vocab, q_rng, work.budget())
@@ -177,6 +176,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
         except Rejected as rej:
             rejections[rej.reason] = rejections.get(rej.reason, 0) + 1
             last_detail = rej.detail or last_detail
+            work.note(rej)
     else:
         table = ", ".join(f"{k} ×{v}" for k, v in sorted(rejections.items(), key=lambda kv: -kv[1]))
         detail = f"; last error: {last_detail}" if last_detail else ""
