@@ -893,8 +893,10 @@ def _pow(a, b):
         return a**b
     try:
         v = a**b
-    except (OverflowError, ZeroDivisionError) as exc:
-        raise EvalError(f"power failed: {exc}") from None
+    except OverflowError:
+        raise EvalError(f"power failed: {a} ** {b} is too large") from None
+    except ZeroDivisionError:
+        raise EvalError(f"power failed: {a} ** {b} divides by zero") from None
     if isinstance(v, complex):  # a negative number to a fractional power
         raise EvalError(f"power failed: {a} ** {b} is not a real number")
     return _check_num(v)
@@ -976,6 +978,9 @@ def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> C
     """Parse, type-check and compile one expression. Errors go to `diags`; returns None on any error."""
     if isinstance(source, bool):
         source = "true" if source else "false"
+    elif isinstance(source, float) and not math.isfinite(source):  # YAML's .inf, .nan or 1.0e999
+        diags.error(site.at(1, 1), f"a number must be finite, got {source}")
+        return None
     elif isinstance(source, (int, float)):
         source = repr(source)
     if not isinstance(source, str):
@@ -1077,24 +1082,27 @@ def check_value(value: Any, budget: Budget, what: str) -> Any:
     budget (a list may hold the same large list many times; the trace would write each copy) and its items to the
     step budget. Walks without recursion and charges as it goes, so a huge shared structure stops at the budget,
     not at the end."""
-    stack = [(value, 0)]
+    stack = [([value], -1)]  # wrapped, so the value itself is checked like any item (at depth 0)
     while stack:
         v, depth = stack.pop()
-        if isinstance(v, (list, dict)):
-            if depth >= MAX_VALUE_DEPTH:
-                raise EvalError(f"{what} nests lists and records more than {MAX_VALUE_DEPTH} levels deep")
-            budget.charge(len(v) + 1)  # the walk is work too: a sample's attempts cannot re-walk a huge value free
-            budget.charge_bytes(len(v) + 1)
-            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
-        elif isinstance(v, str):
-            budget.charge_bytes(len(v) + 1)
-        elif isinstance(v, bool) or v is None:
-            budget.charge_bytes(1)
-        elif isinstance(v, (int, float)):
-            budget.charge_bytes(1)
-            _checked_number(v, what, lambda: f"the value {v}")
-        else:
-            raise EvalError(f"{what} holds a {type(v).__name__}, which is not data")
+        if depth >= MAX_VALUE_DEPTH:
+            raise EvalError(f"{what} nests lists and records more than {MAX_VALUE_DEPTH} levels deep")
+        budget.charge(len(v) + 1)  # the walk is work too: a sample's attempts cannot re-walk a huge value free
+        budget.charge_bytes(len(v) + 1)
+        for x in (v.values() if type(v) is dict else v):
+            t = type(x)
+            if t is int:
+                if not -MAX_INT < x < MAX_INT:
+                    _checked_number(x, what, lambda: f"the value {x}")
+            elif t is float:
+                if not math.isfinite(x):
+                    _checked_number(x, what, lambda: "a number in it")
+            elif t is str:
+                budget.charge_bytes(len(x))
+            elif t is list or t is dict:
+                stack.append((x, depth + 1))
+            elif t is not bool and x is not None:
+                raise EvalError(f"{what} holds a {t.__name__}, which is not data")
     return value
 
 
