@@ -15,8 +15,19 @@ from pathlib import Path
 import pytest
 
 from compiler.errors import CompileFailed, Diagnostics, EvalError, SamplingFailed
-from compiler.expr.compile import (MAX_BYTES, MAX_INT, MAX_STEPS, MAX_VALUE_DEPTH, Budget, Scope, Site, check_value,
-                                   compile_expr, new_env, run)
+from compiler.expr.compile import (
+    MAX_BYTES,
+    MAX_INT,
+    MAX_STEPS,
+    MAX_VALUE_DEPTH,
+    Budget,
+    Scope,
+    Site,
+    check_value,
+    compile_expr,
+    new_env,
+    run,
+)
 from compiler.expr.types import FLOAT, INT, STR, ListT, record
 from compiler.sample.rng import Rng
 from compiler.sample.state import MAX_SAMPLE_STEPS, SampleWork
@@ -61,7 +72,7 @@ def failure(src: str, budget: Budget | None = None) -> str:
     (f"0 - {BIG} - {BIG}", "e.yaml:1:25", "-"),
     (f"{BIG} * 2", "e.yaml:1:21", "*"),
     (f"sum([{BIG}, {BIG}])", "e.yaml:1:1", "sum()"),
-    (f"sum(xs, x -> x * 46116860184273879)", "e.yaml:1:1", "sum()"),
+    ("sum(xs, x -> x * 46116860184273879)", "e.yaml:1:1", "sum()"),
     ("floor(1e300)", "e.yaml:1:1", "floor()"),
     ("ceil(0 - 1e300)", "e.yaml:1:1", "ceil()"),
     ("round(1e300)", "e.yaml:1:1", "round()"),
@@ -321,7 +332,7 @@ def test_sample_work_hands_out_what_is_left():
         second.charge(MAX_STEPS + 1)  # an exhausted budget counts as its limit, not more
     third = work.budget()
     assert work.spent == 2 * MAX_STEPS - 10 and third.limit == 5_000_000 - work.spent
-    with pytest.raises(EvalError, match=f"all that was left of the 5000000 steps one sample may spend"):
+    with pytest.raises(EvalError, match="all that was left of the 5000000 steps one sample may spend"):
         third.charge(third.limit + 1)
     assert work.exhausted()
 

@@ -55,7 +55,7 @@ class Budget:
     `bytes_left` counts the size of what is built: characters of every string made and items of every list made or
     stored, so a small expression cannot fill memory with large strings that each cost one step."""
 
-    __slots__ = ("left", "limit", "bytes_left", "why")
+    __slots__ = ("bytes_left", "left", "limit", "why")
 
     def __init__(self, steps: int = MAX_STEPS, size: int = MAX_BYTES, why: str = ""):
         self.left = steps
@@ -1093,7 +1093,7 @@ def check_value(value: Any, budget: Budget, what: str) -> Any:
             t = type(x)
             if t is int:
                 if not -MAX_INT < x < MAX_INT:
-                    _checked_number(x, what, lambda: f"the value {x}")
+                    _checked_number(x, what, lambda x=x: f"the value {x}")
             elif t is float:
                 if not math.isfinite(x):
                     _checked_number(x, what, lambda: "a number in it")

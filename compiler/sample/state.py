@@ -33,7 +33,7 @@ class SampleWork:
         self._open = Budget(steps, why=why)
         return self._open
 
-    def note(self, rejected: "Rejected") -> None:
+    def note(self, rejected: Rejected) -> None:
         if rejected.detail:
             self.details.setdefault(rejected.reason, rejected.detail)
 
