@@ -24,7 +24,7 @@ from ..errors import Diagnostics, EvalError, Position
 from .types import ANY, BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, accepts, is_numeric, unify
 
 MAX_LIST = 10_000  # longest list any expression may build
-MAX_STEPS = 2_000_000  # element evaluations allowed per instance (comprehensions and builtins over lists)
+MAX_STEPS = 2_000_000  # steps one evaluation may take (a state attempt, a program run, a scene); see Budget
 MAX_INT = 2**62
 MAX_BYTES = 4_000_000  # characters of strings plus items of lists one evaluation may build or store
 MAX_VALUE_DEPTH = 16  # nesting of lists and records in a stored value (a state field, a step, an answer)
@@ -753,33 +753,6 @@ def _str_index(s: str, i: int) -> str:
     return s[i]
 
 
-def _bounded_str(s: str) -> str:
-    if len(s) > MAX_LIST:
-        raise EvalError(f"string longer than {MAX_LIST} characters")
-    return s
-
-
-def _bounded_list(xs: list) -> list:
-    if len(xs) > MAX_LIST:
-        raise EvalError(f"list longer than {MAX_LIST} items")
-    return xs
-
-
-def _check_int(v):
-    if isinstance(v, int) and not -MAX_INT < v < MAX_INT:
-        raise EvalError(f"integer overflow (limit {MAX_INT})")
-    return v
-
-
-def _check_num(v):
-    """An arithmetic result fit for a state: integers under the limit, floats finite (no inf, no NaN)."""
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            raise EvalError("arithmetic result is not a finite number")
-        return v
-    return _check_int(v)
-
-
 def _nonnegative_int_literal(node) -> bool:
     while isinstance(node, Tree) and node.data == "paren":
         node = node.children[0]
@@ -899,7 +872,7 @@ def _pow(a, b):
         raise EvalError(f"power failed: {a} ** {b} divides by zero") from None
     if isinstance(v, complex):  # a negative number to a fractional power
         raise EvalError(f"power failed: {a} ** {b} is not a real number")
-    return _check_num(v)
+    return v  # range and finiteness are checked by the operator (_checked_op)
 
 
 # -- entry points -----------------------------------------------------------------------------------------------
