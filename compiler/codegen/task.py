@@ -13,7 +13,7 @@ from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_val
 from ..load.library import Loaded
 from .contract import CompiledContract
 from .grammar import CompiledGrammar, spec_hash
-from .steps import compile_constraints, compile_functions, compile_steps, value_names
+from .steps import compile_constraints, compile_functions, compile_steps
 
 MAX_QUERY_VALUES = 256
 
@@ -161,8 +161,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     prompts = []
     for i, src in enumerate(sources):
         loc = ("prompt", i) if isinstance(spec.prompt, list) else ("prompt",)
-        t = compile_template(src, value_names(names), lambda line, col, loc=loc: doc.expr_pos(loc, line - 1, 0),
-                             diags)
+        t = compile_template(src, names, lambda line, col, loc=loc: doc.expr_pos(loc, line - 1, col - 1), diags)
         if t is None:
             ok = False
         else:
