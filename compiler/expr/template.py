@@ -53,8 +53,12 @@ def _describe(v: Any) -> str:
         return "an undefined value"
     if isinstance(v, bool):
         return f"a bool ({v})"
+    if isinstance(v, int):
+        return "an integer"
     if isinstance(v, float):
-        return f"a non-finite number ({v})"
+        return f"a number ({v})" if math.isfinite(v) else f"a non-finite number ({v})"
+    if isinstance(v, str):
+        return "text"
     if isinstance(v, (list, tuple)):
         return "a list"
     if isinstance(v, dict):
@@ -73,7 +77,7 @@ def _finalize(v: Any) -> Any:
     """Every printed value passes here (jinja's `finalize`): text and numbers print as str() does; nothing else."""
     if _is_printable(v):
         return v
-    raise EvalError(f"template prints {_describe(v)}; only text and numbers print")
+    raise EvalError(f"it prints {_describe(v)}; only text and numbers print")
 
 
 def _print_problem(t: Type) -> str | None:
@@ -93,19 +97,19 @@ def _field(obj: Any, name: str) -> Any:
     if isinstance(obj, dict):
         if name in obj and not name.startswith("_"):
             return obj[name]
-        raise EvalError(f"template reads field '{name}', which this record lacks (it has: {', '.join(obj)})")
-    raise EvalError(f"template reads field '{name}' of {_describe(obj)}; only records have fields")
+        raise EvalError(f"it reads field '{name}', which this record lacks (it has: {', '.join(obj)})")
+    raise EvalError(f"it reads field '{name}' of {_describe(obj)}; only records have fields")
 
 
 def _item(obj: Any, index: Any) -> Any:
     if isinstance(index, str):
         return _field(obj, index)
     if not isinstance(obj, (list, tuple, str)):
-        raise EvalError(f"template indexes {_describe(obj)}; only lists and text have items")
+        raise EvalError(f"it indexes {_describe(obj)}; only lists and text have items")
     if not isinstance(index, int) or isinstance(index, bool):
-        raise EvalError(f"template index is {_describe(index)}; an index is an integer")
+        raise EvalError(f"the index is {_describe(index)}; an index is an integer")
     if not -len(obj) <= index < len(obj):
-        raise EvalError(f"template index {index} is out of range for a length of {len(obj)}")
+        raise EvalError(f"the index {index} is out of range for a length of {len(obj)}")
     return obj[index]
 
 
@@ -128,25 +132,25 @@ class _DataEnvironment(SandboxedEnvironment):
 
 def _need_text(fname: str, v: Any, what: str = "its input") -> str:
     if not isinstance(v, str):
-        raise EvalError(f"template filter '{fname}' needs text as {what}, got {_describe(v)}")
+        raise EvalError(f"filter '{fname}' needs text as {what}, got {_describe(v)}")
     return v
 
 
 def _need_list(fname: str, v: Any) -> list:
     if not isinstance(v, (list, tuple)):
-        raise EvalError(f"template filter '{fname}' needs a list, got {_describe(v)}")
+        raise EvalError(f"filter '{fname}' needs a list, got {_describe(v)}")
     return v
 
 
 def _need_number(fname: str, v: Any) -> Any:
     if not ((isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and math.isfinite(v))):
-        raise EvalError(f"template filter '{fname}' needs a finite number, got {_describe(v)}")
+        raise EvalError(f"filter '{fname}' needs a finite number, got {_describe(v)}")
     return v
 
 
 def _bounded(fname: str, out: str) -> str:
     if len(out) > MAX_OUTPUT:
-        raise EvalError(f"template filter '{fname}' would produce {len(out)} characters (limit {MAX_OUTPUT})")
+        raise EvalError(f"filter '{fname}' would produce {len(out)} characters (limit {MAX_OUTPUT})")
     return out
 
 
@@ -155,13 +159,13 @@ def _fmt(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, float):
         if not math.isfinite(v):
-            raise EvalError(f"template filter 'fmt' cannot print {_describe(v)}")
+            raise EvalError(f"filter 'fmt' cannot print {_describe(v)}")
         return f"{v:g}"
     if isinstance(v, (list, tuple)):
         return ", ".join(_fmt(x) for x in v)
     if isinstance(v, (str, int)):
         return str(v)
-    raise EvalError(f"template filter 'fmt' prints text, numbers, bools and lists of them, got {_describe(v)}")
+    raise EvalError(f"filter 'fmt' prints text, numbers, bools and lists of them, got {_describe(v)}")
 
 
 def _lettered(options) -> str:
@@ -172,7 +176,7 @@ def _lettered(options) -> str:
 def _plural(word: str, n: int = 2) -> str:
     _need_text("plural", word)
     if not isinstance(n, int) or isinstance(n, bool):
-        raise EvalError(f"template filter 'plural' needs an integer count, got {_describe(n)}")
+        raise EvalError(f"filter 'plural' needs an integer count, got {_describe(n)}")
     if n == 1:
         return word
     if word.endswith(("s", "x", "sh", "ch")):
@@ -188,52 +192,52 @@ def _join(items, separator: str = "") -> str:
         items = list(items)
     for x in _need_list("join", items):
         if not _is_printable(x):
-            raise EvalError(f"template filter 'join' prints text and numbers, got {_describe(x)} in the list")
+            raise EvalError(f"filter 'join' prints text and numbers, got {_describe(x)} in the list")
         parts.append(str(x))
     _need_text("join", separator, "its separator")
     if len(separator) > MAX_SEPARATOR:
-        raise EvalError(f"template join separator is {len(separator)} characters (limit {MAX_SEPARATOR})")
+        raise EvalError(f"the join separator is {len(separator)} characters (limit {MAX_SEPARATOR})")
     size = sum(map(len, parts)) + len(separator) * max(0, len(parts) - 1)
     if size > MAX_OUTPUT:  # measured before the text is built
-        raise EvalError(f"template filter 'join' would produce {size} characters (limit {MAX_OUTPUT})")
+        raise EvalError(f"filter 'join' would produce {size} characters (limit {MAX_OUTPUT})")
     return separator.join(parts)
 
 
 def _round(v, precision: int = 0, method: str = "common") -> float:
     _need_number("round", v)
     if not isinstance(precision, int) or isinstance(precision, bool) or not 0 <= precision <= MAX_DIGITS:
-        raise EvalError(f"template filter 'round' takes a precision from 0 to {MAX_DIGITS}, got {precision!r}")
+        raise EvalError(f"filter 'round' takes a precision from 0 to {MAX_DIGITS}, got {precision!r}")
     if method not in ("common", "ceil", "floor"):
-        raise EvalError(f"template filter 'round' rounds 'common', 'ceil' or 'floor', got {method!r}")
+        raise EvalError(f"filter 'round' rounds 'common', 'ceil' or 'floor', got {method!r}")
     return do_round(v, precision, method)
 
 
 def _int(v) -> int:
     if isinstance(v, str):
         if len(v) > MAX_INT_TEXT:
-            raise EvalError(f"template filter 'int' reads at most {MAX_INT_TEXT} characters, got {len(v)}")
+            raise EvalError(f"filter 'int' reads at most {MAX_INT_TEXT} characters, got {len(v)}")
         try:
             return int(v.strip())
         except ValueError:
             try:
                 v = float(v)
             except ValueError:
-                raise EvalError(f"template filter 'int' cannot read {v!r} as a number") from None
+                raise EvalError(f"filter 'int' cannot read {v!r} as a number") from None
     return int(_need_number("int", v))
 
 
 def _length(v) -> int:
     if not isinstance(v, (list, tuple, str, dict)):
-        raise EvalError(f"template filter 'length' needs a list, text or record, got {_describe(v)}")
+        raise EvalError(f"filter 'length' needs a list, text or record, got {_describe(v)}")
     return len(v)
 
 
 def _end(fname: str, index: int):
     def pick(v):
         if not isinstance(v, (list, tuple, str)):
-            raise EvalError(f"template filter '{fname}' needs a list or text, got {_describe(v)}")
+            raise EvalError(f"filter '{fname}' needs a list or text, got {_describe(v)}")
         if not v:
-            raise EvalError(f"template filter '{fname}' of an empty {'text' if isinstance(v, str) else 'list'}")
+            raise EvalError(f"filter '{fname}' of an empty {'text' if isinstance(v, str) else 'list'}")
         return v[index]
     return pick
 
@@ -244,7 +248,7 @@ def _default(v, fallback=""):
 
 def _string(v) -> str:
     if not _is_printable(v):
-        raise EvalError(f"template filter 'string' prints text and numbers, got {_describe(v)}")
+        raise EvalError(f"filter 'string' prints text and numbers, got {_describe(v)}")
     return str(v)
 
 
@@ -299,7 +303,7 @@ def _scan(source: str) -> list[tuple[_At, str, str]]:
     operators = brackets = blocks = 0
     keyword = keyword_at = None
     assigns = False
-    last_dot = None
+    pending = None  # a `.` or `is` waiting for the next token's spot (jinja places their nodes on them)
     for _, kind, value in _ENV.lexer.tokeniter(source, None):
         i = source.find(value, pos)
         if i < 0:  # jinja's values are slices of the source, in order; keep the last spot if one ever is not
@@ -315,8 +319,10 @@ def _scan(source: str) -> list[tuple[_At, str, str]]:
         out.append((at, kind, value))
         if kind == "whitespace":
             continue
-        if last_dot is not None:
-            last_dot.after, last_dot = at, None
+        if pending is not None and not (value == "not" and pending_word == "is"):  # `is not number`
+            pending.after, pending = at, None
+        if (kind, value) in (("operator", "."), ("name", "is")) and tag is not None:
+            pending, pending_word = at, value
         if kind in ("variable_begin", "block_begin"):
             tag, operators, brackets, keyword, assigns = kind.split("_")[0], 0, 0, None, False
         elif kind in ("variable_end", "block_end"):
@@ -342,8 +348,6 @@ def _scan(source: str) -> list[tuple[_At, str, str]]:
                 elif value in _CLOSE:
                     brackets -= 1
                 assigns = assigns or value == "="
-                if value == ".":
-                    last_dot = at
             if (kind == "operator" and value in _COUNTED_OPERATORS) or (kind == "name" and value in _COUNTED_WORDS):
                 operators += 1
                 if operators > MAX_OPERATORS:
@@ -361,7 +365,8 @@ _SYNTAX = {
     "Extends": "'extends'", "Assign": "'set'", "AssignBlock": "'set'", "ExprStmt": "'do'", "Call": "a call",
     "Mul": "'*'", "Div": "'/'", "FloorDiv": "'//'", "Mod": "'%'", "Pow": "'**'", "Concat": "'~' (print the parts "
     "side by side)", "Slice": "a slice", "Keyword": "a keyword argument", "Dict": "a dict literal",
-    "Continue": "'continue'", "Break": "'break'", "Scope": "a scope", "NSRef": "a namespace",
+    "Pair": "a dict literal", "Continue": "'continue'", "Break": "'break'", "Scope": "a scope",
+    "NSRef": "a namespace",
 }
 
 
@@ -369,8 +374,8 @@ def _spot(node) -> tuple[int, int]:
     if isinstance(node, nodes.Compare):  # jinja places a comparison after its last operand
         return _spot(node.expr)
     at = getattr(node, "lineno", None) or 1
-    if isinstance(node, nodes.Getattr) and getattr(at, "after", None) is not None:
-        at = at.after  # the field name, not the dot
+    if isinstance(node, (nodes.Getattr, nodes.Test)) and getattr(at, "after", None) is not None:
+        at = at.after  # the field or test name, not the `.` or `is` before it
     return int(at), getattr(at, "col", 1)
 
 
@@ -463,6 +468,8 @@ class _Checker:
         return ANY
 
     def name(self, node) -> Type:
+        if node.ctx != "load":  # a loop or `set` target: the refused statement was reported already
+            return ANY
         if node.name in self.types:
             self.used.add(node.name)
             return self.types[node.name]
@@ -493,7 +500,7 @@ class _Checker:
         if isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
             return self.field(node, t, node.arg.value)
         if it not in (INT, ANY):
-            return self.error(node, f"a template index is an integer, got {it}")
+            return self.error(node.arg, f"a template index is an integer, got {it}")
         if isinstance(t, ListT):
             return t.elem
         if t in (STR, ANY):
@@ -524,11 +531,21 @@ class _Checker:
         if len(node.args) > spec[1]:
             return self.error(node, f"template filter '{node.name}' takes at most {spec[1]} argument"
                                     f"{'s' if spec[1] != 1 else ''}, got {len(node.args)}")
-        consts = [a.value if isinstance(a, nodes.Const) else None for a in node.args]
+        consts = [_constant(a) for a in node.args]
         problem = _filter_problem(node.name, t, arg_types, consts)
         if problem:
             return self.error(node, f"template filter '{node.name}' {problem}")
         return _filter_result(node.name, t, arg_types)
+
+
+def _constant(node) -> Any:
+    """A literal argument's value (`-5` included), else None."""
+    if isinstance(node, nodes.Const):
+        return node.value
+    if isinstance(node, nodes.Neg) and isinstance(node.node, nodes.Const) and \
+            isinstance(node.node.value, (int, float)) and not isinstance(node.node.value, bool):
+        return -node.node.value
+    return None
 
 
 def _filter_problem(name: str, t: Type, args: list[Type], consts: list) -> str | None:
@@ -626,7 +643,7 @@ class Template:
             for chunk in self._compiled.generate({k: values[k] for k in self.names}):
                 size += len(chunk)
                 if size > MAX_OUTPUT:  # stopped as it streams: never megabytes in memory
-                    raise EvalError(f"template output is over {MAX_OUTPUT} characters")
+                    raise EvalError(f"its output is over {MAX_OUTPUT} characters")
                 chunks.append(chunk)
         except EvalError as exc:
             raise EvalError(f"template at {self.where}: {exc}") from None
