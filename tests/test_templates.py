@@ -22,7 +22,7 @@ from tests.test_errors import diagnostics, write
 
 SHAPE = RecordT((("color", STR), ("shape", STR), ("size", INT)))
 NAMES = {"shapes": ListT(SHAPE), "a": SHAPE, "name": STR, "n": INT, "x": FLOAT, "flag": BOOL,
-         "words": ListT(STR), "f": FnT(("v",), None, None, None)}
+         "words": ListT(STR), "f": FnT(("v",), None, None, None), "self": INT}
 
 
 def check(source: str, names=None) -> tuple[Template | None, list[str]]:
@@ -109,6 +109,7 @@ def test_tests_are_an_allow_list_without_arguments():
     ("{{ f }}", "t:1:4: error: 'f' is a function; a template prints values (compute the value in a step and print "
                 "the step)"),
     ("{{ none }}", "t:1:4: error: templates have no 'none' value"),
+    ("{{ self }}", "t:1:4: error: 'self' cannot be read in a template (jinja reserves it); rename the value"),
     ("{{ shapes[name] }}", "t:1:11: error: a template index is an integer, got str"),
     ("{{ n[0] }}", "t:1:5: error: cannot index a int; only lists and text have items"),
     ("{{ a + 1 }}", "t:1:4: error: operator '+' needs two numbers, two texts or two lists, got {color: str, shape: "

@@ -472,6 +472,8 @@ class _Checker:
     def name(self, node) -> Type:
         if node.ctx != "load":  # a loop or `set` target: the refused statement was reported already
             return ANY
+        if node.name == "self":  # jinja binds it to the template itself, whatever the scope holds
+            return self.error(node, "'self' cannot be read in a template (jinja reserves it); rename the value")
         if node.name in self.types:
             self.used.add(node.name)
             return self.types[node.name]
