@@ -258,6 +258,19 @@ def test_bounds_are_positioned_on_later_lines():
     assert errors("ok\n{{ n + }}") == ["t:2:8: error: template syntax: unexpected 'end of print statement'"]
 
 
+@pytest.mark.parametrize("src,message", [
+    ("a\n{{ n $ }}", "t:2:6: error: template syntax: unexpected char '$'"),
+    ("x {{ n }} {{ 'a }}", "t:1:14: error: template syntax: unexpected char \"'\""),
+    ("{{ n }", "t:1:6: error: template syntax: unexpected '}'"),
+    ("ab\n  {# note", "t:2:3: error: template syntax: Missing end of comment tag"),
+    ("{% raw %}abc", "t:1:1: error: template syntax: Missing end of raw directive"),
+    ("x {{ n | }}", "t:1:10: error: template syntax: expected token 'name', got 'end of print statement'"),
+    ("{% endif %}", "t:1:4: error: template syntax: Encountered unknown tag 'endif'."),
+])
+def test_syntax_errors_are_at_the_character_jinja_stopped_at(src, message):
+    assert errors(src) == [message]
+
+
 def test_the_largest_templates_within_the_bounds_compile_and_render():
     """Everything the bounds allow is small for jinja (bench/bench_templates.py times it)."""
     tag = "{{ " + " + ".join(["n"] * 33) + " }}"

@@ -18,6 +18,7 @@ time. The bounds, all checked before jinja2 builds a tree (a pass over its token
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, Callable
 
@@ -296,6 +297,27 @@ class _TooComplex(Exception):
         self.message = message
 
 
+def _offset_at(source: str, offset: int) -> _At:
+    start = source.rfind("\n", 0, offset) + 1
+    return _At(source.count("\n", 0, offset) + 1, offset - start + 1)
+
+
+def _lexer_error(source: str, exc: TemplateSyntaxError, scanned: int, opened: int) -> TemplateSyntaxError:
+    """jinja's lexer gives a line and sometimes a character offset in the text (`unexpected char '$' at 7`): the
+    error moves to that offset; an unclosed comment or raw block to its opening tag (`opened`); anything else to
+    where scanning stopped (the first character it could not read)."""
+    found = re.search(r" at (\d+)$", exc.message or "")
+    if found:
+        offset, message = int(found.group(1)), exc.message[:found.start()]
+    elif (exc.message or "").startswith("Missing end of"):
+        offset, message = opened, exc.message
+    else:
+        offset, message = scanned, exc.message
+        while offset < len(source) and source[offset] in " \t\n":
+            offset += 1
+    return TemplateSyntaxError(message, _offset_at(source, min(offset, len(source))))
+
+
 def _scan(source: str) -> list[tuple[_At, str, str]]:
     """jinja's raw tokens with exact positions, checked against the bounds before any parsing: operators per tag,
     bracket nesting per tag, `if` block nesting. Raises _TooComplex (or TemplateSyntaxError from the lexer)."""
@@ -305,8 +327,16 @@ def _scan(source: str) -> list[tuple[_At, str, str]]:
     operators = brackets = blocks = 0
     keyword = keyword_at = None
     assigns = False
+    opened = 0  # where the last tag began
     pending = None  # a `.` or `is` waiting for the next token's spot (jinja places their nodes on them)
-    for _, kind, value in _ENV.lexer.tokeniter(source, None):
+    tokens = _ENV.lexer.tokeniter(source, None)
+    while True:
+        try:
+            _, kind, value = next(tokens)
+        except StopIteration:
+            break
+        except TemplateSyntaxError as exc:
+            raise _lexer_error(source, exc, pos, opened) from None
         i = source.find(value, pos)
         if i < 0:  # jinja's values are slices of the source, in order; keep the last spot if one ever is not
             i = pos
@@ -321,6 +351,8 @@ def _scan(source: str) -> list[tuple[_At, str, str]]:
         out.append((at, kind, value))
         if kind == "whitespace":
             continue
+        if kind.endswith("_begin"):
+            opened = i
         if pending is not None and not (value == "not" and pending_word == "is"):  # `is not number`
             pending.after, pending = at, None
         if (kind, value) in (("operator", "."), ("name", "is")) and tag is not None:
