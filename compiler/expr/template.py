@@ -281,7 +281,7 @@ _ENV.tests = {k: v for k, v in _ENV.tests.items() if k in TESTS}
 class _At(int):
     """A line number that also holds its column. jinja copies a token's `lineno` onto the nodes and syntax errors
     it makes, so with these every node knows the column of the token that made it (`after`: the next token's
-    spot, for `.name`, whose node jinja places at the dot)."""
+    spot, for `.name` and `is test`, whose nodes jinja places at the `.` and the `is`)."""
 
     def __new__(cls, line: int, col: int = 1):
         at = super().__new__(cls, line)
@@ -431,7 +431,10 @@ class _Checker:
         what = _SYNTAX.get(type(node).__name__, f"'{type(node).__name__}'")
         self.error(node, f"templates may only print values, use if and filters; {what} is not allowed")
         for child in node.iter_child_nodes():  # what else is wrong inside is worth knowing too
-            self.expr(child) if isinstance(child, nodes.Expr) else self.stmt(child)
+            if isinstance(child, nodes.Expr):
+                self.expr(child)
+            else:
+                self.stmt(child)
 
     def stmt(self, node) -> None:
         if isinstance(node, nodes.Template):
@@ -686,7 +689,7 @@ class Template:
         except TemplateError as exc:
             raise EvalError(f"template at {self.where} failed: {exc}") from None
         except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, ZeroDivisionError,
-                RecursionError, MemoryError) as exc:
+                RecursionError) as exc:
             raise EvalError(f"template at {self.where} failed: {type(exc).__name__}: {exc}") from None
         return "".join(chunks)
 
