@@ -348,6 +348,9 @@ def test_every_bundled_template_renders(taxonomy, monkeypatch):
         chosen = [p for p in task.prompts if id(p) in rendered and id(p) not in before] or \
                  [p for p in task.prompts if id(p) in rendered]
         values = rendered[id(chosen[0])]
+        # The render gives exactly the names the prompt was checked against: the program's scope, functions aside.
+        scope = {*task.grammar.base_scope, *task.grammar.schema, *task.queries, *(name for name, _ in task.compute)}
+        assert set(values) == scope, task_id
         for p in task.prompts:  # the prompt stream picked one; every other one renders from the same names
             assert p.render(values).strip(), (task_id, p.source)
     assert len(found) > 150
