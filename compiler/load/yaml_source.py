@@ -20,7 +20,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -77,11 +77,12 @@ class _Lines:
         return Position(path, line + 1, index - self.starts[line] + 1)
 
 
-@dataclass(frozen=True)
-class ScalarSpot:
-    """Where a value starts and how it was written, so offsets inside a scalar map back to the file's characters."""
+class ScalarSpot(NamedTuple):
+    """Where a value starts and how it was written, so offsets inside a scalar map back to the file's characters.
+    (A tuple, and positions made only when asked for: a file has thousands of values and few errors.)"""
 
-    pos: Position
+    line: int  # 1-based
+    col: int
     style: str | None  # None plain (or a mapping/list), "'" or '"' quoted, "|" or ">" block
     start: int = -1  # character offsets of the scalar in the file (scalars only)
     end: int = -1
@@ -93,7 +94,7 @@ class SourceDoc:
     path: str
     data: Any
     spots: dict[tuple, ScalarSpot] = field(default_factory=dict)  # path-to-value → where the value starts
-    key_spots: dict[tuple, Position] = field(default_factory=dict)  # path-to-value → where its key starts
+    key_spots: dict[tuple, tuple[int, int]] = field(default_factory=dict)  # path-to-value → its key's line, col
     text: str = ""
     _lines: _Lines | None = None
     _offsets: dict[tuple, list[int] | None] = field(default_factory=dict)  # lazily: value index → file offset
@@ -103,15 +104,17 @@ class SourceDoc:
         loc = tuple(loc)
         while True:
             if loc in self.spots:
-                return self.spots[loc].pos
+                spot = self.spots[loc]
+                return Position(self.path, spot.line, spot.col)
             if loc in self.key_spots:
-                return self.key_spots[loc]
+                return Position(self.path, *self.key_spots[loc])
             if not loc:
                 return Position(self.path, 1, 1)
             loc = loc[:-1]
 
     def key_pos(self, loc: tuple) -> Position:
-        return self.key_spots.get(tuple(loc)) or self.pos(loc)
+        at = self.key_spots.get(tuple(loc))
+        return Position(self.path, *at) if at else self.pos(loc)
 
     def expr_pos(self, loc: tuple, offset_line: int = 0, offset_col: int = 0) -> Position:
         """Position in the file of a character inside a scalar, given as 0-based line and column within its value
@@ -124,7 +127,7 @@ class SourceDoc:
             self._offsets[loc] = scalar_offsets(self.text, spot.start, spot.end, spot.style, spot.raw)
         offsets = self._offsets[loc]
         if offsets is None:  # a scalar form the mapper does not know: the scalar's start is still right
-            return spot.pos
+            return Position(self.path, spot.line, spot.col)
         value_lines = spot.raw.split("\n")
         offset_line = max(0, min(offset_line, len(value_lines) - 1))
         index = sum(len(s) + 1 for s in value_lines[:offset_line]) + max(0, offset_col)
@@ -238,7 +241,7 @@ def parse_yaml(text: str, display: str, diags: Diagnostics) -> SourceDoc | None:
         diags.error(pos, f"YAML syntax: {_one_line(what)}")
         return None
     except yaml.reader.ReaderError as exc:  # caught by decode() already; kept for text from other callers
-        diags.error(builder.lines.at(display, max(0, exc.position)), f"YAML syntax: {_one_line(exc.reason)}")
+        diags.error(_Lines(text).at(display, max(0, exc.position)), f"YAML syntax: {_one_line(exc.reason)}")
         return None
     except yaml.YAMLError as exc:  # pragma: no cover - non-marked errors are rare
         diags.error(Position(display, 1, 1), f"YAML syntax: {_one_line(str(exc))}")
@@ -262,7 +265,6 @@ class _Builder:
     def __init__(self, doc: SourceDoc, diags: Diagnostics):
         self.doc = doc
         self.diags = diags
-        self.lines = _Lines(doc.text)
         self.stack: list[_Frame] = []
         self.root: Any = None
         self.nodes = 0
@@ -271,9 +273,9 @@ class _Builder:
         self.empty = True
 
     def mark(self, mark) -> Position:
-        # Marks carry line and column too; the offset is what both parsers agree on for every kind of line break.
-        return self.lines.at(self.doc.path, mark.index) if mark.index >= 0 else \
-            Position(self.doc.path, mark.line + 1, mark.column + 1)
+        # Both parsers count lines at every YAML line break (\r\n, \r, \n, NEL, LS, PS) and columns in characters,
+        # as _Lines does (the BOM, which one of them counts, is removed before parsing).
+        return Position(self.doc.path, mark.line + 1, mark.column + 1)
 
     def error(self, mark, message: str) -> None:
         self.diags.error(self.mark(mark), message)
@@ -370,7 +372,8 @@ class _Builder:
         else:
             parent.key = key
             if not parent.skip:
-                self.doc.key_spots[parent.loc + (key,)] = self.mark(event.start_mark)
+                mark = event.start_mark
+                self.doc.key_spots[parent.loc + (key,)] = (mark.line + 1, mark.column + 1)
 
     def placed(self, value) -> None:
         """A complete value: store it in its parent (or as the document)."""
@@ -388,10 +391,11 @@ class _Builder:
             parent.key = _NO_KEY
 
     def spot(self, event) -> ScalarSpot:
-        pos = self.mark(event.start_mark)
+        mark = event.start_mark
         if isinstance(event, yaml.ScalarEvent):
-            return ScalarSpot(pos, event.style or None, event.start_mark.index, event.end_mark.index, event.value)
-        return ScalarSpot(pos, None)
+            return ScalarSpot(mark.line + 1, mark.column + 1, event.style or None, mark.index, event.end_mark.index,
+                              event.value)
+        return ScalarSpot(mark.line + 1, mark.column + 1, None)
 
     def scalar(self, event, loader) -> Any:
         text = event.value
