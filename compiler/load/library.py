@@ -72,11 +72,11 @@ def _inside(link: Path, root: Path) -> bool:
     return target.is_relative_to(root)
 
 
-def _index_file(path: Path, root: Path, rel, diags: Diagnostics) -> bool:
-    """Whether taxonomy.yaml / vocab.yaml may be read: it exists, and a link stays inside the root."""
+def _index_file(path: Path, root: Path, rel, diags: Diagnostics) -> bool | None:
+    """Whether taxonomy.yaml / vocab.yaml exists; None (reported) if it is a link that leaves the root."""
     if path.is_symlink() and not _inside(path, root):
         diags.error(Position(rel(path), 1, 1), _LINK_OUTSIDE)
-        return False
+        return None
     return path.exists()
 
 
@@ -99,9 +99,9 @@ def load_library(root: Path, diags: Diagnostics) -> Library:
     linked_dir = tax_dir.is_symlink()
     if linked_dir:
         diags.error(Position(rel(tax_dir), 1, 1), _LINKED_FOLDER)
-    elif not _index_file(tax_path, real_root, rel, diags):
+    elif (index := _index_file(tax_path, real_root, rel, diags)) is False:
         diags.error(Position(rel(tax_path), 1, 1), "missing taxonomy index (taxonomy/taxonomy.yaml)")
-    else:
+    elif index:
         doc = read_yaml(tax_path, rel(tax_path), diags)
         if doc is not None:
             spec = validate(TaxonomySpec, doc, diags)
