@@ -34,6 +34,8 @@ def main() -> int:
     print(f"\n{len(report.cases)} runs, {len(report.failures)} failures, {seconds:.1f} s "
           f"({seconds / max(1, len(report.cases)) * 1000:.0f} ms a case; slowest {slowest.seconds:.2f} s: "
           f"{slowest.kind} on {slowest.file})")
+    for c in sorted(report.cases, key=lambda c: -c.seconds)[:3]:
+        print(f"  slow: case {c.index} {c.kind} on {c.file}: {c.seconds:.2f} s (exit {c.code})")
     for c in report.failures[:args.show]:
         print(f"\n-- case {c.index}: {c.kind} on {c.file} (exit {c.code})\n{c.problem}")
     return 1 if report.failures else 0

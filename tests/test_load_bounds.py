@@ -426,3 +426,46 @@ def test_offsets_agree_with_the_parser_on_generated_scalars(loader, monkeypatch)
                     assert doc.text[at] == ch, (style, s, text)
             mapped += 1
     assert mapped > 1000
+
+
+def test_block_scalars_with_an_indentation_indicator_and_deep_content():
+    # The mapper tries only the indents the parent could have (up to the indicator's column), so content indented
+    # thousands of columns costs one decode, and the position is still exact.
+    source = "e: |1\n" + " " * 3000 + "len(xs) @\n"
+    assert syntax_error(source) == f"x.yaml:{where(source, '@')}: error: unexpected character '@' in expression"
+    source = "a:\n  b:\n    e: >3\n         len(xs)\n\n          + @\n"
+    doc, _ = load(source)
+    diags = Diagnostics()
+    parse(doc.data["a"]["b"]["e"], Site(doc, ("a", "b", "e")), diags)
+    assert [str(d) for d in diags.items] == [f"x.yaml:{where(source, '@')}: error: unexpected character '@' in "
+                                             f"expression"]
+
+
+def test_template_errors_name_their_line_inside_a_block_scalar(shapes_root, monkeypatch):
+    monkeypatch.chdir(shapes_root)
+    path = write_task(shapes_root)
+    for prompt in (">\n  How many\n  shapes?\n\n  {{ }} are there?", "|\n  How many shapes?\n  Count {{ }}",
+                   '"How many\n\n  shapes? {{ }}"'):
+        new = Path(path).read_text().replace("prompt: How many shapes?", "prompt: " + prompt)
+        Path(path).write_text(new)
+        line = where(new, "{{ }}").split(":")[0]
+        errs = compile_errors(shapes_root)
+        assert [e.split(": error: ")[0] for e in errs] == [f"programs/shapes/probe/probe.yaml:{line}:3"], errs
+        write_task(shapes_root)
+
+
+def test_taxonomy_patterns_are_id_prefixes(shapes_root, monkeypatch):
+    # `[...]` sets and `?` make fnmatch's regular expressions slow (seconds a match for a few kilobytes), so a
+    # pattern is an id prefix with `*` only.
+    monkeypatch.chdir(shapes_root)
+    tax = shapes_root / "taxonomy/taxonomy.yaml"
+    new = tax.read_text().replace('tasks: ["shapes.*"]', 'tasks: ["shapes.*", "' + "[a-" * 3000 + '*", "x?.*"]')
+    tax.write_text(new)
+    line, col = where(new, '"[a-').split(":")
+    t0 = time.perf_counter()
+    assert compile_errors(shapes_root) == [
+        f"taxonomy/taxonomy.yaml:{line}:{col}: error: '{'[a-' * 26}[a' is not a task pattern: use a task id, or an id "
+        f"prefix with * (like charts.*), at most 200 characters of a-z 0-9 _ . *",
+        f"taxonomy/taxonomy.yaml:{line}:{int(col) + 9005}: error: 'x?.*' is not a task pattern: use a task id, or an "
+        f"id prefix with * (like charts.*), at most 200 characters of a-z 0-9 _ . *"]
+    assert time.perf_counter() - t0 < 30  # generous: matching it against every task took minutes

@@ -537,16 +537,16 @@ def _flow_offsets(text: str, start: int, end: int, style: str | None):
 
 def _block_offsets(text: str, start: int, style: str, value: str):
     """| and > scalars. The content indent is the first content line's, unless an indentation indicator sets it
-    relative to the parent (which the event does not give): then each candidate indent is decoded and the one that
-    reproduces the value is used."""
+    relative to the parent's indent (which the event does not give): then each indent the parent could have (up to
+    the indicator's column) is decoded, and the one that reproduces the value is used."""
     i = start + 1
     chomp: bool | None = None  # None clip, False strip, True keep
-    explicit = False
+    explicit = 0
     while i < len(text) and text[i] in "+-123456789":
         if text[i] in "+-":
             chomp = text[i] == "+"
         else:
-            explicit = True
+            explicit = int(text[i])
         i += 1
     while i < len(text) and text[i] not in _BREAKS:
         i += 1
@@ -563,8 +563,12 @@ def _block_offsets(text: str, start: int, style: str, value: str):
         else:
             col = 0
             j += _break_len(text, j)
-    candidates = [auto] if auto and not explicit else []
-    candidates += [n for n in range(1, auto + 2) if n not in candidates]
+    if explicit:
+        # The indent is the parent's plus the indicator, and the parent's is at most the indicator's column.
+        line_start = max(text.rfind(c, 0, start) for c in _BREAKS) + 1
+        candidates = [explicit + parent for parent in range(start - line_start + 1)]
+    else:
+        candidates = [auto]
     for indent in candidates:
         got = _decode_block(text, body, indent, style == ">", chomp)
         if got is not None and "".join(got[0]) == value:
