@@ -223,6 +223,7 @@ _KEY_IN_PROGRESS = object()  # a mapping or list is being read as a key (refused
 
 
 def parse_yaml(text: str, display: str, diags: Diagnostics) -> SourceDoc | None:
+    """Build the document of one YAML text; every problem is a positioned diagnostic. None if it is unusable."""
     if text.startswith("\ufeff"):
         text = text[1:]
     doc = SourceDoc(display, None, text=text)
@@ -415,6 +416,9 @@ class _Builder:
             value = _SCALAR_LOADER.construct_object(node, deep=True)
         except Exception:  # noqa: BLE001 - a bad timestamp, an unknown tag or the like: keep the text
             return text
+        finally:  # the constructor remembers every node it built; this one is not needed again
+            _SCALAR_LOADER.constructed_objects.pop(node, None)
+            _SCALAR_LOADER.recursive_objects.pop(node, None)
         if isinstance(value, float) and not math.isfinite(value):
             self.error(event.start_mark, f"number '{text[:40]}' is not finite (infinity and NaN cannot be "
                                          f"authored)")
