@@ -469,3 +469,15 @@ def test_taxonomy_patterns_are_id_prefixes(shapes_root, monkeypatch):
         f"taxonomy/taxonomy.yaml:{line}:{int(col) + 9005}: error: 'x?.*' is not a task pattern: use a task id, or an "
         f"id prefix with * (like charts.*), at most 200 characters of a-z 0-9 _ . *"]
     assert time.perf_counter() - t0 < 30  # generous: matching it against every task took minutes
+
+
+def test_a_quoted_value_with_line_breaks_or_escapes_stays_on_one_line(shapes_root):
+    # A message that quotes a value holding line or paragraph separators, or a terminal escape, shows them escaped.
+    path = Path(write_task(shapes_root))
+    path.write_text(path.read_text().replace("task: shapes.shape_field.probe",
+                                             'task: "shapes.x\\u2028y\\nz\\e[31m\\u0085"'))
+    code, lines = cli(shapes_root)
+    assert code == 2 and lines == [
+        "programs/shapes/probe/probe.yaml:1:7: error: 'shapes.x\\u2028y\\nz\\x1b[31m\\x85' is not a valid name here "
+        "(expected lowercase dotted ids like charts.bar_chart)", "1 error; nothing was compiled"]
+    assert all(ERROR_LINE.match(ln) or SUMMARY_LINE.match(ln) for ln in lines)
