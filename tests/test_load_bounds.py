@@ -481,3 +481,31 @@ def test_a_quoted_value_with_line_breaks_or_escapes_stays_on_one_line(shapes_roo
         "programs/shapes/probe/probe.yaml:1:7: error: 'shapes.x\\u2028y\\nz\\x1b[31m\\x85' is not a valid name here "
         "(expected lowercase dotted ids like charts.bar_chart)", "1 error; nothing was compiled"]
     assert all(ERROR_LINE.match(ln) or SUMMARY_LINE.match(ln) for ln in lines)
+
+
+def test_an_unreadable_folder_is_reported(shapes_root, monkeypatch):
+    locked = shapes_root / "programs/shapes/locked"
+    locked.mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path="."):  # what a folder without read permission gives (the suite may run as root)
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, lines = cli(shapes_root)
+    assert code == 2 and lines == ["programs/shapes/locked:1:1: error: cannot read folder: Permission denied",
+                                   "1 error; nothing was compiled"]
+
+
+def test_deep_or_long_expressions_are_refused_at_parse_time(shapes_root, monkeypatch):
+    # The expression parser is LALR (no recursion); depth and length are checked on its tree and text.
+    monkeypatch.chdir(shapes_root)
+    for answer, message in (("(" * 1990 + "1" + ")" * 1990, "expression nests 1992 levels deep; the limit is 64 "
+                                                             "(name intermediate results as separate steps)"),
+                            ("-" * 3000 + "1", "expression nests 3002 levels deep; the limit is 64 (name "
+                                               "intermediate results as separate steps)"),
+                            ("1" + " + 1" * 1200, "expression is 4801 characters long; the limit is 4000")):
+        write_task(shapes_root, answer=answer)
+        assert compile_errors(shapes_root) == [f"programs/shapes/probe/probe.yaml:6:18: error: {message}"]

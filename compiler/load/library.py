@@ -47,7 +47,10 @@ def _yaml_files(folder: Path, root: Path, rel, diags: Diagnostics) -> list[Path]
             diags.error(Position(rel(folder), 1, 1), _LINKED_FOLDER)
         return []
     found: list[Path] = []
-    for here, dirs, files in os.walk(folder, followlinks=False):
+    def unreadable(exc: OSError) -> None:
+        diags.error(Position(rel(Path(exc.filename)), 1, 1), f"cannot read folder: {exc.strerror or exc}")
+
+    for here, dirs, files in os.walk(folder, onerror=unreadable, followlinks=False):
         base = Path(here)
         for d in sorted(dirs):
             if (base / d).is_symlink():
@@ -64,7 +67,7 @@ def _yaml_files(folder: Path, root: Path, rel, diags: Diagnostics) -> list[Path]
 
 
 def _inside(link: Path, root: Path) -> bool:
-    """Whether a symbolic link resolves to an existing file inside the (resolved) root."""
+    """Whether a symbolic link resolves to something that exists inside the (resolved) root."""
     try:
         target = link.resolve(strict=True)
     except (OSError, RuntimeError):  # dangling, a loop, or unreadable
