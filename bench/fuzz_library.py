@@ -1,4 +1,4 @@
-"""Deeper runs of the library fuzz (tests/test_fuzz.py runs 300 cases in the suite): N seeded mutations of the bundled
+"""Deeper runs of the library fuzz (tests/test_fuzz.py runs 250 cases in the suite): N seeded mutations of the bundled
 library, each compiled in-process through the CLI; prints runs and failures per mutation kind and the first failures.
 
     .venv/bin/python bench/fuzz_library.py                 # 2000 cases, seed 9
