@@ -448,9 +448,11 @@ def test_template_errors_name_their_line_inside_a_block_scalar(shapes_root, monk
                    '"How many\n\n  shapes? {{ }}"'):
         new = Path(path).read_text().replace("prompt: How many shapes?", "prompt: " + prompt)
         Path(path).write_text(new)
-        line = where(new, "{{ }}").split(":")[0]
+        # jinja stops at the closing `}}` (an expression was expected): the error sits on that token.
+        line, col = where(new, "{{ }}").split(":")
         errs = compile_errors(shapes_root)
-        assert [e.split(": error: ")[0] for e in errs] == [f"programs/shapes/probe/probe.yaml:{line}:3"], errs
+        expected = f"programs/shapes/probe/probe.yaml:{line}:{int(col) + 3}"
+        assert [e.split(": error: ")[0] for e in errs] == [expected], errs
         write_task(shapes_root)
 
 
