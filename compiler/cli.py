@@ -302,12 +302,16 @@ def print_build_table(con, result, config) -> None:
 def cmd_validate(args) -> int:
     from .validate.dataset import validate_dataset
 
+    tax = _compile(args.root) if args.root else None  # given a library, also say which tasks changed since
     with _progress() as progress:
-        rep = validate_dataset(Path(args.dataset), progress)
+        rep = validate_dataset(Path(args.dataset), progress, tax)
     if args.json:
-        print(json.dumps({"ok": rep.ok, "rows": rep.rows, "tasks": rep.tasks, "problems": rep.problems}, indent=2))
+        print(json.dumps({"ok": rep.ok, "rows": rep.rows, "tasks": rep.tasks, "problems": rep.problems,
+                          "warnings": rep.warnings}, indent=2))
     else:
         con = _console()
+        for w in rep.warnings[:20]:
+            con.print(f"[yellow]warning[/] {w}")
         for p in rep.problems[:100]:
             con.print(f"[red]problem[/] {p}")
         if len(rep.problems) > 100:

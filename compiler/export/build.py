@@ -345,9 +345,9 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
                 earlier_hashes[tid].append(h)
             files[split] = [{"name": sh.name} for sh in shards]
     except WorkerDied as exc:
-        raise WorkerDied(f"{exc}; the build stopped. {_kept(out, resumed + written)}") from None
+        raise WorkerDied(f"{exc}; {_kept(out, resumed + written)}\n{_DEATH_HINT}") from None
     except KeyboardInterrupt:
-        raise BuildInterrupted(f"the build stopped. {_kept(out, resumed + written)}") from None
+        raise BuildInterrupted(f"the build stopped; {_kept(out, resumed + written)}") from None
 
     bad_rate = {t: s.reject_rate for t, s in stats.items() if s.reject_rate > config.spec.max_reject_rate}
     if failures or bad_rate:
@@ -492,11 +492,13 @@ def _death_notice(processes: dict) -> str:
         code = proc.exitcode
         if code is None or code == -signal.SIGTERM:  # still running, or stopped by the pool after the death
             continue
-        how = f"killed by signal {-code} ({signal.Signals(-code).name})" if code < 0 else f"exited with status {code}"
-        dead.append(f"pid {proc.pid} {how}")
-    who = ", ".join(dead) or "one of them"
-    return (f"a build worker process died ({who}) while building items; a worker killed by SIGKILL that nobody "
-            f"killed by hand usually means the machine ran out of memory: try fewer --workers")
+        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
+        dead.append(f"pid {proc.pid}, {how}")
+    return f"a build worker process died ({'; '.join(dead) or 'which one is unknown'}), so the build stopped"
+
+
+_DEATH_HINT = ("(a worker killed by SIGKILL that nobody killed by hand usually means the machine ran out of "
+               "memory: try fewer --workers)")
 
 
 def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
