@@ -271,12 +271,16 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
             raise TesseraError(f"{out} already holds a finished dataset of another build config "
                                f"('{manifest.get('build') if isinstance(manifest, dict) else '?'}'); "
                                f"choose a new --out folder")
-        if manifest.get("code_sha256") != fp.code_sha256 or manifest.get("taxonomy", {}).get("inputs") != fp.tasks:
-            raise TesseraError(f"{out} already holds a finished dataset of this config, built from other task "
-                               f"specs or another tessera version; to rebuild it, choose a new --out folder "
-                               f"(or delete {out})")
+        built = {"config_sha256": manifest.get("config_sha256"), "code_sha256": manifest.get("code_sha256"),
+                 "versions": manifest.get("versions"), "tasks": (manifest.get("taxonomy") or {}).get("inputs")}
+        whole, tasks = differences(built, fp, config.tasks)
+        if whole or tasks:
+            what = whole + [f"task {t}: its {', '.join(parts)} changed" for t, parts in sorted(tasks.items())]
+            raise TesseraError(f"{out} already holds a finished dataset of this config, but built from other "
+                               f"inputs ({'; '.join(what[:10])}{' …' if len(what) > 10 else ''}); to build it "
+                               f"again, choose a new --out folder (or delete {out})")
         return BuildResult(out, manifest, {}, 0, time.perf_counter() - t0, already_complete=True)
-    if out.exists() and any(out.iterdir()) and not (state / "config.json").exists():
+    if out.exists() and any(out.iterdir()) and not state.is_dir():
         raise TesseraError(f"{out} exists and is not a Tessera build folder; choose an empty or new --out folder")
     if (state / "config.json").exists():
         old = _read_json(state / "config.json", "the build state")
@@ -288,10 +292,12 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
     shards_by_split = {split: _shards(split, items, config.spec.shard_size) for split, items in items_by_split.items()}
     reusable = _check_resume(out, fp, [sh for shards in shards_by_split.values() for sh in shards])
 
-    (state / "shards").mkdir(parents=True, exist_ok=True)
-    data.mkdir(parents=True, exist_ok=True)
+    # The state folder first: it marks the folder as a build's (a failure right after must not make it foreign).
+    state.mkdir(parents=True, exist_ok=True)
     _write_json_atomic(state / "config.json", {"build": config.spec.build, "config_sha256": config.sha256,
                                                "code_sha256": fp.code_sha256})
+    (state / "shards").mkdir(exist_ok=True)
+    data.mkdir(exist_ok=True)
     for stale in list(data.glob(".*.tmp")) + list(state.glob("shards/.*.tmp")) + list(out.glob("jsonl/.*.tmp")) + \
             list(state.glob(".*.tmp")):
         stale.unlink()
@@ -353,6 +359,8 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
     if failures or bad_rate:
         raise BuildFailed(_failure_report(failures, bad_rate, stats, config))
 
+    if config.spec.jsonl:
+        _drop_orphan_images(out, files)
     manifest = _manifest(config, taxonomy, fp, out, files, stats, items_by_split)
     _write_json_atomic(manifest_path, manifest)  # last: its presence marks the dataset finished
     shutil.rmtree(state, ignore_errors=True)
@@ -386,11 +394,11 @@ def _check_resume(out: Path, fp: Fingerprint, shards: list[_Shard]) -> dict[str,
             continue  # damaged statistics: rebuilt (the shard is rewritten whole)
         record = read_record(data / sh.name)
         if record is None:
-            whole["no build record (written by an older tessera, or damaged)"].append(sh.name)
+            whole["no build record: written by an older tessera, or damaged"].append(sh.name)
             continue
         what, tasks = differences(record, fp, sh.tasks)
         if set(record.get("tasks") or {}) != set(sh.tasks):
-            what.append("its tasks")
+            what.append("its tasks differ from this build's")
         for w in what:
             whole[w].append(sh.name)
         for t, parts in tasks.items():
@@ -404,7 +412,7 @@ def _check_resume(out: Path, fp: Fingerprint, shards: list[_Shard]) -> dict[str,
     lines = [f"{out} holds finished shards of an interrupted build made from other inputs; resuming would mix "
              f"old and new rows, so the build stops:"]
     for what, names in sorted(whole.items()):
-        lines.append(f"  {what} differs in {len(names)} shard(s)")
+        lines.append(f"  {what} ({len(names)} shard(s))")
     for t in sorted(changed):
         lines.append(f"  task {t}: its {', '.join(p for p in sorted(changed[t]))} changed "
                      f"({len(stale[t])} shard(s))")
@@ -514,8 +522,23 @@ def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
         lines.append(canonical_json(rec))
     target = out / "jsonl" / shard.replace(".parquet", ".jsonl")
     tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text("\n".join(lines) + "\n")
-    tmp.replace(target)
+    try:
+        tmp.write_text("\n".join(lines) + "\n")
+        tmp.replace(target)
+    except BaseException:
+        discard(tmp)
+        raise
+
+
+def _drop_orphan_images(out: Path, files: dict[str, list[dict]]) -> None:
+    """A shard left unfinished wrote its images before it stopped; rebuilt from an edited task, its rows have other
+    ids. images/ keeps exactly the images of the dataset's rows."""
+    for split, entries in files.items():
+        keep = {f"{r['instance_id']}.png" for e in entries for r in read_rows(out / "data" / e["name"],
+                                                                            ["instance_id"])}
+        for png in (out / "images" / split).glob("*.png"):
+            if png.name not in keep:
+                png.unlink()
 
 
 def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, stats, items_by_split) -> dict:

@@ -151,14 +151,14 @@ def differences(old: dict, fp: Fingerprint, task_ids) -> tuple[list[str], dict[s
     """(what differs for the whole shard, task → parts that differ) between a shard's record and this build."""
     whole: list[str] = []
     if old.get("config_sha256") != fp.config_sha256:
-        whole.append("the build config")
+        whole.append("the build config changed")
     if old.get("versions") != fp.versions:
         before, now = old.get("versions") or {}, fp.versions
         changed = [f"{k} {before.get(k)} → {now.get(k)}" for k in sorted(set(before) | set(now))
                    if before.get(k) != now.get(k)]
-        whole.append("versions (" + ", ".join(changed) + ")")
+        whole.append("versions changed (" + ", ".join(changed) + ")")
     elif old.get("code_sha256") != fp.code_sha256:
-        whole.append("the tessera code (files of the compiler package)")
+        whole.append("the tessera code changed (files of the compiler package)")
     tasks: dict[str, list[str]] = {}
     recorded = old.get("tasks") if isinstance(old.get("tasks"), dict) else {}
     for t in sorted(set(task_ids)):
