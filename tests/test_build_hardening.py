@@ -184,6 +184,53 @@ def test_dead_worker_in_process_message_and_kept_shards(two_cfg, two_ref, taxono
     assert same_tree(two_ref, out)
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(os, "fork"), reason="needs Linux /proc")
+def test_workers_end_when_the_parent_is_killed(pool_cfg, tmp_path):
+    out = tmp_path / "ds"
+    proc = subprocess.Popen(_cli(pool_cfg, out, 2), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen: set[int] = set()
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list((out / "data").glob("*.parquet"))) < 5 and proc.poll() is None:
+        seen |= _pool_workers(proc.pid)
+        time.sleep(0.002)
+    seen |= _pool_workers(proc.pid)
+    assert seen
+    proc.kill()
+    proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    deadline = time.time() + 15
+    while time.time() < deadline and any(alive(p) for p in seen):
+        time.sleep(0.05)
+    left = [p for p in seen if alive(p)]
+    for p in left:  # do not leave them behind if the assertion fails
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their killed parent"
+
+
+def test_a_worker_that_compiles_another_library_refuses_to_build(two_cfg, taxonomy, library_copy, monkeypatch):
+    """Workers that compile the library themselves (spawn, Ray) check it is the one the build was planned from."""
+    from compiler.export.provenance import fingerprint
+
+    fp = fingerprint(load_build_config(two_cfg, taxonomy), taxonomy)
+    _edit(library_copy, "program")
+    item = build_mod.plan(load_build_config(two_cfg, taxonomy), taxonomy)["train"][0]
+    monkeypatch.setattr(build_mod, "_WORKER", {})
+    build_mod.init_worker(str(library_copy), {}, 12, 2, {"code": fp.code_sha256, "tasks": fp.tasks})
+    with pytest.raises(BuildFailed, match=rf"^the library changed while the build ran \(tasks {CHARTS}\); rerun "
+                                          rf"the build when the edit is done$"):
+        build_mod.build_item(item)
+    monkeypatch.setattr(build_mod, "_WORKER", {})
+    build_mod.init_worker(str(library_copy), {}, 12, 2, {"code": "0" * 64, "tasks": fp.tasks})
+    with pytest.raises(BuildFailed, match="a worker runs other tessera code or library versions"):
+        build_mod.build_item(item)
+
+
 # -- Ctrl-C ---------------------------------------------------------------------------------------------------
 def test_ctrl_c_exits_cleanly_and_resumes(pool_cfg, pool_ref, taxonomy, tmp_path):
     out = tmp_path / "ds"

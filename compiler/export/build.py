@@ -137,7 +137,22 @@ def _stale_worker(expected: dict, taxonomy) -> str:
 def _pool_worker_init(*args) -> None:
     # Ctrl-C reaches the whole process group: only the parent acts on it (it stops the pool and says so).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
     init_worker(*args)
+
+
+def _exit_with_parent(every: float = 0.5) -> None:
+    """A parent killed with -9 cannot stop its workers, and they would wait on the pool's pipes forever."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tessera-parent-watch", daemon=True).start()
 
 
 def build_item(item: Item) -> ItemResult:
