@@ -611,3 +611,28 @@ def test_named_io_gives_pyarrow_errors_a_file_and_errno(tmp_path):
     with pytest.raises(OSError) as info, named_io(tmp_path / "y"):
         raise OSError(errno.EACCES, "Permission denied", "/somewhere/else")
     assert info.value.filename == "/somewhere/else"  # a file name it has already is kept
+
+
+def test_a_real_full_disk(two_cfg, two_ref, taxonomy, tmp_path):
+    """A small tmpfs that fills up mid-build (needs root and mount, as in CI containers; skipped elsewhere)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    used = sum(p.stat().st_size for p in two_ref.rglob("*") if p.is_file())
+    size_kb = max(64, used // 2 // 1024)  # room for about half the dataset
+    if shutil.which("mount") is None or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        out = disk / "ds"
+        config = load_build_config(two_cfg, taxonomy)
+        with pytest.raises(OSError) as info:
+            build(config, taxonomy, out, workers=1)
+        assert info.value.errno == errno.ENOSPC and str(info.value.filename).startswith(str(out))
+        assert os_error_message(info.value).startswith(f"error: {out}/")
+        assert not (out / "manifest.json").exists()
+        assert not [p for p in out.rglob(".*.tmp") if p.is_file()]  # the half-written file was removed
+        subprocess.run(["mount", "-o", f"remount,size={used * 4 // 1024 + 1024}k", str(disk)], check=True)
+        build(config, taxonomy, out, workers=1)
+        assert same_tree(two_ref, out)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)  # lazy: open handles do not keep it

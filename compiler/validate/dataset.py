@@ -142,7 +142,7 @@ def _check_row(rep, name, split, row, ids, per_task, hashes) -> None:
 def check_provenance(path: Path, manifest: dict, rep: DatasetReport, taxonomy=None) -> None:
     """Each shard carries the record of what built it (export/provenance.py). Every record must match the
     manifest, so shards of two builds (a resume after an edit, or files copied between datasets) never pass."""
-    from ..export.provenance import differences, read_record, record_sha256
+    from ..export.provenance import read_record, record_sha256
 
     inputs = (manifest.get("taxonomy") or {}).get("inputs")
     code = manifest.get("code_sha256")
