@@ -636,3 +636,45 @@ def test_a_real_full_disk(two_cfg, two_ref, taxonomy, tmp_path):
         assert same_tree(two_ref, out)
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)  # lazy: open handles do not keep it
+
+
+# -- what the hashes cover ------------------------------------------------------------------------------------
+def test_task_inputs_cover_nested_components(taxonomy):
+    task = next(t for t in taxonomy.tasks.values() if t.grammar.id == "icons.icon_grid")
+    assert provenance._components_used(task.grammar.scene, set()) == {"icon_grid", "grid_board"}
+    parts = provenance.task_parts(task, taxonomy)
+    other = provenance.task_parts(task, taxonomy, {**provenance.component_hashes(ROOT.resolve()),
+                                                   "grid_board": "edited"})
+    assert [p for p in provenance.TASK_PARTS if parts[p] != other[p]] == ["components"]
+
+
+def test_code_hash_covers_code_and_fonts_not_caches_or_swap_files(tmp_path):
+    pkg = tmp_path / "compiler"
+    (pkg / "render" / "fonts").mkdir(parents=True)
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "render" / "fonts" / "F.ttf").write_bytes(b"font")
+
+    def sha():
+        return provenance._code_files_sha(pkg)
+
+    first = sha()
+    (pkg / "__pycache__").mkdir()
+    (pkg / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    (pkg / ".a.py.swp").write_bytes(b"\0")
+    assert sha() == first
+    (pkg / "render" / "fonts" / "F.ttf").write_bytes(b"other font")
+    second = sha()
+    assert second != first
+    (pkg / "a.py").write_text("x = 2\n")
+    assert sha() not in (first, second)
+
+
+def test_an_edit_in_the_same_library_shows_in_one_process(two_cfg, library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    before = provenance.fingerprint(load_build_config(two_cfg, compile_taxonomy(library_copy)),
+                                    compile_taxonomy(library_copy))
+    _edit(library_copy, "component")
+    tax = compile_taxonomy(library_copy)
+    after = provenance.fingerprint(load_build_config(two_cfg, tax), tax)
+    assert provenance.differences(before.record([CHARTS, SHAPES]), after, [CHARTS, SHAPES]) == (
+        [], {CHARTS: ["components"]})

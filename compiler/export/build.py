@@ -122,12 +122,13 @@ def _adopt(taxonomy) -> None:
 
 
 def _stale_worker(expected: dict, taxonomy) -> str:
-    from .provenance import code_sha256, task_parts
+    from .provenance import code_sha256, component_hashes, task_parts
 
     if code_sha256() != expected["code"]:
         return "a worker runs other tessera code or library versions than the build's parent"
+    components = component_hashes(Path(taxonomy.root))
     changed = [t for t, parts in expected["tasks"].items()
-               if t not in taxonomy.tasks or task_parts(taxonomy.tasks[t], taxonomy) != parts]
+               if t not in taxonomy.tasks or task_parts(taxonomy.tasks[t], taxonomy, components) != parts]
     if changed:
         return (f"the library changed while the build ran (tasks {', '.join(changed[:5])}"
                 f"{' …' if len(changed) > 5 else ''}); rerun the build when the edit is done")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, fields, is_dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from ..codegen.grammar import spec_hash
@@ -27,8 +26,7 @@ def _sha(value) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-@lru_cache(maxsize=4)
-def _code_files_sha(package: Path, stamp: tuple) -> str:
+def _code_files_sha(package: Path) -> str:
     h = hashlib.sha256()
     for path in _package_files(package):
         h.update(str(path.relative_to(package)).encode() + b"\0")
@@ -36,16 +34,19 @@ def _code_files_sha(package: Path, stamp: tuple) -> str:
     return h.hexdigest()
 
 
+CODE_SUFFIXES = (".py", ".lark", ".ttf", ".otf", ".json", ".yaml", ".yml")  # what the compiler runs or reads
+
+
 def _package_files(package: Path) -> list[Path]:
+    # Only what the compiler runs or reads: an editor's swap file or a bytecode cache is not a code change.
     return sorted(p for p in package.rglob("*")
-                  if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".pyo"))
+                  if p.suffix in CODE_SUFFIXES and not p.name.startswith(".") and "__pycache__" not in p.parts
+                  and p.is_file())
 
 
 def code_sha256() -> str:
-    """The compiler package's files and the library versions. Cached per process while no file's size or mtime
-    changes (a build's workers and validate ask more than once)."""
-    stamp = tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in _package_files(PACKAGE))
-    return _sha({"files": _code_files_sha(PACKAGE, stamp), "versions": versions()})
+    """The compiler package's files and the library versions (about 70 files: milliseconds, so never cached)."""
+    return _sha({"files": _code_files_sha(PACKAGE), "versions": versions()})
 
 
 def _components_used(node, out: set[str]) -> set[str]:
@@ -70,9 +71,9 @@ def _components_used(node, out: set[str]) -> set[str]:
     return out
 
 
-@lru_cache(maxsize=8)
-def _component_hashes(root: Path) -> dict[str, str]:
-    """component id → spec hash, read from root/components (the compiled taxonomy keeps only summaries)."""
+def component_hashes(root: Path) -> dict[str, str]:
+    """component id → spec hash, read from root/components (the compiled taxonomy keeps only their summaries).
+    Not cached: an edit between two builds in one process must show."""
     from ..errors import Diagnostics
     from ..load.models import ComponentSpec
     from ..load.validate_model import validate
@@ -94,7 +95,7 @@ def _component_hashes(root: Path) -> dict[str, str]:
 def task_parts(task, taxonomy, components: dict[str, str] | None = None) -> dict[str, str]:
     """One hash per input of the task (the parts say *what* changed in a refusal message)."""
     if components is None:
-        components = _component_hashes(Path(taxonomy.root).resolve())
+        components = component_hashes(Path(taxonomy.root).resolve())
     used = sorted(_components_used(task.grammar.scene, set()))
     return {
         "program": task.spec_hash,
@@ -124,7 +125,7 @@ class Fingerprint:
 
 
 def fingerprint(config, taxonomy) -> Fingerprint:
-    components = _component_hashes(Path(taxonomy.root).resolve())
+    components = component_hashes(Path(taxonomy.root).resolve())
     return Fingerprint(config.sha256, code_sha256(), versions(),
                        {t: task_parts(taxonomy.tasks[t], taxonomy, components) for t in config.tasks})
 

@@ -188,7 +188,9 @@ def check_provenance(path: Path, manifest: dict, rep: DatasetReport, taxonomy=No
                 rep.problems.append(f"{name}: holds rows of task(s) {', '.join(map(str, uncovered))} that its build "
                                     f"record does not cover")
     if taxonomy is not None:
-        from ..export.provenance import TASK_PARTS, code_sha256, task_parts
+        from ..export.provenance import TASK_PARTS, code_sha256, component_hashes, task_parts
+
+        components = component_hashes(Path(taxonomy.root))
 
         if code_sha256() != code:
             rep.warnings.append("the tessera code or library versions differ from the ones that built this dataset: "
@@ -197,7 +199,7 @@ def check_provenance(path: Path, manifest: dict, rep: DatasetReport, taxonomy=No
             if t not in taxonomy.tasks:
                 rep.warnings.append(f"task {t} is no longer in the library at {taxonomy.root}")
                 continue
-            now = task_parts(taxonomy.tasks[t], taxonomy)
+            now = task_parts(taxonomy.tasks[t], taxonomy, components)
             was = inputs[t] if isinstance(inputs[t], dict) else {}
             parts = [p for p in TASK_PARTS if was.get(p) != now.get(p)]
             if parts:
