@@ -135,18 +135,17 @@ def _stale_worker(expected: dict, taxonomy) -> str:
     return ""
 
 
-def _pool_worker_init(*args) -> None:
+def _pool_worker_init(parent: int, *args) -> None:
     # Ctrl-C reaches the whole process group: only the parent acts on it (it stops the pool and says so).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _exit_with_parent()
+    _exit_with_parent(parent)
     init_worker(*args)
 
 
-def _exit_with_parent(every: float = 0.5) -> None:
-    """A parent killed with -9 cannot stop its workers, and they would wait on the pool's pipes forever."""
+def _exit_with_parent(parent: int, every: float = 0.5) -> None:
+    """A parent killed with -9 cannot stop its workers, and they would wait on the pool's pipes forever. (`parent`
+    comes from the parent: one that died before this ran has already been replaced by the reaper here.)"""
     import threading
-
-    parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -485,7 +484,8 @@ def _local_results(flat: list[Item], args, workers: int):
     from concurrent.futures.process import BrokenProcessPool
 
     ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
-    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_pool_worker_init, initargs=args)
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_pool_worker_init,
+                               initargs=(os.getpid(), *args))
     processes: dict = {}
     finished = False
     try:
