@@ -45,6 +45,10 @@ class WorkerDied(BuildFailed):
     pass
 
 
+class StaleOutput(BuildFailed):
+    """--out holds rows made from other inputs (config, code, versions or task specs); reusing them would mix."""
+
+
 class BuildInterrupted(KeyboardInterrupt):
     """Ctrl-C during a build; the message says what was kept and how to resume (the CLI exits 130)."""
 
@@ -283,7 +287,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
     if manifest_path.exists():
         manifest = _read_json(manifest_path, "the manifest")
         if not isinstance(manifest, dict) or manifest.get("config_sha256") != config.sha256:
-            raise TesseraError(f"{out} already holds a finished dataset of another build config "
+            raise StaleOutput(f"{out} already holds a finished dataset of another build config "
                                f"('{manifest.get('build') if isinstance(manifest, dict) else '?'}'); "
                                f"choose a new --out folder")
         built = {"config_sha256": manifest.get("config_sha256"), "code_sha256": manifest.get("code_sha256"),
@@ -291,7 +295,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
         whole, tasks = differences(built, fp, config.tasks)
         if whole or tasks:
             what = whole + [f"task {t}: its {', '.join(parts)} changed" for t, parts in sorted(tasks.items())]
-            raise TesseraError(f"{out} already holds a finished dataset of this config, but built from other "
+            raise StaleOutput(f"{out} already holds a finished dataset of this config, but built from other "
                                f"inputs ({'; '.join(what[:10])}{' …' if len(what) > 10 else ''}); to build it "
                                f"again, choose a new --out folder (or delete {out})")
         return BuildResult(out, manifest, {}, 0, time.perf_counter() - t0, already_complete=True)
@@ -300,7 +304,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
     if (state / "config.json").exists():
         old = _read_json(state / "config.json", "the build state")
         if not isinstance(old, dict) or old.get("config_sha256") != config.sha256:
-            raise TesseraError(f"{out} holds an unfinished build of another config "
+            raise StaleOutput(f"{out} holds an unfinished build of another config "
                                f"('{old.get('build') if isinstance(old, dict) else '?'}'); "
                                f"finish it with that config or choose a new --out folder")
     items_by_split = plan(config, taxonomy)
@@ -435,7 +439,7 @@ def _check_resume(out: Path, fp: Fingerprint, shards: list[_Shard]) -> dict[str,
     more = f" … and {len(named) - 20} more" if len(named) > 20 else ""
     lines.append(f"to rebuild only those, delete the named shards and rerun: rm {listed}{more}")
     lines.append("or build into a fresh --out folder")
-    raise BuildFailed("\n".join(lines))
+    raise StaleOutput("\n".join(lines))
 
 
 def _absorb_stats(stats: dict[str, TaskStats], shard: dict) -> None:
