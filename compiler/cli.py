@@ -302,12 +302,16 @@ def print_build_table(con, result, config) -> None:
 def cmd_validate(args) -> int:
     from .validate.dataset import validate_dataset
 
+    tax = _compile(args.root) if args.root else None  # given a library, also say which tasks changed since
     with _progress() as progress:
-        rep = validate_dataset(Path(args.dataset), progress)
+        rep = validate_dataset(Path(args.dataset), progress, tax)
     if args.json:
-        print(json.dumps({"ok": rep.ok, "rows": rep.rows, "tasks": rep.tasks, "problems": rep.problems}, indent=2))
+        print(json.dumps({"ok": rep.ok, "rows": rep.rows, "tasks": rep.tasks, "problems": rep.problems,
+                          "warnings": rep.warnings}, indent=2))
     else:
         con = _console()
+        for w in rep.warnings[:20]:
+            con.print(f"[yellow]warning[/] {w}")
         for p in rep.problems[:100]:
             con.print(f"[red]problem[/] {p}")
         if len(rep.problems) > 100:
@@ -403,6 +407,39 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+_OS_HINTS = {
+    "ENOSPC": "the disk is full: free some space, or choose an --out folder on another disk",
+    "EDQUOT": "the disk quota is used up: free some space, or choose an --out folder elsewhere",
+    "EROFS": "the file system is read-only: choose an --out folder on a writable disk",
+    "EACCES": "permission denied: check the folder's owner and mode, or choose another folder",
+    "EPERM": "operation not permitted: check the folder's owner and mode, or choose another folder",
+    "ENOENT": "no such file or folder: check the path",
+    "ENOTDIR": "a part of the path is a file, not a folder: check the path",
+    "EISDIR": "the path is a folder where a file was expected: check the path",
+    "EMFILE": "too many open files: raise the limit (ulimit -n) or use fewer --workers",
+    "EIO": "the disk reported an I/O error: check the disk",
+}
+
+
+def os_error_message(exc: OSError, command: str | None = None) -> str:
+    """`error: <path>: <what> (<errno name>)` and a hint on the next line, for every OSError the CLI meets."""
+    import errno
+
+    name = errno.errorcode.get(exc.errno) if isinstance(exc.errno, int) else None
+    what = exc.strerror or str(exc) or type(exc).__name__
+    where = f"{exc.filename}: " if exc.filename is not None else ""
+    if exc.filename2 is not None:
+        where = f"{exc.filename} → {exc.filename2}: "
+    lines = [f"error: {where}{what}" + (f" ({name})" if name else "")]
+    hint = _OS_HINTS.get(name or "")
+    if command == "build":
+        resume = "finished shards are kept and the dataset is not marked finished; rerun the same command to resume"
+        hint = f"{hint}; {resume}" if hint else resume
+    if hint:
+        lines.append(f"hint: {hint}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "path", None):
@@ -420,11 +457,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAIL
     except OSError as exc:
-        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        print(os_error_message(exc, args.command), file=sys.stderr)
         return EXIT_FAIL
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # a build's says what it kept and how to resume
+        print(f"interrupted: {exc}" if str(exc) else "interrupted", file=sys.stderr)
         return 130
 
 

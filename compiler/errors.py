@@ -1,7 +1,16 @@
 """Diagnostics: every authoring mistake carries a source position and is collected, never raised one at a time."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+# Characters that would break a diagnostic's one line (line and paragraph breaks of any kind, other controls such as
+# a terminal's ESC): a message that quotes a value holding them shows them escaped (\n, \u2028, \x1b).
+_BREAKS_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    return _BREAKS_LINE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 @dataclass(frozen=True, order=True)
@@ -26,7 +35,7 @@ class Diagnostic:
     severity: str = "error"
 
     def __str__(self) -> str:
-        return f"{self.pos}: {self.severity}: {self.message}"
+        return one_line(f"{self.pos}: {self.severity}: {self.message}")
 
 
 @dataclass

@@ -16,7 +16,7 @@ DEMO_CONFIG = Path("taxonomy") / "builds" / "demo.yaml"
 
 def run_demo(root: Path, out: Path, per_task: int | None, con) -> int:
     from .cli import _progress, print_build_table, summary
-    from .export.build import build
+    from .export.build import StaleOutput, build
     from .export.config import load_build_config
     from .taxonomy import compile_taxonomy
     from .trace.replay import replay_dataset
@@ -34,8 +34,15 @@ def run_demo(root: Path, out: Path, per_task: int | None, con) -> int:
         config.sha256 = f"{config.sha256}-per-task-{per_task}"
     dataset = out / "dataset"
     workers = os.cpu_count() or 1
-    with _progress() as progress:
-        result = build(config, tax, dataset, workers, progress=progress)
+    try:
+        with _progress() as progress:
+            result = build(config, tax, dataset, workers, progress=progress)
+    except StaleOutput:
+        # The demo owns its folder: rows made from other inputs (an older checkout, an edited task) are replaced.
+        con.print(f"{dataset} was built from other inputs; building it again")
+        shutil.rmtree(dataset)
+        with _progress() as progress:
+            result = build(config, tax, dataset, workers, progress=progress)
     if not result.already_complete:
         print_build_table(con, result, config)
     with _progress() as progress:

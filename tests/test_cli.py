@@ -72,3 +72,11 @@ def test_demo_writes_gallery(capsys, tmp_path, taxonomy):
     assert (out / "dataset" / "manifest.json").exists()
     assert not (out / "gallery.partial").exists()
     assert "replay: " in stdout and "valid" in stdout
+    # A demo folder built from other inputs (an older checkout) is rebuilt, not refused: the demo owns its folder.
+    manifest_path = out / "dataset" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["code_sha256"] = "0" * 64
+    manifest_path.write_text(json.dumps(manifest))
+    code, stdout, _ = run(capsys, "demo", "--out", str(out), "--per-task", "1")
+    assert code == 0 and "was built from other inputs; building it again" in stdout
+    assert json.loads(manifest_path.read_text())["code_sha256"] != "0" * 64

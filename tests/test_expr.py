@@ -161,7 +161,7 @@ def test_hostile_templates_are_refused_without_crashing():
     d = Diagnostics()
     assert compile_template("{{ " + "(" * 1990 + "1" + ")" * 1990 + " }}", set(), lambda l, c: Position("t", l, c),
                             d) is None
-    assert [x.message for x in d.items] == ["template nests too deeply"]
+    assert [(str(x.pos), x.message) for x in d.items] == [("t:1:12", "template brackets nest 9 deep; the limit is 8")]
     d = Diagnostics()
     assert compile_template("{{ 'a' ~ x|attr('__class__') }}", {"x"}, lambda l, c: Position("t", l, c), d) is None
     assert any("unknown template filter 'attr'" in x.message for x in d.items)

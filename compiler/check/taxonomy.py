@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 
 from ..errors import Diagnostics
 from ..load.library import Library
@@ -40,6 +41,11 @@ def check_duplicates(tasks: dict, lib: Library, diags: Diagnostics) -> None:
             seen[ident] = tid
 
 
+# A pattern is a task-id prefix with `*` wildcards (`charts.*`, `charts.bar_*`): no `?` or `[...]` sets, whose
+# translation to a regular expression can take seconds per match, and no longer than a task id could sensibly be.
+_PATTERN = re.compile(r"[a-z0-9_.*]{1,200}")
+
+
 def resolve_taxonomy(lib: Library, diags: Diagnostics) -> dict[str, list[str]]:
     """Domain → task ids, from the taxonomy index (ids or `prefix.*` patterns)."""
     if lib.taxonomy is None:
@@ -51,6 +57,10 @@ def resolve_taxonomy(lib: Library, diags: Diagnostics) -> dict[str, list[str]]:
         ids: list[str] = []
         for i, pattern in enumerate(dom.tasks):
             loc = ("domains", dname, "tasks", i)
+            if "*" in pattern and not _PATTERN.fullmatch(pattern):
+                diags.error(doc.pos(loc), f"'{pattern[:80]}' is not a task pattern: use a task id, or an id prefix "
+                                          f"with * (like charts.*), at most 200 characters of a-z 0-9 _ . *")
+                continue
             if "*" in pattern:
                 hits = sorted(t for t in lib.programs if fnmatch.fnmatchcase(t, pattern))
                 if not hits:

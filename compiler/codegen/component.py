@@ -80,8 +80,8 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
             continue
         if param.kind == "text":
             # Text parameters are templates, like titles everywhere: `title: Fruit sold ({{ unit }})`.
-            t = compile_template(str(src), _value_names(src_scope),
-                                 lambda line, col, d=src_doc, l_=src_loc: d.expr_pos(l_, line - 1, 0), sc.diags)
+            t = compile_template(str(src), src_scope.names,
+                                 lambda line, col, d=src_doc, l_=src_loc: d.expr_pos(l_, line - 1, col - 1), sc.diags)
             if t is None:
                 sc.ok = False
                 continue
@@ -149,13 +149,6 @@ def _constant_length(c) -> int | None:
     except (KeyError, EvalError, TypeError, ValueError, IndexError, ZeroDivisionError):
         return None
     return len(value) if isinstance(value, list) else None
-
-
-def _value_names(scope: Scope) -> set[str]:
-    """Names a template may print: everything in scope but functions."""
-    from ..expr.types import FnT
-
-    return {k for k, t in scope.names.items() if not isinstance(t, FnT)}
 
 
 __all__ = ["compile_use"]

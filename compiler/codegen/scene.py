@@ -158,9 +158,7 @@ class SceneCompiler:
     def template(self, doc, src, loc: tuple, scope: Scope) -> Template | None:
         if not isinstance(src, str):
             src = str(src)
-        from .component import _value_names
-
-        t = compile_template(src, _value_names(scope), lambda line, col: doc.expr_pos(loc, line - 1, 0), self.diags)
+        t = compile_template(src, scope.names, lambda line, col: doc.expr_pos(loc, line - 1, col - 1), self.diags)
         if t is None:
             self.ok = False
         return t

@@ -45,11 +45,6 @@ def compile_functions(entries: dict, names: dict[str, Type], doc, taken: Callabl
     return ok
 
 
-def value_names(names: dict[str, Type]) -> set[str]:
-    """The names a template may print: functions are not values."""
-    return {k for k, t in names.items() if not isinstance(t, FnT)}
-
-
 def compile_steps(entries: dict, names: dict[str, Type], doc, key: str, what: str, taken: Callable[[str], bool],
                   clash: str, diags: Diagnostics) -> tuple[list[tuple[str, Compiled]], bool]:
     """Compile `key:` entries in order, adding each result's type to `names` (in place)."""

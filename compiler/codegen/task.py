@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 
 from ..errors import Diagnostics
@@ -13,9 +14,10 @@ from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_val
 from ..load.library import Loaded
 from .contract import CompiledContract
 from .grammar import CompiledGrammar, spec_hash
-from .steps import compile_constraints, compile_functions, compile_steps, value_names
+from .steps import compile_constraints, compile_functions, compile_steps
 
-MAX_QUERY_VALUES = 256
+MAX_QUERY_VALUES = 256  # values of one query variable
+MAX_QUERY_SPACE = 1_024  # combinations of all of a task's query variables (the product of their sizes)
 
 
 @dataclass
@@ -74,6 +76,10 @@ def _bounded_query(name, raw, vocab: dict, doc, diags: Diagnostics) -> list | No
         if hi < lo:
             diags.error(doc.pos(loc), f"query variable '{name}': empty range [{lo}, {hi}]")
             return None
+        if hi - lo + 1 > MAX_QUERY_VALUES:  # sized before it is built: a range can name billions of values
+            diags.error(doc.pos(loc), f"query variable '{name}' has {hi - lo + 1} values; the limit is "
+                                      f"{MAX_QUERY_VALUES} (a query selects among a few variants of one task)")
+            return None
         values = list(range(lo, hi + 1))
     elif isinstance(raw, str) and raw.startswith("vocab."):
         key = raw[len("vocab."):]
@@ -114,6 +120,12 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
             continue
         queries[qname] = values
         names[qname] = type_of_value(values).elem
+    space = math.prod(len(v) for v in queries.values())  # sized from the variables, never built here
+    if space > MAX_QUERY_SPACE:
+        sizes = " × ".join(f"{n} ({len(v)})" for n, v in queries.items())
+        diags.error(doc.key_pos(("query",)), f"the query space has {space} combinations ({sizes}); the limit is "
+                                             f"{MAX_QUERY_SPACE}: use fewer or smaller query variables")
+        ok = False
     ok = _check_inputs(spec, doc, grammar, queries, diags) and ok
 
     compute, ok_compute = compile_steps(spec.compute, names, doc, "compute", "task program",
@@ -161,8 +173,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     prompts = []
     for i, src in enumerate(sources):
         loc = ("prompt", i) if isinstance(spec.prompt, list) else ("prompt",)
-        t = compile_template(src, value_names(names), lambda line, col, loc=loc: doc.expr_pos(loc, line - 1, 0),
-                             diags)
+        t = compile_template(src, names, lambda line, col, loc=loc: doc.expr_pos(loc, line - 1, col - 1), diags)
         if t is None:
             ok = False
         else:

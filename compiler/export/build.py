@@ -17,8 +17,10 @@ import json
 import math
 import os
 import shutil
+import signal
 import time
 from collections import Counter, defaultdict
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +29,8 @@ from ..trace.instance import canonical_json, generate, versions
 from ..validate.gates import GateInput, run_gates
 from ..validate.phash import dhash, nearest_distance
 from .config import BuildConfig
-from .rows import instance_row, read_rows, shard_name, write_shard
+from .provenance import Fingerprint, differences, fingerprint, read_record, record_sha256
+from .rows import discard, instance_row, read_rows, shard_name, write_shard
 
 MANIFEST = "manifest.json"
 STATE_DIR = ".tessera-build"
@@ -36,6 +39,18 @@ DATASET_FORMAT = "tessera.dataset/1"
 
 class BuildFailed(TesseraError):
     pass
+
+
+class WorkerDied(BuildFailed):
+    pass
+
+
+class StaleOutput(BuildFailed):
+    """--out holds rows made from other inputs (config, code, versions or task specs); reusing them would mix."""
+
+
+class BuildInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a build; the message says what was kept and how to resume (the CLI exits 130)."""
 
 
 @dataclass(frozen=True)
@@ -91,18 +106,63 @@ def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
 _WORKER: dict = {}
 
 
-def init_worker(root: str, reject_hashes: dict[str, list[bytes]], near_bits: int, max_retries: int) -> None:
-    """reject_hashes: task → image hashes of that task in earlier splits (a later split keeps away from them)."""
+def init_worker(root: str, reject_hashes: dict[str, list[bytes]], near_bits: int, max_retries: int,
+                expected: dict | None = None) -> None:
+    """reject_hashes: task → image hashes of that task in earlier splits (a later split keeps away from them).
+    expected: the build's code hash and task inputs; a worker that compiles the library itself (spawn, Ray)
+    checks it built the same, so an edit made while the build runs cannot slip into some of its rows."""
     from ..taxonomy import compile_taxonomy
 
     if _WORKER.get("root") != root:
         _WORKER["taxonomy"] = compile_taxonomy(root)
         _WORKER["root"] = root
+        _WORKER["stale"] = _stale_worker(expected, _WORKER["taxonomy"]) if expected else ""
     _WORKER.update(reject=reject_hashes, bits=near_bits, retries=max_retries)
+
+
+def _adopt(taxonomy) -> None:
+    """The parent's compiled taxonomy is the one the build's fingerprint describes; forked workers inherit it."""
+    _WORKER.update(taxonomy=taxonomy, root=str(taxonomy.root), stale="")
+
+
+def _stale_worker(expected: dict, taxonomy) -> str:
+    from .provenance import code_sha256, component_hashes, task_parts
+
+    if code_sha256() != expected["code"]:
+        return "a worker runs other tessera code or library versions than the build's parent"
+    components = component_hashes(Path(taxonomy.root))
+    changed = [t for t, parts in expected["tasks"].items()
+               if t not in taxonomy.tasks or task_parts(taxonomy.tasks[t], taxonomy, components) != parts]
+    if changed:
+        return (f"the library changed while the build ran (tasks {', '.join(changed[:5])}"
+                f"{' …' if len(changed) > 5 else ''}); rerun the build when the edit is done")
+    return ""
+
+
+def _pool_worker_init(parent: int, *args) -> None:
+    # Ctrl-C reaches the whole process group: only the parent acts on it (it stops the pool and says so).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent(parent)
+    init_worker(*args)
+
+
+def _exit_with_parent(parent: int, every: float = 0.5) -> None:
+    """A parent killed with -9 cannot stop its workers, and they would wait on the pool's pipes forever. (`parent`
+    comes from the parent: one that died before this ran has already been replaced by the reaper here.)"""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tessera-parent-watch", daemon=True).start()
 
 
 def build_item(item: Item) -> ItemResult:
     """Generate, gate and hash one item, retrying with fresh seeds; everything expensive happens here."""
+    if _WORKER.get("stale"):
+        raise BuildFailed(_WORKER["stale"])
     tax = _WORKER["taxonomy"]
     task = tax.tasks[item.task]
     rejections: Counter = Counter()
@@ -188,8 +248,32 @@ def _sha256_file(path: Path) -> str:
 
 def _write_json_atomic(path: Path, value) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
-    tmp.replace(path)
+    try:
+        tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
+        tmp.replace(path)
+    except BaseException:
+        discard(tmp)
+        raise
+
+
+def _read_json(path: Path, what: str):
+    try:
+        return json.loads(path.read_text())
+    except ValueError as exc:
+        raise TesseraError(f"{path}: {what} is not valid JSON ({exc}); if the folder was damaged, "
+                           f"choose a new --out folder") from None
+
+
+@dataclass
+class _Shard:
+    split: str
+    index: int
+    name: str
+    items: list[Item]
+
+    @property
+    def tasks(self) -> list[str]:
+        return sorted({it.task for it in self.items})
 
 
 def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_address: str | None = None,
@@ -199,83 +283,163 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
     data = out / "data"
     state = out / STATE_DIR
     manifest_path = out / MANIFEST
+    fp = fingerprint(config, taxonomy)
     if manifest_path.exists():
-        manifest = json.loads(manifest_path.read_text())
-        if manifest.get("config_sha256") == config.sha256:
-            return BuildResult(out, manifest, {}, 0, time.perf_counter() - t0, already_complete=True)
-        raise TesseraError(f"{out} already holds a finished dataset of another build config "
-                           f"('{manifest.get('build')}'); choose a new --out folder")
-    if out.exists() and any(out.iterdir()) and not (state / "config.json").exists():
+        manifest = _read_json(manifest_path, "the manifest")
+        if not isinstance(manifest, dict) or manifest.get("config_sha256") != config.sha256:
+            raise StaleOutput(f"{out} already holds a finished dataset of another build config "
+                               f"('{manifest.get('build') if isinstance(manifest, dict) else '?'}'); "
+                               f"choose a new --out folder")
+        built = {"config_sha256": manifest.get("config_sha256"), "code_sha256": manifest.get("code_sha256"),
+                 "versions": manifest.get("versions"), "tasks": (manifest.get("taxonomy") or {}).get("inputs")}
+        whole, tasks = differences(built, fp, config.tasks)
+        if whole or tasks:
+            what = whole + [f"task {t}: its {', '.join(parts)} changed" for t, parts in sorted(tasks.items())]
+            raise StaleOutput(f"{out} already holds a finished dataset of this config, but built from other "
+                               f"inputs ({'; '.join(what[:10])}{' …' if len(what) > 10 else ''}); to build it "
+                               f"again, choose a new --out folder (or delete {out})")
+        return BuildResult(out, manifest, {}, 0, time.perf_counter() - t0, already_complete=True)
+    if out.exists() and any(out.iterdir()) and not state.is_dir():
         raise TesseraError(f"{out} exists and is not a Tessera build folder; choose an empty or new --out folder")
     if (state / "config.json").exists():
-        old = json.loads((state / "config.json").read_text())
-        if old.get("config_sha256") != config.sha256:
-            raise TesseraError(f"{out} holds an unfinished build of another config ('{old.get('build')}'); "
+        old = _read_json(state / "config.json", "the build state")
+        if not isinstance(old, dict) or old.get("config_sha256") != config.sha256:
+            raise StaleOutput(f"{out} holds an unfinished build of another config "
+                               f"('{old.get('build') if isinstance(old, dict) else '?'}'); "
                                f"finish it with that config or choose a new --out folder")
-    (state / "shards").mkdir(parents=True, exist_ok=True)
-    data.mkdir(parents=True, exist_ok=True)
-    _write_json_atomic(state / "config.json", {"build": config.spec.build, "config_sha256": config.sha256})
-    for stale in list(data.glob(".*.tmp")) + list(state.glob("shards/.*.tmp")) + list(out.glob("jsonl/.*.tmp")):
+    items_by_split = plan(config, taxonomy)
+    shards_by_split = {split: _shards(split, items, config.spec.shard_size) for split, items in items_by_split.items()}
+    reusable = _check_resume(out, fp, [sh for shards in shards_by_split.values() for sh in shards])
+
+    # The state folder first: it marks the folder as a build's (a failure right after must not make it foreign).
+    state.mkdir(parents=True, exist_ok=True)
+    _write_json_atomic(state / "config.json", {"build": config.spec.build, "config_sha256": config.sha256,
+                                               "code_sha256": fp.code_sha256})
+    (state / "shards").mkdir(exist_ok=True)
+    data.mkdir(exist_ok=True)
+    for stale in list(data.glob(".*.tmp")) + list(state.glob("shards/.*.tmp")) + list(out.glob("jsonl/.*.tmp")) + \
+            list(state.glob(".*.tmp")):
         stale.unlink()
 
-    items_by_split = plan(config, taxonomy)
     stats: dict[str, TaskStats] = defaultdict(TaskStats)
     earlier_hashes: dict[str, list[bytes]] = defaultdict(list)  # task → image hashes in earlier splits
     files: dict[str, list[dict]] = {}
     failures: list[ItemResult] = []
-    resumed = 0
+    resumed = written = 0
     total_items = sum(len(v) for v in items_by_split.values())
     job = progress.add_task("building", total=total_items) if progress else None
 
-    for split, items in items_by_split.items():
-        size = config.spec.shard_size
-        nshards = math.ceil(len(items) / size) if items else 0
-        names = [shard_name(split, k, nshards) for k in range(nshards)]
-        shard_items = [items[k * size:(k + 1) * size] for k in range(nshards)]
-        split_hashes: list[tuple[str, bytes]] = []
-        todo = []
-        for k, name in enumerate(names):
-            if (data / name).exists() and (state / "shards" / f"{name}.json").exists():
-                resumed += 1
-                split_hashes.extend((r["task"], r["phash"]) for r in read_rows(data / name, ["task", "phash"]))
-                _absorb_stats(stats, json.loads((state / "shards" / f"{name}.json").read_text()))
-                if progress:
-                    progress.advance(job, len(shard_items[k]))
-            else:
-                todo.append(k)
-        reject = {t: list(hs) for t, hs in earlier_hashes.items()}
-        results_per_shard = _run(config, taxonomy, [shard_items[k] for k in todo], reject, workers, use_ray,
-                                 ray_address, progress, job)
-        for k, results in zip(todo, results_per_shard):
-            shard_stats: dict[str, TaskStats] = defaultdict(TaskStats)
-            for res in results:
-                shard_stats[res.item.task].add(res)
-                if res.row is None:
-                    failures.append(res)
-            if any(r.row is None for r in results):
-                _absorb_stats(stats, {t: s.to_json() for t, s in shard_stats.items()})
-                continue
-            rows = [r.row for r in results]
-            _write_json_atomic(state / "shards" / f"{names[k]}.json", {t: s.to_json() for t, s in shard_stats.items()})
-            if config.spec.jsonl:
-                _write_jsonl(out, split, names[k], rows)
-            write_shard(rows, data / names[k])
-            split_hashes.extend((r["task"], r["phash"]) for r in rows)
-            _absorb_stats(stats, {t: s.to_json() for t, s in shard_stats.items()})
-            for res in results:
-                stats[res.item.task].seconds += res.seconds
-        for tid, h in split_hashes:
-            earlier_hashes[tid].append(h)
-        files[split] = [{"name": n} for n in names]
+    try:
+        for split, shards in shards_by_split.items():
+            split_hashes: list[tuple[str, bytes]] = []
+            todo = []
+            for sh in shards:
+                if sh.name in reusable:
+                    resumed += 1
+                    split_hashes.extend((r["task"], r["phash"]) for r in read_rows(data / sh.name, ["task", "phash"]))
+                    _absorb_stats(stats, reusable[sh.name])
+                    if progress:
+                        progress.advance(job, len(sh.items))
+                else:
+                    todo.append(sh)
+            reject = {t: list(hs) for t, hs in earlier_hashes.items()}
+            # Each shard is written as soon as its items are in, so a failure later keeps it.
+            runner = _run(config, taxonomy, fp, todo, reject, workers, use_ray, ray_address, progress, job)
+            with closing(runner):  # an error while writing stops the workers at once
+                for sh, results in runner:
+                    shard_stats: dict[str, TaskStats] = defaultdict(TaskStats)
+                    for res in results:
+                        shard_stats[res.item.task].add(res)
+                        if res.row is None:
+                            failures.append(res)
+                    if any(r.row is None for r in results):
+                        _absorb_stats(stats, {t: s.to_json() for t, s in shard_stats.items()})
+                        continue
+                    rows = [r.row for r in results]
+                    _write_json_atomic(state / "shards" / f"{sh.name}.json",
+                                       {t: s.to_json() for t, s in shard_stats.items()})
+                    if config.spec.jsonl:
+                        _write_jsonl(out, split, sh.name, rows)
+                    write_shard(rows, data / sh.name, fp.record(sh.tasks))
+                    written += 1
+                    split_hashes.extend((r["task"], r["phash"]) for r in rows)
+                    _absorb_stats(stats, {t: s.to_json() for t, s in shard_stats.items()})
+                    for res in results:
+                        stats[res.item.task].seconds += res.seconds
+            for tid, h in split_hashes:
+                earlier_hashes[tid].append(h)
+            files[split] = [{"name": sh.name} for sh in shards]
+    except WorkerDied as exc:
+        raise WorkerDied(f"{exc}; {_kept(out, resumed + written)}\n{_DEATH_HINT}") from None
+    except KeyboardInterrupt:
+        raise BuildInterrupted(f"the build stopped; {_kept(out, resumed + written)}") from None
 
     bad_rate = {t: s.reject_rate for t, s in stats.items() if s.reject_rate > config.spec.max_reject_rate}
     if failures or bad_rate:
         raise BuildFailed(_failure_report(failures, bad_rate, stats, config))
 
-    manifest = _manifest(config, taxonomy, out, files, stats, items_by_split)
-    _write_json_atomic(manifest_path, manifest)
+    if config.spec.jsonl:
+        _drop_orphan_images(out, files)
+    manifest = _manifest(config, taxonomy, fp, out, files, stats, items_by_split)
+    _write_json_atomic(manifest_path, manifest)  # last: its presence marks the dataset finished
     shutil.rmtree(state, ignore_errors=True)
     return BuildResult(out, manifest, dict(stats), resumed, time.perf_counter() - t0)
+
+
+def _kept(out: Path, shards: int) -> str:
+    return (f"{shards} finished shard(s) are kept in {out}; rerun the same command to resume" if shards else
+            "no shard was finished yet; rerun the same command to start again")
+
+
+def _shards(split: str, items: list[Item], size: int) -> list[_Shard]:
+    n = math.ceil(len(items) / size) if items else 0
+    return [_Shard(split, k, shard_name(split, k, n), items[k * size:(k + 1) * size]) for k in range(n)]
+
+
+def _check_resume(out: Path, fp: Fingerprint, shards: list[_Shard]) -> dict[str, dict]:
+    """Finished shards of an interrupted build that this build may keep (name → their statistics). A shard built
+    from other specs, code or versions is refused with the tasks and shards named: keeping it would mix rows."""
+    data, state = out / "data", out / STATE_DIR / "shards"
+    reusable: dict[str, dict] = {}
+    whole: dict[str, list[str]] = defaultdict(list)  # what differs → shards
+    changed: dict[str, set] = defaultdict(set)  # task → parts that changed
+    stale: dict[str, list[str]] = defaultdict(list)  # task → shards holding its old rows
+    for sh in shards:
+        if not (data / sh.name).exists() or not (state / f"{sh.name}.json").exists():
+            continue  # not finished: rebuilt
+        try:
+            shard_stats = json.loads((state / f"{sh.name}.json").read_text())
+        except ValueError:
+            continue  # damaged statistics: rebuilt (the shard is rewritten whole)
+        record = read_record(data / sh.name)
+        if record is None:
+            whole["no build record: written by an older tessera, or damaged"].append(sh.name)
+            continue
+        what, tasks = differences(record, fp, sh.tasks)
+        if set(record.get("tasks") or {}) != set(sh.tasks):
+            what.append("its tasks differ from this build's")
+        for w in what:
+            whole[w].append(sh.name)
+        for t, parts in tasks.items():
+            changed[t].update(parts)
+            stale[t].append(sh.name)
+        if not what and not tasks:
+            reusable[sh.name] = shard_stats
+    if not whole and not changed:
+        return reusable
+    named = sorted({n for names in list(whole.values()) + list(stale.values()) for n in names})
+    lines = [f"{out} holds finished shards of an interrupted build made from other inputs; resuming would mix "
+             f"old and new rows, so the build stops:"]
+    for what, names in sorted(whole.items()):
+        lines.append(f"  {what} ({len(names)} shard(s))")
+    for t in sorted(changed):
+        lines.append(f"  task {t}: its {', '.join(p for p in sorted(changed[t]))} changed "
+                     f"({len(stale[t])} shard(s))")
+    listed = " ".join(str(data / n) for n in named[:20])
+    more = f" … and {len(named) - 20} more" if len(named) > 20 else ""
+    lines.append(f"to rebuild only those, delete the named shards and rerun: rm {listed}{more}")
+    lines.append("or build into a fresh --out folder")
+    raise StaleOutput("\n".join(lines))
 
 
 def _absorb_stats(stats: dict[str, TaskStats], shard: dict) -> None:
@@ -287,38 +451,82 @@ def _absorb_stats(stats: dict[str, TaskStats], shard: dict) -> None:
         st.attempts += s["attempts"]
 
 
-def _run(config, taxonomy, shards: list[list[Item]], reject, workers, use_ray, ray_address, progress, job):
-    """Results for each shard, in item order."""
+def _run(config, taxonomy, fp: Fingerprint, shards: list[_Shard], reject, workers, use_ray, ray_address, progress,
+         job):
+    """(shard, its results in item order) for each shard, in shard order, as each completes."""
     if not shards:
-        return []
-    root = str(taxonomy.root)
-    args = (root, reject, config.spec.near_duplicate_bits, config.spec.max_retries)
+        return
+    _adopt(taxonomy)
+    args = (str(taxonomy.root), reject, config.spec.near_duplicate_bits, config.spec.max_retries,
+            {"code": fp.code_sha256, "tasks": fp.tasks})
     if use_ray:
         from .ray_backend import run_shards
 
-        return run_shards(shards, args, ray_address, progress, job)
-    flat = [it for shard in shards for it in shard]
-    results: list[ItemResult] = []
-    if workers <= 1:
-        init_worker(*args)
-        for it in flat:
-            results.append(build_item(it))
-            if progress:
-                progress.advance(job)
-    else:
-        import multiprocessing as mp
-
-        ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
-        with ctx.Pool(workers, initializer=init_worker, initargs=args) as pool:
-            for res in pool.imap(build_item, flat, chunksize=2):
-                results.append(res)
+        yield from zip(shards, run_shards([sh.items for sh in shards], args, ray_address, progress, job))
+        return
+    flat = [it for sh in shards for it in sh.items]
+    with closing(_local_results(flat, args, workers) if workers > 1 else _inline_results(flat, args)) as results:
+        for sh in shards:
+            done = []
+            for _ in sh.items:
+                done.append(next(results))
                 if progress:
                     progress.advance(job)
-    out, pos = [], 0
-    for shard in shards:
-        out.append(results[pos:pos + len(shard)])
-        pos += len(shard)
-    return out
+            yield sh, done
+
+
+def _inline_results(flat: list[Item], args):
+    init_worker(*args)
+    yield from (build_item(it) for it in flat)
+
+
+def _local_results(flat: list[Item], args, workers: int):
+    """Results in item order from a process pool. A worker that dies (kill -9, the OOM killer) breaks the pool at
+    once (concurrent.futures notices; multiprocessing.Pool would wait forever) and the build says which one."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_pool_worker_init,
+                               initargs=(os.getpid(), *args))
+    processes: dict = {}
+    finished = False
+    try:
+        it = pool.map(build_item, flat, chunksize=2)
+        processes.update(getattr(pool, "_processes", None) or {})  # pid → Process, for the message below
+        yield from it
+        finished = True
+    except BrokenProcessPool:
+        processes.update(getattr(pool, "_processes", None) or {})
+        raise WorkerDied(_death_notice(processes)) from None
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:  # an error, Ctrl-C, or the consumer stopped: stop the workers now, not after their queue drains
+            live = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in live:
+                if proc.is_alive():
+                    proc.terminate()
+            for proc in live:
+                proc.join(5)
+
+
+def _death_notice(processes: dict) -> str:
+    dead = []
+    for proc in processes.values():
+        proc.join(2)
+        code = proc.exitcode
+        if code is None or code == -signal.SIGTERM:  # still running, or stopped by the pool after the death
+            continue
+        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
+        dead.append(f"pid {proc.pid}, {how}")
+    return f"a build worker process died ({'; '.join(dead) or 'which one is unknown'}), so the build stopped"
+
+
+_DEATH_HINT = ("(a worker killed by SIGKILL that nobody killed by hand usually means the machine ran out of "
+               "memory: try fewer --workers)")
 
 
 def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
@@ -334,18 +542,35 @@ def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
         lines.append(canonical_json(rec))
     target = out / "jsonl" / shard.replace(".parquet", ".jsonl")
     tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text("\n".join(lines) + "\n")
-    tmp.replace(target)
+    try:
+        tmp.write_text("\n".join(lines) + "\n")
+        tmp.replace(target)
+    except BaseException:
+        discard(tmp)
+        raise
 
 
-def _manifest(config: BuildConfig, taxonomy, out: Path, files, stats, items_by_split) -> dict:
+def _drop_orphan_images(out: Path, files: dict[str, list[dict]]) -> None:
+    """A shard left unfinished wrote its images before it stopped; rebuilt from an edited task, its rows have other
+    ids. images/ keeps exactly the images of the dataset's rows."""
+    for split, entries in files.items():
+        keep = {f"{r['instance_id']}.png" for e in entries for r in read_rows(out / "data" / e["name"],
+                                                                            ["instance_id"])}
+        for png in (out / "images" / split).glob("*.png"):
+            if png.name not in keep:
+                png.unlink()
+
+
+def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, stats, items_by_split) -> dict:
     splits = {}
     for split, entries in files.items():
         listed = []
         for e in entries:
             path = out / "data" / e["name"]
+            record = read_record(path)
             listed.append({"name": f"data/{e['name']}", "sha256": _sha256_file(path), "bytes": path.stat().st_size,
-                           "rows": len(list(read_rows(path, ["instance_id"])))})
+                           "rows": len(list(read_rows(path, ["instance_id"]))),
+                           "spec_sha256": record_sha256(record) if record else None})
         per_task = Counter(it.task for it in items_by_split[split])
         splits[split] = {"rows": sum(f["rows"] for f in listed), "files": listed,
                          "per_task": dict(sorted(per_task.items()))}
@@ -358,8 +583,9 @@ def _manifest(config: BuildConfig, taxonomy, out: Path, files, stats, items_by_s
         "format": DATASET_FORMAT, "build": config.spec.build, "summary": config.spec.summary,
         "config": config.spec.model_dump(mode="json"), "config_sha256": config.sha256, "seed": config.spec.seed,
         "taxonomy": {"name": taxonomy.name, "version": taxonomy.version,
-                     "tasks": {t: taxonomy.tasks[t].spec_hash for t in config.tasks}},
-        "versions": versions(), "splits": splits,
+                     "tasks": {t: taxonomy.tasks[t].spec_hash for t in config.tasks},
+                     "inputs": fp.tasks},  # task → hash of each input its rows depend on (provenance.py)
+        "versions": versions(), "code_sha256": fp.code_sha256, "splits": splits,
         "tasks": {t: stats[t].to_json() for t in sorted(stats)},
         "split_overlap": {"shared_instance_ids": shared,
                           "near_duplicate_bits": config.spec.near_duplicate_bits,

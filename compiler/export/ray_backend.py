@@ -28,12 +28,22 @@ def run_shards(shards, args, address, progress, job):
         remote = ray.remote(_remote_shard)
         args_ref = ray.put(args)
         refs = [remote.remote(args_ref, shard) for shard in shards]
-        results = []
-        for ref, shard in zip(refs, shards):
-            results.append(ray.get(ref))
+        for ref, shard in zip(refs, shards):  # in shard order, each as it is done: the driver writes it at once
+            try:
+                results = ray.get(ref)
+            except ray.exceptions.RayTaskError as exc:  # the task raised: say what, not Ray's traceback
+                cause = getattr(exc, "cause", None)
+                if isinstance(cause, TesseraError):
+                    raise TesseraError(str(cause)) from None
+                raise TesseraError(f"a Ray task failed: {type(cause).__name__}: {cause}") from None
+            except ray.exceptions.RayError as exc:  # a dead worker or node, a lost object
+                from .build import WorkerDied
+
+                raise WorkerDied(f"a Ray worker died ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
+                                 ) from None
             if progress:
                 progress.advance(job, len(shard))
-        return results
+            yield results
     finally:
         if started_here:
             ray.shutdown()

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -47,6 +50,23 @@ _HF_FEATURES = {
 SCHEMA = SCHEMA.with_metadata({"huggingface": json.dumps({"info": {"features": _HF_FEATURES}}, sort_keys=True)})
 
 
+@contextmanager
+def named_io(path: Path):
+    """Give an OSError the file it concerns: pyarrow's write errors carry neither a file name nor always an errno,
+    and "error: No space left on device" alone does not say which disk."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None and exc.errno is not None:
+            raise
+        code = exc.errno
+        if code is None:  # pyarrow: "... Detail: [errno 28] No space left on device"
+            m = re.search(r"\[errno (\d+)\]", str(exc))
+            code = int(m.group(1)) if m else None
+        what = os.strerror(code) if code is not None else (exc.strerror or str(exc))
+        raise OSError(code, what, str(exc.filename if exc.filename is not None else path)) from exc
+
+
 def instance_row(inst: Instance, split: str, phash: bytes) -> dict:
     t = inst.task
     return {
@@ -59,19 +79,35 @@ def instance_row(inst: Instance, split: str, phash: bytes) -> dict:
     }
 
 
-def write_shard(rows: list[dict], path: Path) -> None:
-    """Write under a temporary name, then rename: a shard with its final name is always complete."""
-    table = pa.Table.from_pylist(rows, schema=SCHEMA)
+def write_shard(rows: list[dict], path: Path, record: dict | None = None) -> None:
+    """Write under a temporary name, then rename: a shard with its final name is always complete. `record` (what
+    the rows were built from, see provenance) goes into the Parquet metadata, so the shard itself says it."""
+    schema = SCHEMA
+    if record is not None:
+        from .provenance import RECORD_KEY
+
+        schema = SCHEMA.with_metadata({**SCHEMA.metadata, RECORD_KEY: json.dumps(record, sort_keys=True)})
+    table = pa.Table.from_pylist(rows, schema=schema)
     tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp, compression="zstd", row_group_size=max(1, min(len(rows), 512)),
-                   write_statistics=False)
-    _fsync(tmp)
-    tmp.replace(path)
+    try:
+        with named_io(tmp):
+            pq.write_table(table, tmp, compression="zstd", row_group_size=max(1, min(len(rows), 512)),
+                           write_statistics=False)
+            _fsync(tmp)
+            tmp.replace(path)
+    except BaseException:
+        discard(tmp)  # a disk-full write leaves no half file behind
+        raise
+
+
+def discard(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass  # the error being reported already is the one that matters
 
 
 def _fsync(path: Path) -> None:
-    import os
-
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -1,6 +1,7 @@
 """Find and load every authoring file of a taxonomy root: taxonomy/, grammars/, programs/, contracts/."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,17 +31,63 @@ class Library:
     components: dict[str, Loaded] = field(default_factory=dict)
 
 
-def _yaml_files(folder: Path) -> list[Path]:
-    if not folder.is_dir():
+_LINK_OUTSIDE = "symbolic link leads outside the taxonomy root (or nowhere); it is not followed"
+_LINKED_FOLDER = "symbolic link to a folder is not followed (link single files, inside the taxonomy root)"
+
+
+def _yaml_files(folder: Path, root: Path, rel, diags: Diagnostics) -> list[Path]:
+    """The YAML files under a folder of the root, in path order, never leaving the root.
+
+    A symbolic link to a file is read only if its target lies inside the root (a library may link one file into two
+    places); a link that leaves the root, dangles or loops is an error and nothing is read through it, so a library
+    cannot make the compiler read (and echo in its errors) a file outside it. Linked folders are not descended
+    into (no loops, no second copy of a subtree): each is an error."""
+    if folder.is_symlink() or not folder.is_dir():
+        if folder.is_symlink():
+            diags.error(Position(rel(folder), 1, 1), _LINKED_FOLDER)
         return []
-    return sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    found: list[Path] = []
+    def unreadable(exc: OSError) -> None:
+        diags.error(Position(rel(Path(exc.filename)), 1, 1), f"cannot read folder: {exc.strerror or exc}")
+
+    for here, dirs, files in os.walk(folder, onerror=unreadable, followlinks=False):
+        base = Path(here)
+        for d in sorted(dirs):
+            if (base / d).is_symlink():
+                diags.error(Position(rel(base / d), 1, 1), _LINKED_FOLDER)
+        for name in files:
+            p = base / name
+            if p.suffix not in (".yaml", ".yml"):
+                continue
+            if p.is_symlink() and not _inside(p, root):
+                diags.error(Position(rel(p), 1, 1), _LINK_OUTSIDE)
+                continue
+            found.append(p)
+    return sorted(found)
+
+
+def _inside(link: Path, root: Path) -> bool:
+    """Whether a symbolic link resolves to something that exists inside the (resolved) root."""
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):  # dangling, a loop, or unreadable
+        return False
+    return target.is_relative_to(root)
+
+
+def _index_file(path: Path, root: Path, rel, diags: Diagnostics) -> bool | None:
+    """Whether taxonomy.yaml / vocab.yaml exists; None (reported) if it is a link that leaves the root."""
+    if path.is_symlink() and not _inside(path, root):
+        diags.error(Position(rel(path), 1, 1), _LINK_OUTSIDE)
+        return None
+    return path.exists()
 
 
 def load_library(root: Path, diags: Diagnostics) -> Library:
     root = Path(root)
     lib = Library(root)
     if not root.is_dir():
-        diags.error(Position(str(root)), "taxonomy root is not a folder")
+        diags.error(Position(str(root), 1, 1), "taxonomy root is not a folder")
         return lib
 
     def rel(p: Path) -> str:
@@ -49,10 +96,15 @@ def load_library(root: Path, diags: Diagnostics) -> Library:
         except ValueError:
             return str(p)
 
-    tax_path = root / "taxonomy" / "taxonomy.yaml"
-    if not tax_path.is_file():
-        diags.error(Position(rel(tax_path)), "missing taxonomy index (taxonomy/taxonomy.yaml)")
-    else:
+    real_root = root.resolve()
+    tax_dir = root / "taxonomy"
+    tax_path = tax_dir / "taxonomy.yaml"
+    linked_dir = tax_dir.is_symlink()
+    if linked_dir:
+        diags.error(Position(rel(tax_dir), 1, 1), _LINKED_FOLDER)
+    elif (index := _index_file(tax_path, real_root, rel, diags)) is False:
+        diags.error(Position(rel(tax_path), 1, 1), "missing taxonomy index (taxonomy/taxonomy.yaml)")
+    elif index:
         doc = read_yaml(tax_path, rel(tax_path), diags)
         if doc is not None:
             spec = validate(TaxonomySpec, doc, diags)
@@ -60,7 +112,7 @@ def load_library(root: Path, diags: Diagnostics) -> Library:
                 lib.taxonomy = Loaded(spec, doc)
 
     vocab_path = root / "taxonomy" / "vocab.yaml"
-    if vocab_path.is_file():
+    if not linked_dir and _index_file(vocab_path, real_root, rel, diags):
         doc = read_yaml(vocab_path, rel(vocab_path), diags)
         if doc is not None:
             spec = validate(VocabSpec, doc, diags)
@@ -74,7 +126,7 @@ def load_library(root: Path, diags: Diagnostics) -> Library:
         ("grammar", "grammars", GrammarSpec, "grammar", lib.grammars),
         ("task", "programs", ProgramSpec, "task", lib.programs),
     ):
-        for path in _yaml_files(root / folder):
+        for path in _yaml_files(root / folder, real_root, rel, diags):
             doc = read_yaml(path, rel(path), diags)
             if doc is None:
                 continue

@@ -109,7 +109,8 @@ def report(model: type, doc: SourceDoc, diags: Diagnostics, base: tuple, err: di
         expected = err["msg"].removeprefix("Input should be ")
         diags.error(where, f"expected {expected}, got {describe(value)}")
     elif kind == "string_pattern_mismatch":
-        diags.error(where, f"'{value}' is not a valid name here (expected lowercase dotted ids like charts.bar_chart)")
+        shown = value if len(str(value)) <= 60 else f"{str(value)[:60]}…"
+        diags.error(where, f"'{shown}' is not a valid name here (expected lowercase dotted ids like charts.bar_chart)")
     elif kind in ("too_short", "too_long"):
         diags.error(where, err["msg"].replace("Value", "this value").replace("List", "this list"))
     else:

@@ -199,7 +199,8 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
         raise SamplingFailed(f"{task.id} (level {level}, seed {seed}): no legible render in {RENDER_ATTEMPTS} "
                              f"attempts ({last_detail}); the grammar's constraints must keep marks apart")
 
-    values = {**state, **q, **result.steps, "level": level}
+    # Exactly the names the prompt templates were compiled against (codegen.task): the program's scope.
+    values = {**state, **q, **result.steps, "level": level, "vocab": vocab}
     p_rng = Rng(seeds["prompt"])
     template_index = p_rng.below(len(task.prompts))
     body = task.prompts[template_index].render(values).strip()

@@ -23,13 +23,15 @@ class DatasetReport:
     problems: list[str] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
     tasks: int = 0
+    warnings: list[str] = field(default_factory=list)  # the library moved on since the build (not a defect)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def validate_dataset(path: Path, progress=None) -> DatasetReport:
+def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
+    """taxonomy: when given, also say (as warnings) which tasks' inputs changed in the library since the build."""
     path = Path(path)
     rep = DatasetReport(path)
     manifest_path = path / MANIFEST
@@ -48,6 +50,7 @@ def validate_dataset(path: Path, progress=None) -> DatasetReport:
         return rep
     if (path / STATE_DIR).exists():
         rep.problems.append(f"{STATE_DIR}/ is still present: a build may be running or was interrupted")
+    check_provenance(path, manifest, rep, taxonomy)
     listed = {f["name"] for s in manifest["splits"].values() for f in s["files"]}
     on_disk = {str(p.relative_to(path)) for p in (path / "data").glob("*")}
     for extra in sorted(on_disk - listed):
@@ -133,3 +136,72 @@ def _check_row(rep, name, split, row, ids, per_task, hashes) -> None:
     r = trace["render"]
     for reason in run_gates(GateInput(png, row["prompt"], answer, label, witness, r["width"], r["height"], rgb)):
         rep.problems.append(f"{where}: gate failed: {reason}")
+
+
+# -- provenance: one config, one code version, one spec per task, in every shard --------------------------------
+def check_provenance(path: Path, manifest: dict, rep: DatasetReport, taxonomy=None) -> None:
+    """Each shard carries the record of what built it (export/provenance.py). Every record must match the
+    manifest, so shards of two builds (a resume after an edit, or files copied between datasets) never pass."""
+    from ..export.provenance import read_record, record_sha256
+
+    inputs = (manifest.get("taxonomy") or {}).get("inputs")
+    code = manifest.get("code_sha256")
+    if not isinstance(inputs, dict) or not isinstance(code, str):
+        rep.problems.append(f"{MANIFEST}: no build provenance (code_sha256, taxonomy.inputs): written by an older "
+                            f"tessera, so nothing shows its shards share one spec; rebuild the dataset")
+        return
+    for info in (manifest.get("splits") or {}).values():
+        for f in info.get("files") or []:
+            name = f.get("name") if isinstance(f, dict) else None
+            if not isinstance(name, str) or Path(name).is_absolute() or ".." in Path(name).parts:
+                continue  # the manifest checks report it
+            file = path / name
+            if not file.is_file():
+                continue  # reported as missing
+            record = read_record(file)
+            if record is None:
+                rep.problems.append(f"{name}: carries no build record (not written by `tessera build`, or damaged)")
+                continue
+            if record_sha256(record) != f.get("spec_sha256"):
+                rep.problems.append(f"{name}: its build record differs from the manifest's (spec_sha256): the "
+                                    f"shard comes from another build")
+            if record.get("config_sha256") != manifest.get("config_sha256"):
+                rep.problems.append(f"{name}: built with another build config than the manifest's")
+            if record.get("code_sha256") != code:
+                was = record.get("versions") or {}
+                now = manifest.get("versions") or {}
+                diff = [f"{k} {was.get(k)} vs {now.get(k)}" for k in sorted(set(was) | set(now))
+                        if was.get(k) != now.get(k)]
+                rep.problems.append(f"{name}: built by other tessera code or versions than the rest of the dataset"
+                                    + (f" ({', '.join(diff)})" if diff else ""))
+            tasks = record.get("tasks") if isinstance(record.get("tasks"), dict) else {}
+            changed = sorted(t for t, parts in tasks.items() if inputs.get(t) != parts)
+            if changed:
+                rep.problems.append(f"{name}: built from other specs of task(s) {', '.join(changed)} than the "
+                                    f"manifest records: rows of two versions of a task are mixed")
+            try:
+                in_rows = set(pq.read_table(file, columns=["task"]).column("task").to_pylist())
+            except Exception:  # noqa: BLE001 - unreadable shards are reported by the row checks
+                continue
+            uncovered = sorted(t for t in in_rows if t not in tasks)
+            if uncovered:
+                rep.problems.append(f"{name}: holds rows of task(s) {', '.join(map(str, uncovered))} that its build "
+                                    f"record does not cover")
+    if taxonomy is not None:
+        from ..export.provenance import TASK_PARTS, code_sha256, component_hashes, task_parts
+
+        components = component_hashes(Path(taxonomy.root))
+
+        if code_sha256() != code:
+            rep.warnings.append("the tessera code or library versions differ from the ones that built this dataset: "
+                                "`tessera replay` may report differences")
+        for t in sorted(inputs):
+            if t not in taxonomy.tasks:
+                rep.warnings.append(f"task {t} is no longer in the library at {taxonomy.root}")
+                continue
+            now = task_parts(taxonomy.tasks[t], taxonomy, components)
+            was = inputs[t] if isinstance(inputs[t], dict) else {}
+            parts = [p for p in TASK_PARTS if was.get(p) != now.get(p)]
+            if parts:
+                rep.warnings.append(f"task {t}: its {', '.join(parts)} changed in the library since the build: "
+                                    f"replay will not match its rows")

@@ -1,0 +1,675 @@
+"""Issue 9, class 7: a build never hangs and never mixes versions, and I/O errors name the file.
+
+A dead worker stops the build at once with a message, and a rerun resumes to the bytes of an uninterrupted build;
+so does Ctrl-C. A resume after an edit of any input (program, grammar, contract, component, vocabulary, code,
+versions) is refused with the tasks and shards named; `validate` refuses shards of two builds mixed in one
+dataset. Disk-full and read-only errors say `error: <path>: <what> (<errno name>)` at every stage of a build, and
+the dataset is never marked finished."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from compiler.cli import main, os_error_message
+from compiler.errors import TesseraError
+from compiler.export import build as build_mod
+from compiler.export import provenance
+from compiler.export.build import BuildFailed, BuildInterrupted, WorkerDied, build
+from compiler.export.config import load_build_config
+from compiler.export.rows import named_io, write_shard
+from compiler.taxonomy import compile_taxonomy
+from compiler.validate.dataset import validate_dataset
+from tests.conftest import ROOT
+from tests.test_build import rows, same_tree
+
+CHARTS, SHAPES = "charts.bar_chart.value_difference", "shapes.shape_grid.empty_cells"
+
+# Two tasks, one row per shard: train-00000 holds the charts task's first row, train-00001 the shapes task's.
+TWO = f"""
+build: two
+seed: 5
+select: {{tasks: ["{CHARTS}", "{SHAPES}"]}}
+per_task: {{train: 2, validation: 1}}
+levels: [0, 4]
+shard_size: 1
+jsonl: true
+"""
+
+# For the process tests: a short train split, then a validation split long enough to kill a worker in.
+POOL = f"""
+build: pool
+seed: 3
+select: {{tasks: ["{CHARTS}", "{SHAPES}"]}}
+per_task: {{train: 4, validation: 20}}
+levels: [0, 3]
+shard_size: 2
+"""
+
+
+def _config_file(folder: Path, text: str) -> Path:
+    path = folder / "build.yaml"
+    path.write_text(textwrap.dedent(text).lstrip())
+    return path
+
+
+@pytest.fixture(scope="module")
+def two_cfg(tmp_path_factory):
+    return _config_file(tmp_path_factory.mktemp("two"), TWO)
+
+
+@pytest.fixture(scope="module")
+def two_ref(two_cfg, tmp_path_factory, taxonomy):
+    out = tmp_path_factory.mktemp("two-ref") / "ds"
+    build(load_build_config(two_cfg, taxonomy), taxonomy, out, workers=1)
+    return out
+
+
+@pytest.fixture(scope="module")
+def pool_cfg(tmp_path_factory):
+    return _config_file(tmp_path_factory.mktemp("pool"), POOL)
+
+
+@pytest.fixture(scope="module")
+def pool_ref(pool_cfg, tmp_path_factory, taxonomy):
+    out = tmp_path_factory.mktemp("pool-ref") / "ds"
+    build(load_build_config(pool_cfg, taxonomy), taxonomy, out, workers=1)
+    return out
+
+
+def _cli(config: Path, out: Path, workers: int) -> list[str]:
+    return [sys.executable, "-m", "compiler.cli", "--root", str(ROOT), "build", str(config), "--out", str(out),
+            "--workers", str(workers)]
+
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def _pool_workers(pid: int) -> set[int]:
+    """Children of `pid` running its own command line: forked pool workers (not Python's helper processes)."""
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        me = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return set()
+    found = set()
+    for k in kids:
+        try:
+            if Path(f"/proc/{k}/cmdline").read_bytes() == me:
+                found.add(int(k))
+        except OSError:
+            pass
+    return found
+
+
+def _finish(proc: subprocess.Popen, bound: float) -> tuple[int, str]:
+    try:
+        _, err = proc.communicate(timeout=bound)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"the build did not end within {bound} s: it hangs")
+    return proc.returncode, err
+
+
+# -- a dead worker --------------------------------------------------------------------------------------------
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(os, "fork"), reason="needs Linux /proc")
+def test_killed_worker_stops_the_build_and_a_rerun_resumes_to_identical_bytes(pool_cfg, pool_ref, taxonomy,
+                                                                                tmp_path):
+    out = tmp_path / "ds"
+    proc = subprocess.Popen(_cli(pool_cfg, out, 2), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    train_workers: set[int] = set()
+    victim = None
+    deadline = time.time() + 60
+    while time.time() < deadline and victim is None and proc.poll() is None:
+        now = _pool_workers(proc.pid)
+        if len(list((out / "data").glob("train-*.parquet"))) < 4:
+            train_workers |= now  # the train split's pool
+        else:
+            fresh = now - train_workers  # the validation split's pool: it has 60 items still to build
+            victim = min(fresh) if fresh else None
+        time.sleep(0.002)
+    assert victim is not None, "no worker of the validation split's pool was seen"
+    os.kill(victim, signal.SIGKILL)
+    killed = time.time()
+    rc, err = _finish(proc, 30)
+    assert time.time() - killed < 30
+    assert rc == 1 and "Traceback" not in err
+    assert f"error: a build worker process died (pid {victim}, killed by SIGKILL), so the build stopped; " in err
+    kept = len(list((out / "data").glob("*.parquet")))
+    assert kept >= 4  # the train split's shards, and any of validation's done before the kill
+    assert f"{kept} finished shard(s) are kept in {out}; rerun the same command to resume" in err
+    assert "ran out of memory: try fewer --workers" in err
+    assert not (out / "manifest.json").exists()
+    assert "manifest.json is missing" in validate_dataset(out).problems[0]
+    assert build(load_build_config(pool_cfg, taxonomy), taxonomy, out, workers=2).resumed_shards == kept
+    assert same_tree(pool_ref, out)
+
+
+def _die_on_validation_item(item):
+    """A worker that dies in the middle of an item (as the OOM killer would do it)."""
+    if item.split == "validation" and item.task == SHAPES:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _real_build_item(item)
+
+
+_real_build_item = build_mod.build_item
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the dying worker is patched in through fork")
+def test_dead_worker_in_process_message_and_kept_shards(two_cfg, two_ref, taxonomy, tmp_path, monkeypatch):
+    out = tmp_path / "ds"
+    config = load_build_config(two_cfg, taxonomy)
+    monkeypatch.setattr(build_mod, "build_item", _die_on_validation_item)
+    started = time.time()
+    with pytest.raises(WorkerDied) as info:
+        build(config, taxonomy, out, workers=2)
+    assert time.time() - started < 30
+    msg = str(info.value)
+    assert msg.startswith("a build worker process died (pid ") and ", killed by SIGKILL), so the build stopped" in msg
+    assert f"4 finished shard(s) are kept in {out}; rerun the same command to resume" in msg
+    monkeypatch.undo()
+    result = build(config, taxonomy, out, workers=2)
+    assert result.resumed_shards == 4
+    assert same_tree(two_ref, out)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(os, "fork"), reason="needs Linux /proc")
+def test_workers_end_when_the_parent_is_killed(pool_cfg, tmp_path):
+    out = tmp_path / "ds"
+    proc = subprocess.Popen(_cli(pool_cfg, out, 2), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen: set[int] = set()
+    deadline = time.time() + 60
+    while time.time() < deadline and len(seen) < 2 and proc.poll() is None:
+        seen |= _pool_workers(proc.pid)
+        time.sleep(0.002)
+    assert len(seen) == 2
+    proc.kill()
+    proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    deadline = time.time() + 15
+    while time.time() < deadline and any(alive(p) for p in seen):
+        time.sleep(0.05)
+    left = [p for p in seen if alive(p)]
+    for p in left:  # do not leave them behind if the assertion fails
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their killed parent"
+
+
+def test_a_worker_that_compiles_another_library_refuses_to_build(two_cfg, taxonomy, library_copy, monkeypatch):
+    """Workers that compile the library themselves (spawn, Ray) check it is the one the build was planned from."""
+    from compiler.export.provenance import fingerprint
+
+    fp = fingerprint(load_build_config(two_cfg, taxonomy), taxonomy)
+    _edit(library_copy, "program")
+    item = build_mod.plan(load_build_config(two_cfg, taxonomy), taxonomy)["train"][0]
+    monkeypatch.setattr(build_mod, "_WORKER", {})
+    build_mod.init_worker(str(library_copy), {}, 12, 2, {"code": fp.code_sha256, "tasks": fp.tasks})
+    with pytest.raises(BuildFailed, match=rf"^the library changed while the build ran \(tasks {CHARTS}\); rerun "
+                                          rf"the build when the edit is done$"):
+        build_mod.build_item(item)
+    assert build_mod._stale_worker({"code": "0" * 64, "tasks": fp.tasks}, build_mod._WORKER["taxonomy"]) == (
+        "a worker runs other tessera code or library versions than the build's parent")
+
+
+# -- Ctrl-C ---------------------------------------------------------------------------------------------------
+def test_ctrl_c_exits_cleanly_and_resumes(pool_cfg, pool_ref, taxonomy, tmp_path):
+    out = tmp_path / "ds"
+    proc = subprocess.Popen(_cli(pool_cfg, out, 2), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list((out / "data").glob("*.parquet"))) < 4 and proc.poll() is None:
+        time.sleep(0.002)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    rc, err = _finish(proc, 30)
+    assert rc == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.strip().startswith("interrupted: the build stopped; ") and "finished shard(s) are kept in" in err
+    assert not (out / "manifest.json").exists()
+    kept = int(err.split("stopped; ")[1].split(" finished")[0])
+    assert kept == len(list((out / "data").glob("*.parquet"))) >= 4
+    assert build(load_build_config(pool_cfg, taxonomy), taxonomy, out, workers=2).resumed_shards == kept
+    assert same_tree(pool_ref, out)
+
+
+# -- resume after an edit -------------------------------------------------------------------------------------
+def _interrupt_after(monkeypatch, shards: int) -> None:
+    real = build_mod.write_shard
+    calls = []
+
+    def write(rows_, path, record=None):
+        if len(calls) == shards:
+            raise KeyboardInterrupt
+        calls.append(path)
+        real(rows_, path, record)
+
+    monkeypatch.setattr(build_mod, "write_shard", write)
+
+
+@pytest.fixture(scope="module")
+def partial(two_cfg, taxonomy, tmp_path_factory):
+    """An interrupted build of TWO holding its first shard: train-00000, one row of the charts task."""
+    mp = pytest.MonkeyPatch()
+    out = tmp_path_factory.mktemp("partial") / "ds"
+    _interrupt_after(mp, 1)
+    try:
+        with pytest.raises(BuildInterrupted, match="1 finished shard"):
+            build(load_build_config(two_cfg, taxonomy), taxonomy, out, workers=1)
+    finally:
+        mp.undo()
+    assert sorted(p.name for p in (out / "data").glob("*.parquet")) == ["train-00000-of-00004.parquet"]
+    return out
+
+
+EDITS = {  # kind → (file, text, replacement): each a change of what the charts task's rows are made from
+    "program": ("programs/charts/bar_chart/value_difference.yaml",
+                "summary: Difference between", "summary: The difference between"),
+    "grammar": ("grammars/charts/bar_chart.yaml", "summary: Vertical bars, one per fruit",
+                "summary: Upright bars, one per fruit"),
+    "contract": ("contracts/integer_exact.yaml", "summary: An integer, exact match", "summary: An integer, exactly"),
+    "component": ("components/bar_chart.yaml", "summary: Vertical bars from zero", "summary: Upright bars from zero"),
+    "vocab": ("taxonomy/vocab.yaml", "fruits: [apple, banana, cherry,", "fruits: [apple, fig, banana, cherry,"),
+}
+
+
+def _edit(library: Path, kind: str) -> None:
+    rel, old, new = EDITS[kind]
+    path = library / rel
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize("kind, tasks, part", [
+    ("program", [CHARTS], "program"),
+    ("grammar", [CHARTS], "grammar"),
+    ("contract", [CHARTS], "contract"),  # only the charts task has a finished shard
+    ("component", [CHARTS], "components"),
+    ("vocab", [CHARTS], "vocab"),
+])
+def test_resume_after_an_edit_is_refused_naming_the_task(kind, tasks, part, partial, two_cfg, library_copy,
+                                                         tmp_path, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    _edit(library_copy, kind)
+    edited = compile_taxonomy(library_copy)
+    out = tmp_path / "ds"
+    shutil.copytree(partial, out)
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    with pytest.raises(BuildFailed) as info:
+        build(load_build_config(two_cfg, edited), edited, out, workers=1)
+    lines = str(info.value).splitlines()
+    assert lines[0] == (f"{out} holds finished shards of an interrupted build made from other inputs; resuming "
+                        f"would mix old and new rows, so the build stops:")
+    assert lines[1:] == [f"  task {t}: its {part} changed (1 shard(s))" for t in tasks] + [
+        f"to rebuild only those, delete the named shards and rerun: rm {out / 'data' / 'train-00000-of-00004.parquet'}",
+        "or build into a fresh --out folder"]
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before  # nothing was touched
+
+
+def test_deleting_the_named_shards_resumes_to_a_fresh_build_of_the_edit(partial, two_cfg, library_copy, tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.chdir(library_copy)
+    _edit(library_copy, "program")
+    edited = compile_taxonomy(library_copy)
+    config = load_build_config(two_cfg, edited)
+    out = tmp_path / "ds"
+    shutil.copytree(partial, out)
+    with pytest.raises(BuildFailed):
+        build(config, edited, out, workers=1)
+    (out / "data" / "train-00000-of-00004.parquet").unlink()
+    build(config, edited, out, workers=1)
+    fresh = tmp_path / "fresh"
+    build(config, edited, fresh, workers=1)
+    assert same_tree(fresh, out)
+    assert validate_dataset(out).ok
+
+
+def test_an_edit_of_a_task_with_no_finished_shard_resumes(partial, two_cfg, library_copy, tmp_path, monkeypatch):
+    """Only train-00000 (the charts task) is finished: an edit of the shapes task mixes nothing."""
+    monkeypatch.chdir(library_copy)
+    prog = library_copy / "programs/shapes/shape_grid/empty_cells.yaml"
+    prog.write_text(prog.read_text().replace("How many cells of the board are empty?",
+                                             "How many of the board's cells are empty?"))
+    edited = compile_taxonomy(library_copy)
+    config = load_build_config(two_cfg, edited)
+    out = tmp_path / "ds"
+    shutil.copytree(partial, out)
+    assert build(config, edited, out, workers=1).resumed_shards == 1
+    fresh = tmp_path / "fresh"
+    build(config, edited, fresh, workers=1)
+    assert same_tree(fresh, out)
+    assert any("How many of the board's cells" in r["prompt"] for r in rows(out))
+
+
+@pytest.mark.parametrize("change, expect", [
+    ("code", "  the tessera code changed (files of the compiler package) (1 shard(s))"),
+    ("versions", "  versions changed (numpy {was} → 0.0-other) (1 shard(s))"),
+])
+def test_resume_with_other_code_or_versions_is_refused(change, expect, partial, two_cfg, taxonomy, tmp_path,
+                                                       monkeypatch):
+    out = tmp_path / "ds"
+    shutil.copytree(partial, out)
+    real = provenance.versions()
+    if change == "code":
+        monkeypatch.setattr(provenance, "code_sha256", lambda: "0" * 64)
+    else:
+        monkeypatch.setattr(provenance, "versions", lambda: {**real, "numpy": "0.0-other"})
+    with pytest.raises(BuildFailed) as info:
+        build(load_build_config(two_cfg, taxonomy), taxonomy, out, workers=1)
+    assert str(info.value).splitlines()[1] == expect.format(was=real["numpy"])
+
+
+def test_finished_dataset_of_other_inputs_is_not_called_done(two_ref, two_cfg, library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    _edit(library_copy, "component")
+    edited = compile_taxonomy(library_copy)
+    with pytest.raises(TesseraError, match=rf"already holds a finished dataset of this config, but built from "
+                                           rf"other inputs \(task {CHARTS}: its components changed\); to build "
+                                           rf"it again, choose a new --out folder"):
+        build(load_build_config(two_cfg, edited), edited, two_ref, workers=1)
+
+
+def test_shard_of_an_older_tessera_is_refused(partial, two_cfg, taxonomy, tmp_path):
+    out = tmp_path / "ds"
+    shutil.copytree(partial, out)
+    shard = out / "data" / "train-00000-of-00004.parquet"
+    import pyarrow.parquet as pq
+
+    write_shard(pq.read_table(shard).to_pylist(), shard)  # no build record, as before this fix
+    with pytest.raises(BuildFailed, match=r"\n  no build record: written by an older tessera, or damaged "
+                                          r"\(1 shard\(s\)\)\n"):
+        build(load_build_config(two_cfg, taxonomy), taxonomy, out, workers=1)
+
+
+# -- validate on mixed datasets -------------------------------------------------------------------------------
+def _swap_in(ds: Path, other: Path, name: str) -> None:
+    """Copy shard `name` of `other` into `ds` and fix the manifest's size and hash, as a careful hand would."""
+    shutil.copy(other / "data" / name, ds / "data" / name)
+    _rehash(ds, name)
+
+
+def _rehash(ds: Path, name: str) -> None:
+    from compiler.export.build import _sha256_file
+
+    manifest = json.loads((ds / "manifest.json").read_text())
+    for split in manifest["splits"].values():
+        for f in split["files"]:
+            if f["name"] == f"data/{name}":
+                f["sha256"] = _sha256_file(ds / "data" / name)
+                f["bytes"] = (ds / "data" / name).stat().st_size
+    (ds / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+def test_validate_refuses_a_shard_from_another_spec(two_ref, two_cfg, library_copy, tmp_path, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    _edit(library_copy, "grammar")
+    edited = compile_taxonomy(library_copy)
+    other = tmp_path / "other"
+    build(load_build_config(two_cfg, edited), edited, other, workers=1)
+    ds = tmp_path / "mixed"
+    shutil.copytree(two_ref, ds)
+    name = "train-00000-of-00004.parquet"
+    _swap_in(ds, other, name)
+    rep = validate_dataset(ds)
+    assert rep.problems == [
+        f"data/{name}: its build record differs from the manifest's (spec_sha256): the shard comes from another "
+        f"build",
+        f"data/{name}: built from other specs of task(s) {CHARTS} than the manifest records: rows of two "
+        f"versions of a task are mixed"]
+    # the CLI says it too, and fails
+    assert main(["validate", str(ds)]) == 1
+
+
+def test_validate_refuses_shards_of_other_code_or_without_a_record(two_ref, two_cfg, taxonomy, tmp_path,
+                                                                   monkeypatch, capsys):
+    other = tmp_path / "other"
+    with monkeypatch.context() as m:
+        m.setattr(provenance, "code_sha256", lambda: "0" * 64)
+        build(load_build_config(two_cfg, taxonomy), taxonomy, other, workers=1)
+    ds = tmp_path / "mixed"
+    shutil.copytree(two_ref, ds)
+    _swap_in(ds, other, "train-00001-of-00004.parquet")
+    import pyarrow.parquet as pq
+
+    bare = ds / "data" / "validation-00001-of-00002.parquet"
+    write_shard(pq.read_table(bare).to_pylist(), bare)  # same rows, no record
+    _rehash(ds, "validation-00001-of-00002.parquet")
+    rep = validate_dataset(ds)
+    assert rep.problems == [
+        "data/train-00001-of-00004.parquet: its build record differs from the manifest's (spec_sha256): the shard "
+        "comes from another build",
+        "data/train-00001-of-00004.parquet: built by other tessera code or versions than the rest of the dataset",
+        "data/validation-00001-of-00002.parquet: carries no build record (not written by `tessera build`, or "
+        "damaged)"]
+    # a manifest from before provenance records
+    manifest = json.loads((ds / "manifest.json").read_text())
+    del manifest["code_sha256"]
+    (ds / "manifest.json").write_text(json.dumps(manifest))
+    assert validate_dataset(ds).problems[0].startswith("manifest.json: no build provenance (code_sha256, "
+                                                       "taxonomy.inputs): written by an older tessera")
+
+
+def test_validate_given_the_library_warns_of_changed_tasks(two_ref, library_copy, monkeypatch, capsys):
+    monkeypatch.chdir(library_copy)
+    _edit(library_copy, "contract")
+    assert main(["--root", str(library_copy), "validate", str(two_ref), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["ok"] and not rep["problems"]  # the dataset is intact; the library moved on
+    assert rep["warnings"] == [f"task {t}: its contract changed in the library since the build: replay will not "
+                               f"match its rows" for t in (CHARTS, SHAPES)]
+
+
+# -- I/O errors name the file ---------------------------------------------------------------------------------
+def _enospc(*_a, **_k):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+STAGES = {
+    # stage → (what to patch, the file the error must name (relative to the out folder))
+    "state": ("write_text", ".tessera-build/.config.json.tmp"),
+    "stats": ("write_text", ".tessera-build/shards/.train-00000-of-00004.parquet.json.tmp"),
+    "jsonl": ("write_text", "jsonl/.train-00000-of-00004.jsonl.tmp"),
+    "image": ("write_bytes", "images/train/{first}.png"),
+    "parquet": ("write_table", "data/.train-00000-of-00004.parquet.tmp"),
+    "fsync": ("fsync", "data/.train-00000-of-00004.parquet.tmp"),
+    "rename": ("replace", "data/.train-00000-of-00004.parquet.tmp"),
+    "manifest": ("write_text", ".manifest.json.tmp"),
+}
+
+
+def _fail_at(monkeypatch, stage: str, out: Path, first: str) -> Path:
+    """Make the write of stage's file fail with ENOSPC, the way each writer fails (pyarrow: no file name)."""
+    import pyarrow.parquet as pq
+
+    what, rel = STAGES[stage]
+    target = out / rel.format(first=first)
+    if what == "write_table":
+        real_table = pq.write_table
+
+        def write_table(table, where, *a, **k):
+            if Path(where) == target:
+                raise OSError("Error writing bytes to file. Detail: [errno 28] No space left on device")
+            return real_table(table, where, *a, **k)
+
+        monkeypatch.setattr(pq, "write_table", write_table)
+    elif what == "fsync":
+        real_fsync = os.fsync
+        monkeypatch.setattr(os, "fsync", lambda fd: _enospc() if os.readlink(f"/proc/self/fd/{fd}") == str(target)
+                            else real_fsync(fd))
+    else:
+        real = getattr(Path, what)
+
+        def patched(self, *a, **k):
+            if self == target:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+            return real(self, *a, **k)
+
+        monkeypatch.setattr(Path, what, patched)
+    return target
+
+
+@pytest.mark.parametrize("stage", list(STAGES))
+def test_disk_full_at_each_stage_names_the_file_and_resumes(stage, two_cfg, two_ref, taxonomy, tmp_path,
+                                                            monkeypatch):
+    if stage == "fsync" and not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc to tell the fsync'd file")
+    out = tmp_path / "ds"
+    config = load_build_config(two_cfg, taxonomy)
+    first = rows(two_ref, "train")[0]["instance_id"]
+    with monkeypatch.context() as m:
+        target = _fail_at(m, stage, out, first)
+        with pytest.raises(OSError) as info:
+            build(config, taxonomy, out, workers=1)
+    assert (info.value.errno, info.value.filename) == (errno.ENOSPC, str(target))
+    assert os_error_message(info.value, "build").splitlines() == [
+        f"error: {target}: No space left on device (ENOSPC)",
+        "hint: the disk is full: free some space, or choose an --out folder on another disk; finished shards are "
+        "kept and the dataset is not marked finished; rerun the same command to resume"]
+    # never mistaken for finished, and no half-written temporary file left by the atomic writers
+    assert not (out / "manifest.json").exists()
+    assert not [p for p in out.rglob(".*.tmp") if p.is_file()]
+    assert "manifest.json is missing" in validate_dataset(out).problems[0]
+    build(config, taxonomy, out, workers=1)
+    assert same_tree(two_ref, out)
+
+
+def test_cli_prints_the_file_and_errno_and_no_traceback(two_cfg, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "ds"
+    real = Path.mkdir
+
+    def mkdir(self, *a, **k):
+        if self == out / ".tessera-build" / "shards":
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    assert main(["--root", str(ROOT), "build", str(two_cfg), "--out", str(out), "--workers", "1"]) == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if line]  # (the progress bar leaves a blank line)
+    assert err == [f"error: {out}/.tessera-build/shards: Read-only file system (EROFS)",
+                   "hint: the file system is read-only: choose an --out folder on a writable disk; finished shards "
+                   "are kept and the dataset is not marked finished; rerun the same command to resume"]
+
+
+def test_read_only_out_folder(two_cfg, tmp_path, capsys):
+    parent = tmp_path / "ro"
+    parent.mkdir()
+    parent.chmod(0o555)
+    try:
+        probe = parent / "probe"
+        try:
+            probe.mkdir()
+        except PermissionError:
+            pass
+        else:
+            probe.rmdir()
+            pytest.skip("running as root: chmod does not stop writes (test_cli_prints_the_file_and_errno covers it)")
+        out = parent / "ds"
+        assert main(["--root", str(ROOT), "build", str(two_cfg), "--out", str(out), "--workers", "1"]) == 1
+        err = [line for line in capsys.readouterr().err.splitlines() if line]
+        assert err[0] == f"error: {out}: Permission denied (EACCES)"
+        assert err[1].startswith("hint: permission denied: check the folder's owner and mode")
+    finally:
+        parent.chmod(0o755)
+
+
+@pytest.mark.parametrize("exc, text", [
+    (OSError(errno.ENOSPC, "No space left on device"), "error: No space left on device (ENOSPC)"),
+    (OSError(errno.EXDEV, "Invalid cross-device link", "/a", None, "/b"),
+     "error: /a → /b: Invalid cross-device link (EXDEV)"),
+    (OSError("pyarrow says something"), "error: pyarrow says something"),
+])
+def test_os_error_message_forms(exc, text):
+    assert os_error_message(exc).splitlines()[0] == text
+
+
+def test_named_io_gives_pyarrow_errors_a_file_and_errno(tmp_path):
+    with pytest.raises(OSError) as info, named_io(tmp_path / "x.parquet"):
+        raise OSError("Error writing bytes to file. Detail: [errno 30] Read-only file system")
+    assert (info.value.errno, info.value.strerror, info.value.filename) == (
+        errno.EROFS, "Read-only file system", str(tmp_path / "x.parquet"))
+    with pytest.raises(OSError) as info, named_io(tmp_path / "y"):
+        raise OSError(errno.EACCES, "Permission denied", "/somewhere/else")
+    assert info.value.filename == "/somewhere/else"  # a file name it has already is kept
+
+
+def test_a_real_full_disk(two_cfg, two_ref, taxonomy, tmp_path):
+    """A small tmpfs that fills up mid-build (needs root and mount, as in CI containers; skipped elsewhere)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    used = sum(p.stat().st_size for p in two_ref.rglob("*") if p.is_file())
+    size_kb = max(64, used // 2 // 1024)  # room for about half the dataset
+    if shutil.which("mount") is None or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        out = disk / "ds"
+        config = load_build_config(two_cfg, taxonomy)
+        with pytest.raises(OSError) as info:
+            build(config, taxonomy, out, workers=1)
+        assert info.value.errno == errno.ENOSPC and str(info.value.filename).startswith(str(out))
+        assert os_error_message(info.value).startswith(f"error: {out}/")
+        assert not (out / "manifest.json").exists()
+        assert not [p for p in out.rglob(".*.tmp") if p.is_file()]  # the half-written file was removed
+        subprocess.run(["mount", "-o", f"remount,size={used * 4 // 1024 + 1024}k", str(disk)], check=True)
+        build(config, taxonomy, out, workers=1)
+        assert same_tree(two_ref, out)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)  # lazy: open handles do not keep it
+
+
+# -- what the hashes cover ------------------------------------------------------------------------------------
+def test_task_inputs_cover_nested_components(taxonomy):
+    task = next(t for t in taxonomy.tasks.values() if t.grammar.id == "icons.icon_grid")
+    assert provenance._components_used(task.grammar.scene, set()) == {"icon_grid", "grid_board"}
+    parts = provenance.task_parts(task, taxonomy)
+    other = provenance.task_parts(task, taxonomy, {**provenance.component_hashes(ROOT.resolve()),
+                                                   "grid_board": "edited"})
+    assert [p for p in provenance.TASK_PARTS if parts[p] != other[p]] == ["components"]
+
+
+def test_code_hash_covers_code_and_fonts_not_caches_or_swap_files(tmp_path):
+    pkg = tmp_path / "compiler"
+    (pkg / "render" / "fonts").mkdir(parents=True)
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "render" / "fonts" / "F.ttf").write_bytes(b"font")
+
+    def sha():
+        return provenance._code_files_sha(pkg)
+
+    first = sha()
+    (pkg / "__pycache__").mkdir()
+    (pkg / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    (pkg / ".a.py.swp").write_bytes(b"\0")
+    assert sha() == first
+    (pkg / "render" / "fonts" / "F.ttf").write_bytes(b"other font")
+    second = sha()
+    assert second != first
+    (pkg / "a.py").write_text("x = 2\n")
+    assert sha() not in (first, second)
+
+
+def test_an_edit_in_the_same_library_shows_in_one_process(two_cfg, library_copy, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    tax = compile_taxonomy(library_copy)
+    before = provenance.fingerprint(load_build_config(two_cfg, tax), tax)
+    _edit(library_copy, "component")
+    tax = compile_taxonomy(library_copy)
+    after = provenance.fingerprint(load_build_config(two_cfg, tax), tax)
+    assert provenance.differences(before.record([CHARTS, SHAPES]), after, [CHARTS, SHAPES]) == (
+        [], {CHARTS: ["components"]})
