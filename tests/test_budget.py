@@ -302,15 +302,26 @@ def probe_root(tmp: Path, state: dict, require: dict | None = None, compute: dic
     return tmp
 
 
-def test_twelve_hundred_chained_steps_sample_without_recursion(tmp_path):
-    state = {"s0": 1, **{f"s{i}": f"s{i - 1} + 1" for i in range(1, 1200)}}
+def test_chained_steps_sample_without_recursion(tmp_path):
+    # The loader allows 256 keys in one mapping, so a chain is at most 256 state fields long.
+    state = {"s0": 1, **{f"s{i}": f"s{i - 1} + 1" for i in range(1, 250)}}
     tax = compile_taxonomy(probe_root(tmp_path, state))
     inst = generate(tax.tasks["probe.g.count"], 1, 0, vocab=tax.vocab)
-    assert inst.trace["state"]["s1199"] == 1200 and inst.answer == 3
+    assert inst.trace["state"]["s249"] == 250 and inst.answer == 3
+
+
+def test_twelve_hundred_chained_steps_are_refused_where_the_mapping_grows_too_large(tmp_path):
+    state = {"s0": 1, **{f"s{i}": f"s{i - 1} + 1" for i in range(1, 1200)}}
+    with pytest.raises(CompileFailed) as info:
+        compile_taxonomy(probe_root(tmp_path, state))
+    text = (tmp_path / "grammars/probe/g.yaml").read_text().splitlines()
+    line = next(i for i, t in enumerate(text, 1) if t.strip().startswith("s256:"))  # the 257th key of `state`
+    assert str(info.value).splitlines()[0] == (f"{tmp_path}/grammars/probe/g.yaml:{line}:3: error: mapping has more "
+                                               f"than 256 keys; the limit for one mapping in an authoring file is 256")
 
 
 def test_chained_steps_that_nest_values_are_a_compile_error(tmp_path):
-    state = {"s0": 1, **{f"s{i}": f"[s{i - 1}]" for i in range(1, 1200)}}
+    state = {"s0": 1, **{f"s{i}": f"[s{i - 1}]" for i in range(1, 250)}}
     with pytest.raises(CompileFailed) as info:
         compile_taxonomy(probe_root(tmp_path, state))
     lines = str(info.value).splitlines()
@@ -388,3 +399,26 @@ def test_sample_cli_reports_the_exhausted_budget_without_a_traceback(tmp_path, c
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err
     assert "the constraint that keeps failing is grammar constraint 'never'" in err
+
+
+def test_rendering_draws_on_the_same_total_as_states_and_programs(tmp_path, monkeypatch):
+    # Measure what state and program cost for this seed, then leave the render only a few steps of the total.
+    tax = compile_taxonomy(probe_root(tmp_path, {"n": "3"}))
+    task = tax.tasks["probe.g.count"]
+    spent = []
+    real_budget = SampleWork.budget
+
+    def counting(self):
+        spent.append(self.spent)
+        return real_budget(self)
+
+    monkeypatch.setattr(SampleWork, "budget", counting)
+    generate(task, 1, 0, vocab=tax.vocab)
+    before_render = spent[2]  # budgets handed out: state, program, render
+    monkeypatch.setattr(SampleWork, "budget", real_budget)
+    import compiler.trace.instance as instance_module
+
+    monkeypatch.setattr(instance_module, "SampleWork", lambda: SampleWork(before_render + 5))
+    with pytest.raises(SamplingFailed, match=rf"rendering failed: .*all that was left of the {before_render + 5} "
+                                             r"steps one sample may spend"):
+        generate(task, 1, 0, vocab=tax.vocab)

@@ -28,9 +28,10 @@ class RenderResult:
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
-                 scale: float = 1.0) -> RenderResult:
+                 scale: float = 1.0, budget: Budget | None = None) -> RenderResult:
     theme = pick_theme(rng)
-    env = {**state, "level": level, "vocab": vocab, "$budget": Budget(), "$rng": rng}
+    env = {**state, "level": level, "vocab": vocab, "$budget": budget if budget is not None else Budget(),
+           "$rng": rng}
     env.setdefault("canvas", {"width": grammar.width, "height": grammar.height})
     painter = Painter(grammar.width, grammar.height, theme, paths, scale)
     try:

@@ -186,8 +186,12 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     paths = object_paths(state)
     r_rng = Rng(seeds["render"])
     for render_attempt in range(1, RENDER_ATTEMPTS + 1):
+        if work.exhausted():
+            raise SamplingFailed(f"{task.id} (level {level}, seed {seed}): sampling used its whole work budget "
+                                 f"({work.total} steps) before a legible render ({last_detail or 'no render yet'})")
         try:
-            rendered = render_scene(grammar, state, level, vocab, r_rng, paths, image_scale)
+            # Render attempts draw on the same total as states and programs: one sample ends in bounded work.
+            rendered = render_scene(grammar, state, level, vocab, r_rng, paths, image_scale, work.budget())
             break
         except RenderRejected as exc:
             reason = "render:" + str(exc).split(" ")[-1]  # "render:overlap", "render:canvas", ...
