@@ -175,7 +175,8 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
     if unknown:
         raise TesseraError(f"{dataset}: no split {', '.join(unknown)} (splits: {', '.join(sorted(manifest['splits']))})")
     files = {s: _split_files(dataset, s, manifest["splits"][s]) for s in chosen}
-    counts = {s: Counter(r["task"] for r in _iter_rows(dataset, files[s], ("task",))) for s in chosen}
+    # The first pass checks every column the export reads, so a bad row is refused before anything is written.
+    counts = {s: Counter(r["task"] for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS)) for s in chosen}
     quotas = {s: _equal_quota(counts[s], rows_per_task, f"{dataset} split '{s}'") for s in chosen}
 
     image_type = pa.list_(pa.string()) if images == "path" else pa.list_(pa.binary())

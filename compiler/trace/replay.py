@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import TesseraError
-from ..validate.untrusted import (MAX_IMAGE_BYTES, MAX_TRACE_BYTES, TASK_ID, UntrustedInput, check_name, check_row,
-                                  is_int, read_bytes, read_json, row_where, shard_split, shown)
+from ..validate.untrusted import (INSTANCE_ID, MAX_IMAGE_BYTES, MAX_TRACE_BYTES, TASK_ID, UntrustedInput, check_name,
+                                  check_row, is_int, read_bytes, read_json, shard_split, shown)
 from .instance import TRACE_FORMAT, Instance, canonical_json, generate
 
 # The environment that wrote the trace: a difference is reported as a note, never as a mismatch on its own.
@@ -129,7 +129,7 @@ def replay_files(trace_path: Path, taxonomy) -> ReplayResult:
     if not trace_path.name.endswith(TRACE_SUFFIX):
         return result
     stem = trace_path.name[: -len(TRACE_SUFFIX)]
-    if stem != inst.instance_id:
+    if INSTANCE_ID.fullmatch(stem) and stem != inst.instance_id:  # a file named as an instance holds that instance
         result.differences.append(f"file name: {shown(trace_path.name)} holds instance {inst.instance_id}")
     png_path = trace_path.with_name(f"{stem}.png")
     if os.path.lexists(png_path):
@@ -175,9 +175,10 @@ def _replay_row(args) -> ReplayResult:
     parsed, problems = check_row(row, SCHEMA.names)
     iid = row.get("instance_id") if isinstance(row, dict) else "?"
     iid = iid if not any(p.startswith("field 'instance_id'") for p in problems) else shown(iid)
-    task = row.get("task") if isinstance(row, dict) and isinstance(row.get("task"), str) else "?"
+    task = row.get("task") if isinstance(row, dict) else None
+    task = task if isinstance(task, str) and TASK_ID.fullmatch(task) else shown(task, 80)
     if problems:
-        return ReplayResult(iid, shown(task, 80), False, problems, [], where)
+        return ReplayResult(iid, task, False, problems, [], where)
     try:
         result, inst = rebuild(parsed["trace"], _DATASET_WORKER["taxonomy"])
     except TesseraError as exc:
@@ -196,11 +197,12 @@ def _replay_row(args) -> ReplayResult:
                 else:
                     result.differences.insert(0, "image: the stored PNG bytes differ from the rebuilt image")
             if row["image"]["path"] != expected["image"]["path"]:
-                result.differences.append(f"image.path: {_differs(row['image']['path'], expected['image']['path'])}")
+                result.differences.append(f"image.path: recorded {shown(row['image']['path'])}, "
+                                          f"rebuilt {shown(expected['image']['path'])}")
         elif col == "phash":
             result.differences.append("phash: differs from the rebuilt image's dHash")
-        else:
-            result.differences.append(f"{col}: {_differs(row[col], expected[col])}")
+        else:  # a column's own value (JSON columns hold text): shown as stored
+            result.differences.append(f"{col}: recorded {shown(row[col], 80)}, rebuilt {shown(expected[col], 80)}")
     result.checked.append("row")
     result.ok = not result.differences
     return result
@@ -235,7 +237,7 @@ def replay_dataset(path, taxonomy_root, workers: int = 1, progress=None) -> list
         for f in files:
             name = str(f.relative_to(path))
             try:
-                rows = [(row_where(name, i, row), splits[f], row) for i, row in iter_shard(f, SCHEMA.names, name)]
+                rows = [(f"{name} row {i}", splits[f], row) for i, row in iter_shard(f, SCHEMA.names, name)]
             except UntrustedInput as exc:
                 raise TesseraError(f"{path}: cannot be read as a Tessera shard: {exc}") from None
             if progress:

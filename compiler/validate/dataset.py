@@ -13,7 +13,7 @@ from ..export.rows import SCHEMA
 from .gates import GateInput, run_gates
 from .phash import dhash, nearest_distance
 from .untrusted import (MAX_SHARD_BYTES, Shard, UntrustedInput, check_row, decode_png_bounded, is_int, png_size,
-                        read_manifest, row_where, sha256_file)
+                        read_manifest, row_where, sha256_file, shown)
 
 
 @dataclass
@@ -71,8 +71,9 @@ def validate_dataset(path: Path, progress=None) -> DatasetReport:
                     rep.problems.append(f"{f['name']}: sha256 differs from the manifest (the file was changed)")
                 with Shard(file, f["name"]) as shard:
                     if shard.schema.remove_metadata() != SCHEMA.remove_metadata():
-                        rep.problems.append(f"{f['name']}: schema differs from the Tessera dataset schema")
-                        continue
+                        rep.problems.append(f"{f['name']}: schema differs from the Tessera dataset schema "
+                                            f"({_schema_difference(shard.schema)})")
+                        # the rows are still checked one by one: the problems then name each row and field
                     if shard.num_rows != f["rows"]:
                         rep.problems.append(f"{f['name']}: {shard.num_rows} rows, manifest says {f['rows']}")
                     for index, row in shard.rows():
@@ -98,6 +99,15 @@ def validate_dataset(path: Path, progress=None) -> DatasetReport:
             earlier.setdefault(t, []).append(h)
     rep.tasks = len(tasks)
     return rep
+
+
+def _schema_difference(schema) -> str:
+    names = set(schema.names)
+    parts = [f"missing {', '.join(n for n in SCHEMA.names if n not in names)}"] if set(SCHEMA.names) - names else []
+    parts += [f"{field.name} is {field.type}, expected {SCHEMA.field(field.name).type}" for field in schema
+              if field.name in SCHEMA.names and field.type != SCHEMA.field(field.name).type]
+    parts += [f"extra column {shown(n)}" for n in schema.names if n not in SCHEMA.names]
+    return "; ".join(parts[:5]) or "field order or nullability"
 
 
 def _check_row(rep, where, split, row, ids, per_task, hashes) -> None:

@@ -20,7 +20,8 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..errors import TesseraError
 from ..load.models import BUCKETS, ID_PATTERN, NAME_PATTERN
@@ -129,7 +130,7 @@ def read_stdin_text(limit: int, what: str) -> str:
 
 
 # -- JSON -------------------------------------------------------------------------------------------------------
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
 def json_depth(text: str) -> int:
@@ -492,7 +493,8 @@ def check_row(row: Any, columns=None) -> tuple[dict, list[str]]:
             problem = check(value, row) if check else None
         if problem:
             parsed.pop(col, None)
-            problems.append(f"field '{col}': {problem}")
+            sub, _, rest = problem.partition(": ")  # "image.bytes: ..." names the part of the column
+            problems.append(f"field '{sub}': {rest}" if sub.startswith(f"{col}.") else f"field '{col}': {problem}")
     return parsed, problems
 
 
