@@ -104,6 +104,26 @@ def files_under(folder: Path, skip: Path) -> set[Path]:
     return {p for p in folder.rglob("*") if skip not in p.parents and p != skip}
 
 
+def chunk(kind: bytes, data: bytes) -> bytes:
+    import struct
+    import zlib
+
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png_with_header(width: int, height: int, idat: bytes = b"") -> bytes:
+    import struct
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + (chunk(b"IDAT", idat) if idat else b"") + chunk(b"IEND", b""))
+
+
+def zip_bomb() -> bytes:
+    import zlib
+
+    return zlib.compress(b"\0" * (64 << 20), 9)  # 64 MiB of pixels in about 64 KB
+
+
 # -- class 1: a crafted dataset ----------------------------------------------------------------------------------
 def _set(field, value):
     return lambda r: r.__setitem__(field, value)
@@ -130,6 +150,8 @@ CRAFTED = [
     ("level out of range", _set("level", 99), "level", True),
     ("level of the wrong type", lambda r: r.update(level=str(r["level"])), "level", False),
     ("image of the wrong type", _set("image", "/etc/passwd"), "image", False),
+    ("a PNG header of 10^10 pixels", lambda r: r["image"].update(bytes=png_with_header(100_000, 100_000)),
+     "image.bytes", True),
 ]
 
 
@@ -240,6 +262,30 @@ def test_a_shard_that_is_not_a_regular_file_is_refused_promptly(dataset, tmp_pat
         text = err if stream == 2 else out
         assert code == 1 and "train-00000-of-00002.parquet" in text, text
         assert "not a regular file" in text or "over the 16384 MiB limit" in text, text
+
+
+def test_a_shard_of_too_many_rows_is_refused_before_reading(dataset, tmp_path, capsys):
+    ds = copy(dataset, tmp_path)
+    pq.write_table(pa.table({"instance_id": ["x"] * 100_001}), shard_of(ds))
+    code, _, err = run(capsys, "export", ds, "--format", "openrlhf", "--out", tmp_path / "out")
+    assert code == 1 and "100001 rows, over the 100000 a shard holds" in err
+
+
+def test_validate_decodes_no_more_than_the_png_header_promises(dataset, tmp_path, capsys):
+    import hashlib
+
+    ds = copy(dataset, tmp_path)
+
+    def bomb(row):
+        trace = json.loads(row["trace"])
+        png = png_with_header(trace["render"]["width"], trace["render"]["height"], zip_bomb())
+        trace["hashes"]["image"] = hashlib.sha256(png).hexdigest()  # consistent with the trace, so it gets decoded
+        row.update(trace=json.dumps(trace))
+        row["image"].update(bytes=png)
+
+    tamper(ds, bomb)
+    code, out, _ = run(capsys, "validate", ds)
+    assert code == 1 and "row 1" in out and "image does not decode: the image data inflates past the" in out, out
 
 
 def test_replay_refuses_a_shard_the_builder_did_not_name(dataset, tmp_path, capsys):
@@ -488,19 +534,14 @@ def test_parse_json_refuses_before_parsing():
 
 
 def test_png_decoding_is_bounded_by_its_header(sampled):
-    import struct
     import zlib
 
     png = sampled[0].read_bytes()
     assert decode_png_bounded(png).shape[2] == 3
 
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    bomb = zlib.compress(b"\0" * (64 << 20), 9)  # 64 MiB of pixels in ~64 KB, behind a 10×10 header
-    small = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 10, 10, 8, 2, 0, 0, 0)) + chunk(b"IDAT", bomb)
     with pytest.raises(UntrustedInput, match="inflates past the 10×10"):
-        decode_png_bounded(small)
-    huge = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0))
+        decode_png_bounded(png_with_header(10, 10, zip_bomb()))
     with pytest.raises(UntrustedInput, match="over the 16384-pixel side"):
-        decode_png_bounded(huge)
+        decode_png_bounded(png_with_header(100_000, 100_000))
+    with pytest.raises(UntrustedInput, match="holds 5 bytes, a 10×10 RGB image needs 310"):
+        decode_png_bounded(png_with_header(10, 10, zlib.compress(b"12345")))

@@ -9,7 +9,7 @@ The bounds (README "Bounds" states them):
     a manifest                          MAX_MANIFEST_BYTES         a score response MAX_RESPONSE_BYTES
     a dataset row: image bytes MAX_IMAGE_BYTES (and MAX_IMAGE_SIDE, MAX_IMAGE_PIXELS once decoded), prompt
     MAX_PROMPT_CHARS, each JSON column MAX_JSON_COLUMN_BYTES (the trace column MAX_TRACE_BYTES); a shard
-    MAX_SHARD_BYTES, one row group MAX_ROW_GROUP_BYTES uncompressed.
+    MAX_SHARD_BYTES and MAX_SHARD_ROWS, one row group MAX_ROW_GROUP_BYTES uncompressed.
 """
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ MAX_PROMPT_CHARS = 64 * 1024
 MAX_JSON_COLUMN_BYTES = 1 * MiB
 MAX_SHARD_BYTES = 16 * 1024 * MiB
 MAX_ROW_GROUP_BYTES = 1024 * MiB
+MAX_SHARD_ROWS = 100_000  # the largest shard_size a build config allows
 MAX_NAME_CHARS = 200
 
 INSTANCE_ID = re.compile(r"[0-9a-f]{24}")  # sha256(...)[:24], see trace.instance.generate
@@ -284,6 +285,9 @@ class Shard:
             self.file.close()
             raise UntrustedInput(f"{where}: cannot be read as Parquet ({type(exc).__name__}: {exc})") from None
         self.num_rows = meta.num_rows
+        if self.num_rows > MAX_SHARD_ROWS:
+            self.file.close()
+            raise UntrustedInput(f"{where}: {self.num_rows} rows, over the {MAX_SHARD_ROWS} a shard holds")
         for g in range(meta.num_row_groups):
             size = meta.row_group(g).total_byte_size
             if size > MAX_ROW_GROUP_BYTES:
