@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections import Counter
 import textwrap
 import threading
 from pathlib import Path
@@ -545,3 +546,85 @@ def test_png_decoding_is_bounded_by_its_header(sampled):
         decode_png_bounded(png_with_header(100_000, 100_000))
     with pytest.raises(UntrustedInput, match="holds 5 bytes, a 10×10 RGB image needs 310"):
         decode_png_bounded(png_with_header(10, 10, zlib.compress(b"12345")))
+
+
+# -- bounded fuzz: mutated traces and rows get a result or a message, never a Python error -----------------------
+ODD_VALUES = [None, True, False, 0, -1, 2 ** 70, -(2 ** 70), 1e308, 0.5, "", "x" * 300, "../../etc/passwd",
+              "\x1b[31m", [], {}, [[[]]], {"a": 1}, [1, "a", None], {"$ref": "bars[99]"}]
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*prefix, i))
+
+
+def _mutate(value, path, new):
+    if not path:
+        return new
+    target = value
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = new
+    return value
+
+
+def test_fuzzed_traces_replay_or_get_a_message(sampled, taxonomy):
+    import random
+
+    from compiler.errors import TesseraError
+    from compiler.trace.replay import rebuild
+
+    *_, trace_file, _ = sampled
+    original = json.loads(trace_file.read_text())
+    # Paths near the top are the ones replay reads; weight them by sampling short paths more often.
+    paths = sorted(set(_paths(original)), key=len)
+    short = [p for p in paths if len(p) <= 2]
+    rng = random.Random(9)
+    outcomes = {"replayed": 0, "mismatch": 0, "message": 0}
+    for _ in range(300):
+        trace = json.loads(json.dumps(original))
+        path = rng.choice(short if rng.random() < 0.7 else paths)
+        trace = _mutate(trace, path, json.loads(json.dumps(rng.choice(ODD_VALUES))))
+        try:
+            result, _ = rebuild(trace, taxonomy)
+        except TesseraError as exc:
+            assert str(exc)
+            outcomes["message"] += 1
+            continue
+        outcomes["replayed" if result.ok else "mismatch"] += 1
+    assert outcomes["message"] > 30 and outcomes["mismatch"] > 30, outcomes
+
+
+def test_fuzzed_rows_are_checked_not_raised(dataset, taxonomy):
+    import random
+
+    from compiler.export.rows import SCHEMA
+    from compiler.trace.replay import _replay_row
+    from compiler.validate.dataset import DatasetReport, _check_row
+    from compiler.validate.untrusted import check_row
+
+    compiler.trace.replay._DATASET_WORKER["taxonomy"] = taxonomy
+    base = pq.read_table(shard_of(dataset)).to_pylist()[0]
+    rng = random.Random(4)
+    odd = [*ODD_VALUES, b"", b"\x89PNG\r\n\x1a\n", "[" * 5000, '{"type": "integer"}', '{"kind": "bbox", "value": 3}']
+    failures = 0
+    for _ in range(300):
+        row = {**base, "image": dict(base["image"])}
+        for _ in range(rng.randint(1, 3)):
+            col = rng.choice([*SCHEMA.names, "image.bytes", "image.path"])
+            if col.startswith("image.") and isinstance(row["image"], dict):
+                row["image"][col[6:]] = rng.choice(odd)
+            elif not col.startswith("image."):
+                row[col] = rng.choice(odd)
+        _, problems = check_row(row, SCHEMA.names)
+        result = _replay_row(("shard row 0", "train", row))
+        assert result.ok is False or not problems
+        rep = DatasetReport(Path("."))
+        _check_row(rep, "shard row 0", "train", row, set(), Counter(), [])
+        failures += not rep.ok
+    assert failures > 250  # nearly every mutation is a problem someone is told about
