@@ -628,3 +628,11 @@ def test_fuzzed_rows_are_checked_not_raised(dataset, taxonomy):
         _check_row(rep, "shard row 0", "train", row, set(), Counter(), [])
         failures += not rep.ok
     assert failures > 250  # nearly every mutation is a problem someone is told about
+
+
+def test_malformed_hashes_are_named_not_blamed_on_the_yaml(sampled, capsys):
+    *_, trace, _ = sampled
+    for value in (None, 5, [1]):
+        _edit_json(trace, lambda v: v.update(hashes=value))
+        code, out, _ = run(capsys, "replay", trace)
+        assert code == 1 and "hashes: missing from the trace or not an object" in out and "YAML changed" not in out

@@ -71,11 +71,14 @@ def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
     _check_inputs(trace)
     task = taxonomy.task(trace["task"])
     diffs: list[str] = []
-    old = trace.get("hashes") if isinstance(trace.get("hashes"), dict) else {}
-    if old.get("task_spec") != task.spec_hash:
-        diffs.append("hashes.task_spec: the task's YAML changed since this trace was written")
-    if old.get("grammar_spec") != task.grammar.spec_hash:
-        diffs.append("hashes.grammar_spec: the grammar's YAML changed since this trace was written")
+    old = trace.get("hashes")
+    if not isinstance(old, dict):
+        diffs.append("hashes: missing from the trace or not an object")
+    else:
+        if old.get("task_spec") != task.spec_hash:
+            diffs.append("hashes.task_spec: the task's YAML changed since this trace was written")
+        if old.get("grammar_spec") != task.grammar.spec_hash:
+            diffs.append("hashes.grammar_spec: the grammar's YAML changed since this trace was written")
     inst = generate(task, trace["seed"], trace["level"], trace["query"] if trace.get("query_forced") else None,
                     taxonomy.vocab, trace.get("stream_overrides") or None, trace.get("render", {}).get("scale", 1.0))
     rebuilt = inst.trace
@@ -85,9 +88,12 @@ def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
         if key not in rebuilt:
             diffs.append(f"{shown(key, 40)}: not a field of a Tessera trace")
         elif key not in trace:
-            diffs.append(f"{key}: missing from the trace")
+            if key != "hashes":  # reported above
+                diffs.append(f"{key}: missing from the trace")
         elif canonical_json(trace[key]) != canonical_json(rebuilt[key]):
             if key == "hashes":
+                if not isinstance(old, dict):
+                    continue  # reported above
                 for h, v in rebuilt["hashes"].items():
                     if old.get(h) != v and not any(d.startswith(f"hashes.{h}") for d in diffs):
                         diffs.append(f"hashes.{h}: recorded {str(old.get(h))[:16]}…, rebuilt {v[:16]}…")
@@ -101,7 +107,7 @@ def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
         diffs.append(f"note: versions differ: recorded {shown(trace.get('versions'), 300)}, "
                      f"now {rebuilt.get('versions')}")
     recorded_id = trace.get("instance_id")
-    shown_id = recorded_id if isinstance(recorded_id, str) and len(recorded_id) <= 64 else shown(recorded_id)
+    shown_id = recorded_id if isinstance(recorded_id, str) and INSTANCE_ID.fullmatch(recorded_id) else shown(recorded_id)
     return ReplayResult(shown_id, task.id, not diffs, diffs, ["trace"]), inst
 
 
