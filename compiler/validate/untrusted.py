@@ -141,11 +141,12 @@ def json_depth(text: str) -> int:
 
     if text.count("[") + text.count("{") <= 1:
         return text.count("[") + text.count("{")
-    skeleton = _STRING.sub("", text).encode("utf-8", "replace")
-    codes = np.frombuffer(skeleton, dtype=np.uint8)
-    step = ((codes == ord("[")) | (codes == ord("{"))).astype(np.int64) - \
-        ((codes == ord("]")) | (codes == ord("}"))).astype(np.int64)
-    return int(np.cumsum(step).max()) if len(step) else 0
+    codes = np.frombuffer(_STRING.sub("", text).encode("utf-8", "replace"), dtype=np.uint8)
+    opens = (codes == ord("[")) | (codes == ord("{"))
+    is_open = opens[opens | (codes == ord("]")) | (codes == ord("}"))]  # one flag per bracket, in order
+    if not is_open.size:
+        return 0
+    return int(np.cumsum(is_open.astype(np.int32) * 2 - 1, dtype=np.int32).max())
 
 
 def _refuse_constant(name: str):
@@ -170,7 +171,8 @@ def parse_json(text: str | bytes, where: str, limit: int, depth: int = MAX_JSON_
         raise UntrustedInput(f"{where}: expected JSON text, got {type(text).__name__}")
     if len(text) > limit:  # characters ≤ bytes, so this is a cheap first cut before encoding
         raise UntrustedInput(f"{where}: {_size(len(text))} of JSON, over the {_size(limit)} limit")
-    found = json_depth(text)
+    # Fewer brackets than the limit cannot nest deeper than it: only then is the text scanned.
+    found = json_depth(text) if text.count("[") + text.count("{") > depth else 0
     if found > depth:
         raise UntrustedInput(f"{where}: JSON nested {found} deep, over the limit of {depth}")
     try:
