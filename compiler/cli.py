@@ -23,6 +23,13 @@ def _console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=True, width=None if stream.isatty() else 140)
 
 
+def escape(text: str) -> str:
+    """Text from a dataset or trace, printed as itself: rich must not read `[...]` in it as markup."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 def _root(arg: str | None) -> Path:
     from .taxonomy import DEFAULT_ROOT
 
@@ -180,11 +187,14 @@ def cmd_sample(args) -> int:
 
 # -- replay -----------------------------------------------------------------------------------------------------
 def _trace_files(paths: list[str]) -> list[Path]:
+    from .validate.untrusted import regular_file
+
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
             files.extend(sorted(p.rglob("*.trace.json")))
-        elif p.is_file():
+        elif os.path.lexists(p):
+            regular_file(p, "trace")  # a FIFO or device named on the command line is refused, not opened
             files.append(p)
         else:
             raise TesseraError(f"no such file or folder: {p}")
@@ -197,10 +207,22 @@ def _is_dataset(p: Path) -> bool:
     return p.is_dir() and ((p / "manifest.json").exists() or any((p / "data").glob("*.parquet")))
 
 
+def _compared(results) -> str:
+    """What a replay compared, for the summary line: it vouches for those and nothing else."""
+    n = len(results)
+    absent = {kind: sum(kind not in r.checked for r in results) for kind in ("png", "json")}
+    text = "trace, image and instance .json compared" if not any(absent.values()) else "traces compared"
+    missing = [f"{absent['png']} without a .png" if absent["png"] else "",
+               f"{absent['json']} without a .json" if absent["json"] else ""]
+    if any(missing):
+        text += f" ({', '.join(m for m in missing if m)} beside the trace: not checked)"
+    return text if n else "nothing compared"
+
+
 def cmd_replay(args) -> int:
     from rich.progress import track
 
-    from .trace.replay import replay_trace
+    from .trace.replay import replay_files
 
     tax = _compile(args.root)
     if len(args.traces) == 1 and _is_dataset(Path(args.traces[0])):
@@ -209,27 +231,22 @@ def cmd_replay(args) -> int:
     failed = []
     results = []
     for f in track(files, description="replaying", console=_console(True), disable=len(files) < 20):
-        try:
-            trace = json.loads(f.read_text())
-        except (OSError, ValueError) as exc:
-            raise TesseraError(f"{f}: not a readable JSON trace ({exc})") from None
-        try:
-            r = replay_trace(trace, tax)
-        except TesseraError as exc:
-            raise TesseraError(f"{f}: {exc}") from None
-        results.append({"file": str(f), "instance_id": r.instance_id, "ok": r.ok, "differences": r.differences})
+        r = replay_files(f, tax)
+        results.append(r)
         if not r.ok:
             failed.append((f, r))
     if args.json:
-        print(json.dumps({"replayed": len(results), "matched": len(results) - len(failed), "results": results},
+        print(json.dumps({"replayed": len(results), "matched": len(results) - len(failed),
+                          "results": [{"file": r.where, "instance_id": r.instance_id, "ok": r.ok,
+                                       "checked": r.checked, "differences": r.differences} for r in results]},
                          indent=2))
     else:
         con = _console()
         for f, r in failed:
-            con.print(f"[red]MISMATCH[/] {f} ({r.task})")
+            con.print(f"[red]MISMATCH[/] {escape(str(f))} ({r.task})")
             for d in r.differences:
-                con.print(f"  - {d}")
-        con.print(f"{len(results) - len(failed)}/{len(results)} instances replayed byte for byte")
+                con.print(f"  - {d}", markup=False)
+        con.print(f"{len(results) - len(failed)}/{len(results)} instances replayed byte for byte; {_compared(results)}")
     return EXIT_FAIL if failed else EXIT_OK
 
 
@@ -248,15 +265,18 @@ def _replay_dataset(path: Path, tax, args) -> int:
     failed = [r for r in results if not r.ok]
     if args.json:
         print(json.dumps({"replayed": len(results), "matched": len(results) - len(failed),
-                          "mismatches": [{"instance_id": r.instance_id, "task": r.task, "differences": r.differences}
-                                         for r in failed]}, indent=2))
+                          "mismatches": [{"instance_id": r.instance_id, "task": r.task, "where": r.where,
+                                          "differences": r.differences} for r in failed]}, indent=2))
     else:
         con = _console()
         for r in failed[:50]:
-            con.print(f"[red]MISMATCH[/] {r.instance_id} ({r.task})")
+            con.print(f"[red]MISMATCH[/] {escape(r.instance_id)} ({escape(r.task)}) at {escape(r.where)}")
             for d in r.differences:
-                con.print(f"  - {d}")
-        con.print(f"{len(results) - len(failed)}/{len(results)} instances of {path} replayed byte for byte")
+                con.print(f"  - {d}", markup=False)
+        if len(failed) > 50:
+            con.print(f"... and {len(failed) - 50} more mismatches")
+        con.print(f"{len(results) - len(failed)}/{len(results)} instances of {path} replayed byte for byte; "
+                  "every column of every row compared with its rebuild")
     return EXIT_FAIL if failed else EXIT_OK
 
 
@@ -313,7 +333,7 @@ def cmd_validate(args) -> int:
         for w in rep.warnings[:20]:
             con.print(f"[yellow]warning[/] {w}")
         for p in rep.problems[:100]:
-            con.print(f"[red]problem[/] {p}")
+            con.print(f"[red]problem[/] {escape(p)}")
         if len(rep.problems) > 100:
             con.print(f"... and {len(rep.problems) - 100} more")
         state = "valid" if rep.ok else f"INVALID ({len(rep.problems)} problems)"
@@ -323,19 +343,21 @@ def cmd_validate(args) -> int:
 
 # -- score ------------------------------------------------------------------------------------------------------
 def cmd_score(args) -> int:
+    from .validate.untrusted import (MAX_RESPONSE_BYTES, MAX_TRACE_BYTES, UntrustedInput, read_json, read_stdin_text,
+                                     read_text)
     from .verify.score import score
 
     try:
-        raw = json.loads(Path(args.label).read_text())
-    except (OSError, ValueError) as exc:
-        raise TesseraError(f"{args.label}: cannot read a JSON label ({exc})") from None
+        raw = read_json(Path(args.label), MAX_TRACE_BYTES, "label file")
+    except UntrustedInput as exc:
+        raise TesseraError(f"cannot read a JSON label: {exc}") from None
     label = raw.get("label", raw) if isinstance(raw, dict) else raw
     if not isinstance(label, dict) or "type" not in label or "answer" not in label:
         raise TesseraError(f"{args.label}: expected a verifier label (or an instance .json holding one)")
-    try:
-        response = sys.stdin.read() if args.response == "-" else Path(args.response).read_text(errors="replace")
-    except OSError as exc:
-        raise TesseraError(f"{args.response}: {exc.strerror}") from None
+    if args.response == "-":
+        response = read_stdin_text(MAX_RESPONSE_BYTES, "response")
+    else:
+        response = read_text(Path(args.response), MAX_RESPONSE_BYTES, "response", errors="replace")
     print(json.dumps(score(label, response).to_dict(), indent=2))
     return EXIT_OK
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -46,57 +47,43 @@ def _pyarrow():
 
 
 # -- reading a built dataset ------------------------------------------------------------------------------------
+# A dataset is untrusted input: its manifest and rows are checked (compiler.validate.untrusted) before any value is
+# used, ids name files only after they match the builder's pattern, and images come from the row's bytes — a path in
+# a row is never opened, so an export can neither write outside --out nor copy a file into the prompt set.
 def read_manifest(dataset: Path) -> dict:
-    path = dataset / "manifest.json"
-    if not path.is_file():
+    from compiler.validate.untrusted import read_manifest as read_checked
+
+    if not os.path.lexists(dataset / "manifest.json"):
         raise TesseraError(f"{dataset}: no manifest.json (not a finished `tessera build` dataset)")
-    try:
-        manifest = json.loads(path.read_text())
-    except ValueError as exc:
-        raise TesseraError(f"{path}: not readable JSON ({exc})") from None
-    splits = manifest.get("splits") if isinstance(manifest, dict) else None
-    if not isinstance(splits, dict) or not splits:
-        raise TesseraError(f"{path}: no 'splits' table")
-    return manifest
+    return read_checked(dataset)
 
 
 def _split_files(dataset: Path, split: str, entry: dict) -> list[Path]:
     files = []
-    for item in entry.get("files") or []:
-        name = item.get("name") if isinstance(item, dict) else item  # {"name", "rows", "bytes", "sha256"} or a path
-        if not isinstance(name, str):
-            raise TesseraError(f"{dataset}: split '{split}' lists a file without a name")
-        candidates = [dataset / name, dataset / "data" / name] if not Path(name).is_absolute() else [Path(name)]
-        found = next((c for c in candidates if c.is_file()), None)
-        if found is None:
-            raise TesseraError(f"{dataset}: shard '{name}' of split '{split}' is listed in the manifest but missing")
-        files.append(found)
+    for item in entry["files"]:  # names checked by read_manifest: data/<split>-<k>-of-<n>.parquet
+        path = dataset / item["name"]
+        if not os.path.lexists(path):
+            raise TesseraError(f"{dataset}: shard '{item['name']}' of split '{split}' is listed in the manifest but "
+                               "missing")
+        files.append(path)
     if not files:
         raise TesseraError(f"{dataset}: split '{split}' lists no files")
     return files
 
 
-def _iter_rows(files: list[Path], columns: tuple[str, ...]):
-    _, pq = _pyarrow()
+def _iter_rows(dataset: Path, files: list[Path], columns: tuple[str, ...]):
+    """Rows of the shards with `columns` checked (ids, types, sizes) and JSON columns parsed; a bad row raises an
+    error naming the shard, the row and the field."""
+    from compiler.validate.untrusted import check_row, iter_shard, row_where
+
     for f in files:
-        pf = pq.ParquetFile(f)
-        missing = [c for c in columns if c not in pf.schema_arrow.names]
-        if missing:
-            raise TesseraError(f"{f}: missing column(s) {', '.join(missing)}")
-        for batch in pf.iter_batches(batch_size=512, columns=list(columns)):
-            yield from batch.to_pylist()
-
-
-def _png_bytes(image, dataset: Path, where: str) -> bytes:
-    if isinstance(image, dict):
-        if image.get("bytes"):
-            return image["bytes"]
-        if image.get("path"):
-            p = Path(image["path"])
-            p = p if p.is_absolute() else dataset / p
-            if p.is_file():
-                return p.read_bytes()
-    raise TesseraError(f"{where}: the row has no image bytes or readable image path")
+        name = str(f.relative_to(dataset))
+        for index, row in iter_shard(f, list(columns), f"{dataset}/{name}"):
+            parsed, problems = check_row(row, columns)
+            if problems:
+                raise TesseraError(f"{dataset}/{row_where(name, index, row)}: {problems[0]}"
+                                   + (f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""))
+            yield {**row, **{f"{k}_parsed": v for k, v in parsed.items()}}
 
 
 # -- writing ----------------------------------------------------------------------------------------------------
@@ -188,7 +175,8 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
     if unknown:
         raise TesseraError(f"{dataset}: no split {', '.join(unknown)} (splits: {', '.join(sorted(manifest['splits']))})")
     files = {s: _split_files(dataset, s, manifest["splits"][s]) for s in chosen}
-    counts = {s: Counter(r["task"] for r in _iter_rows(files[s], ("task",))) for s in chosen}
+    # The first pass checks every column the export reads, so a bad row is refused before anything is written.
+    counts = {s: Counter(r["task"] for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS)) for s in chosen}
     quotas = {s: _equal_quota(counts[s], rows_per_task, f"{dataset} split '{s}'") for s in chosen}
 
     image_type = pa.list_(pa.string()) if images == "path" else pa.list_(pa.binary())
@@ -203,7 +191,7 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
             kept_domains = Counter()
             taken = Counter()
             # Domain shares go into every label, so count the kept rows' domains before writing any of them.
-            for r in _iter_rows(files[s], ("task", "domain")):
+            for r in _iter_rows(dataset, files[s], ("task", "domain")):
                 if taken[r["task"]] < quota:
                     taken[r["task"]] += 1
                     kept_domains[r["domain"]] += 1
@@ -212,20 +200,23 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
             if images == "path":
                 image_dir.mkdir(parents=True)
             kept: dict[str, list] = {t: [] for t in tasks}
-            for r in _iter_rows(files[s], SOURCE_COLUMNS):
+            seen: set[str] = set()
+            for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS):
+                if r["task"] not in kept:
+                    raise TesseraError(f"{dataset} split '{s}': the shards changed while being exported")
                 if len(kept[r["task"]]) >= quota:
                     continue
-                iid = r["instance_id"]
-                png = _png_bytes(r["image"], dataset, f"{dataset} {s} {iid}")
+                iid = r["instance_id"]  # 24 hex digits (checked), so a safe file name under OUT/images/<split>/
+                if iid in seen:
+                    raise TesseraError(f"{dataset} split '{s}': instance id {iid} appears twice")
+                seen.add(iid)
+                png = r["image"]["bytes"]
                 if images == "path":
                     (image_dir / f"{iid}.png").write_bytes(png)
                     image = str(out / "images" / s / f"{iid}.png")
                 else:
                     image = png  # held until the split is written: bytes mode needs the split's images in memory
-                try:
-                    label = json.loads(r["label"])
-                except (TypeError, ValueError):
-                    raise TesseraError(f"{dataset} {s} {iid}: the label column is not JSON") from None
+                label = r["label_parsed"]
                 label.update(task=r["task"], domain=r["domain"], domains=shares, instance_id=iid)
                 kept[r["task"]].append({
                     "prompt": "<image>" + r["prompt"], "images": [image], "label": canonical_json(label),

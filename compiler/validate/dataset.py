@@ -3,18 +3,17 @@ gates on every row, and split disjointness. Returns every problem found, not jus
 from __future__ import annotations
 
 import hashlib
-import json
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
-from ..export.build import DATASET_FORMAT, MANIFEST, STATE_DIR, _sha256_file
+from ..export.build import MANIFEST, STATE_DIR
 from ..export.rows import SCHEMA
-from ..render.png import decode_png_rgb
 from .gates import GateInput, run_gates
 from .phash import dhash, nearest_distance
+from .untrusted import (MAX_SHARD_BYTES, Shard, UntrustedInput, check_row, decode_png_bounded, is_int, png_size,
+                        read_manifest, regular_file, row_where, sha256_file, shown)
 
 
 @dataclass
@@ -31,22 +30,21 @@ class DatasetReport:
 
 
 def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
-    """taxonomy: when given, also say (as warnings) which tasks' inputs changed in the library since the build."""
+    """Every problem of a dataset, as messages naming the file (and row, field). Nothing in the dataset is trusted:
+    the manifest, shards and rows are checked against what the builder writes before they are used.
+    taxonomy: when given, also say (as warnings) which tasks' inputs changed in the library since the build."""
     path = Path(path)
     rep = DatasetReport(path)
     manifest_path = path / MANIFEST
-    if not manifest_path.exists():
+    if not os.path.lexists(manifest_path):
         hint = " (an interrupted build: rerun the same `tessera build` command to finish it)" \
             if (path / STATE_DIR).exists() else ""
         rep.problems.append(f"not a finished dataset: {MANIFEST} is missing{hint}")
         return rep
     try:
-        manifest = json.loads(manifest_path.read_text())
-    except ValueError as exc:
-        rep.problems.append(f"{MANIFEST} is not valid JSON: {exc}")
-        return rep
-    if manifest.get("format") != DATASET_FORMAT:
-        rep.problems.append(f"{MANIFEST}: format is {manifest.get('format')!r}, expected {DATASET_FORMAT!r}")
+        manifest = read_manifest(path)
+    except UntrustedInput as exc:
+        rep.problems.append(str(exc).replace(f"{manifest_path}", MANIFEST, 1))
         return rep
     if (path / STATE_DIR).exists():
         rep.problems.append(f"{STATE_DIR}/ is still present: a build may be running or was interrupted")
@@ -68,25 +66,26 @@ def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
         ids: set = set()
         for f in info["files"]:
             file = path / f["name"]
-            if not file.exists():
+            if not os.path.lexists(file):
                 rep.problems.append(f"{f['name']}: listed in the manifest but missing")
                 continue
-            if _sha256_file(file) != f["sha256"]:
-                rep.problems.append(f"{f['name']}: sha256 differs from the manifest (the file was changed)")
             try:
-                table = pq.read_table(file)
-            except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for damaged files
-                rep.problems.append(f"{f['name']}: cannot be read as Parquet ({type(exc).__name__})")
+                if sha256_file(file, MAX_SHARD_BYTES, "Parquet shard") != f["sha256"]:
+                    rep.problems.append(f"{f['name']}: sha256 differs from the manifest (the file was changed)")
+                with Shard(file, f["name"]) as shard:
+                    if shard.schema.remove_metadata() != SCHEMA.remove_metadata():
+                        rep.problems.append(f"{f['name']}: schema differs from the Tessera dataset schema "
+                                            f"({_schema_difference(shard.schema)})")
+                        # the rows are still checked one by one: the problems then name each row and field
+                    if shard.num_rows != f["rows"]:
+                        rep.problems.append(f"{f['name']}: {shard.num_rows} rows, manifest says {f['rows']}")
+                    for index, row in shard.rows():
+                        _check_row(rep, row_where(f["name"], index, row), split, row, ids, per_task, hashes)
+                        if progress:
+                            progress.advance(job)
+            except UntrustedInput as exc:
+                rep.problems.append(str(exc).replace(str(file), f["name"], 1))
                 continue
-            if table.schema.remove_metadata() != SCHEMA.remove_metadata():
-                rep.problems.append(f"{f['name']}: schema differs from the Tessera dataset schema")
-                continue
-            if table.num_rows != f["rows"]:
-                rep.problems.append(f"{f['name']}: {table.num_rows} rows, manifest says {f['rows']}")
-            for row in table.to_pylist():
-                _check_row(rep, f["name"], split, row, ids, per_task, hashes)
-                if progress:
-                    progress.advance(job)
         if dict(sorted(per_task.items())) != info.get("per_task"):
             rep.problems.append(f"split {split}: rows per task differ from the manifest")
         rep.rows[split] = sum(per_task.values())
@@ -105,8 +104,20 @@ def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
     return rep
 
 
-def _check_row(rep, name, split, row, ids, per_task, hashes) -> None:
-    where = f"{name}: {row['instance_id']}"
+def _schema_difference(schema) -> str:
+    names = set(schema.names)
+    parts = [f"missing {', '.join(n for n in SCHEMA.names if n not in names)}"] if set(SCHEMA.names) - names else []
+    parts += [f"{field.name} is {field.type}, expected {SCHEMA.field(field.name).type}" for field in schema
+              if field.name in SCHEMA.names and field.type != SCHEMA.field(field.name).type]
+    parts += [f"extra column {shown(n)}" for n in schema.names if n not in SCHEMA.names]
+    return "; ".join(parts[:5]) or "field order or nullability"
+
+
+def _check_row(rep, where, split, row, ids, per_task, hashes) -> None:
+    parsed, problems = check_row(row, SCHEMA.names)
+    if problems:
+        rep.problems.extend(f"{where}: {p}" for p in problems)
+        return
     if row["split"] != split:
         rep.problems.append(f"{where}: split column says {row['split']!r}, file belongs to {split!r}")
     if row["instance_id"] in ids:
@@ -114,27 +125,31 @@ def _check_row(rep, name, split, row, ids, per_task, hashes) -> None:
     ids.add(row["instance_id"])
     per_task[row["task"]] += 1
     png = row["image"]["bytes"]
-    try:
-        trace = json.loads(row["trace"])
-        label = json.loads(row["label"])
-        answer = json.loads(row["answer"])
-        witness = json.loads(row["witness"])
-    except ValueError:
-        rep.problems.append(f"{where}: a JSON column does not parse")
-        return
-    if hashlib.sha256(png).hexdigest() != trace["hashes"]["image"]:
+    trace, label, answer, witness = (parsed[k] for k in ("trace", "label", "answer", "witness"))
+    recorded = trace.get("hashes")
+    if not isinstance(recorded, dict) or hashlib.sha256(png).hexdigest() != recorded.get("image"):
         rep.problems.append(f"{where}: image bytes differ from the trace's image hash")
         return
+    r = trace.get("render")
+    if not isinstance(r, dict) or not all(is_int(r.get(k)) for k in ("width", "height")):
+        rep.problems.append(f"{where}: field 'trace': render.width and render.height should be integers")
+        return
+    if png_size(png) != (r["width"], r["height"]):
+        rep.problems.append(f"{where}: image is {png_size(png)}, the trace says {r['width']}×{r['height']}")
+        return
     try:
-        rgb = decode_png_rgb(png)
-    except Exception:  # noqa: BLE001
-        rep.problems.append(f"{where}: image does not decode")
+        rgb = decode_png_bounded(png)
+    except UntrustedInput as exc:
+        rep.problems.append(f"{where}: image does not decode: {exc}")
         return
     if dhash(rgb) != row["phash"]:
         rep.problems.append(f"{where}: phash column does not match the image")
     hashes.append((row["task"], row["phash"]))
-    r = trace["render"]
-    for reason in run_gates(GateInput(png, row["prompt"], answer, label, witness, r["width"], r["height"], rgb)):
+    try:
+        reasons = run_gates(GateInput(png, row["prompt"], answer, label, witness, r["width"], r["height"], rgb))
+    except Exception as exc:  # noqa: BLE001 - a crafted label or witness may hold any JSON; report it, never raise
+        reasons = [f"could not run on this row ({type(exc).__name__})"]
+    for reason in reasons:
         rep.problems.append(f"{where}: gate failed: {reason}")
 
 
@@ -156,8 +171,10 @@ def check_provenance(path: Path, manifest: dict, rep: DatasetReport, taxonomy=No
             if not isinstance(name, str) or Path(name).is_absolute() or ".." in Path(name).parts:
                 continue  # the manifest checks report it
             file = path / name
-            if not file.is_file():
-                continue  # reported as missing
+            try:
+                regular_file(file, "Parquet shard")
+            except UntrustedInput:
+                continue  # missing, or not a regular file: the shard checks below report it
             record = read_record(file)
             if record is None:
                 rep.problems.append(f"{name}: carries no build record (not written by `tessera build`, or damaged)")
@@ -180,12 +197,14 @@ def check_provenance(path: Path, manifest: dict, rep: DatasetReport, taxonomy=No
                 rep.problems.append(f"{name}: built from other specs of task(s) {', '.join(changed)} than the "
                                     f"manifest records: rows of two versions of a task are mixed")
             try:
-                in_rows = set(pq.read_table(file, columns=["task"]).column("task").to_pylist())
-            except Exception:  # noqa: BLE001 - unreadable shards are reported by the row checks
-                continue
+                with Shard(file, name) as shard:
+                    in_rows = {row.get("task") for _, row in shard.rows(columns=["task"])
+                               if isinstance(row.get("task"), str)}
+            except UntrustedInput:
+                continue  # an unreadable or oversized shard is reported by the shard checks
             uncovered = sorted(t for t in in_rows if t not in tasks)
             if uncovered:
-                rep.problems.append(f"{name}: holds rows of task(s) {', '.join(map(str, uncovered))} that its build "
+                rep.problems.append(f"{name}: holds rows of task(s) {', '.join(map(shown, uncovered[:10]))} that its build "
                                     f"record does not cover")
     if taxonomy is not None:
         from ..export.provenance import TASK_PARTS, code_sha256, component_hashes, task_parts
