@@ -48,8 +48,12 @@ def label(kind, answer, items=None, **extra):
     (label("integer", 3), '```json\n{"answer": 3}\n```', 1, 1),
     (label("integer", 3), '{"answer": 3, "why": "counted"}', 1, 0),
     (label("integer", 3), '{"result": 3}', 0, 0),
-    (label("integer", 3), 'the answer is 3', 0, 0),
-    (label("integer", 3), '{"answer": 3} and then more text', 0, 0),
+    # a final answer statement without an object earns the answer, not the format
+    (label("integer", 3), 'the answer is 3', 1, 0),
+    (label("integer", 3), 'I think the answer is 3', 0, 0),
+    # text after the answer object costs the format only, unless it states another answer
+    (label("integer", 3), '{"answer": 3} and then more text', 1, 0),
+    (label("integer", 3), '{"answer": 3}\nActually, the answer is 4.', 0, 0),
     (label("integer", 3), 'first {"answer": 5} then {"answer": 3}', 1, 1),
     (label("integer", 3), 'text with a brace { and then {"answer": 3}', 1, 1),
 ])
