@@ -246,9 +246,9 @@ def final_json(response: Any) -> tuple[dict | None, str]:
 
 
 # -- answer statements outside an object ------------------------------------------------------------------------
-_MARKUP = re.compile(r"[*`#>]+")
+_MARKUP = re.compile(r"^[\s#>]+|[*`]+")  # emphasis anywhere; headings and quotes open a line
 _BOXED = re.compile(r"\\boxed\s*\{")
-_ANSWER_TAG = re.compile(r"<answer>([^<>]{0,400})</answer>", re.IGNORECASE)
+_ANSWER_TAG = re.compile(r"<answer>(.{0,400}?)</answer>", re.IGNORECASE)
 _FENCE_ONLY = re.compile(r"^\W*$")
 
 
@@ -260,20 +260,21 @@ def _statement_patterns(key: str):
     # a last line must open with its statement ("I think the answer is 3" is a hedge); after an answer object any
     # statement counts, so a revision in the trailing text is checked too
     opening = re.compile(r"^\W*" + lead + body, re.IGNORECASE)
-    anywhere = re.compile(r"\b" + body, re.IGNORECASE)
+    anywhere = re.compile(r"(?:^\W*|\b(?=(?:the|my|our|final|correct)\s))" + body, re.IGNORECASE)
     mention = re.compile(r"\b" + word + r"\W{0,3}\s*(?:is\b|[:=])|\\boxed|<answer>", re.IGNORECASE)
     return opening, anywhere, mention
 
 
 def _boxed_values(line: str) -> list[str]:
     """The contents of each `\\boxed{...}` in a line (balanced braces, bounded by the line)."""
-    out = []
-    for m in _BOXED.finditer(line):
+    out: list = []
+    i = 0
+    while (m := _BOXED.search(line, i)) is not None:
         depth, i = 1, m.end()
         while i < len(line) and depth:
             depth += {"{": 1, "}": -1}.get(line[i], 0)
             i += 1
-        out.append(line[m.end():i - 1] if depth == 0 else None)
+        out.append(line[m.end():i - 1] if depth == 0 else None)  # a \boxed inside this one is part of it
     return out
 
 
@@ -534,17 +535,37 @@ def _norm_str(v, norm: dict) -> str:
     return s
 
 
+_CLOCK_PHRASE = re.compile(r"^([a-z0-9 -]{1,16}?)\s+(?:minutes?\s+)?(past|after|to|before)\s+([a-z0-9]{1,6})"
+                           r"(?:\s+o'?\s*clock)?(?:\s*([ap])\.?\s*m\.?)?$", re.IGNORECASE)
+_CLOCK_MINUTES = {**_NUMBER_WORDS, "quarter": 15, "a quarter": 15, "half": 30, "twenty-five": 25, "twenty five": 25}
+
+
+def _clock_word(w: str, table: dict) -> int | None:
+    w = w.strip().casefold()
+    return int(w) if w.isdigit() and len(w) <= 2 else table.get(w)
+
+
 def _norm_clock(v: str) -> str:
-    """A time of day as a 12-hour clock shows it: 'h:mm' with h in 1..12 (24-hour and am/pm forms accepted)."""
-    s = v.strip()
-    m = _CLOCK.match(s) if len(s) <= 20 else None
-    if m:
+    """A time of day as a 12-hour clock shows it: 'h:mm' with h in 1..12 (24-hour and am/pm forms accepted, and
+    "half past eight", "quarter to four", "ten past two")."""
+    s = v.strip().replace("’", "'")
+    if len(s) > 40:
+        raise _Bad("not a time of day (h:mm)")
+    m = _CLOCK.match(s) or _OCLOCK.match(s)
+    phrase = None if m else _CLOCK_PHRASE.match(s)
+    if m and m.re is _CLOCK:
         hour, minute = int(m.group(1)), int(m.group(2))
-    else:
-        m = _OCLOCK.match(s) if len(s) <= 20 else None
-        if not m:
-            raise _Bad("not a time of day (h:mm)")
+    elif m:
         hour, minute = int(m.group(1)), 0
+    elif phrase:
+        minute = _clock_word(phrase.group(1), _CLOCK_MINUTES)
+        hour = _clock_word(phrase.group(3), _NUMBER_WORDS)
+        if minute is None or hour is None or not 1 <= minute <= 30 or not 1 <= hour <= 12:
+            raise _Bad("not a time of day (h:mm)")
+        if phrase.group(2).casefold() in ("to", "before"):
+            hour, minute = hour - 1, 60 - minute
+    else:
+        raise _Bad("not a time of day (h:mm)")
     if hour > 23 or minute > 59:
         raise _Bad("not a time of day (h:mm)")
     hour %= 12
@@ -552,9 +573,10 @@ def _norm_clock(v: str) -> str:
 
 
 _BOOL = re.compile(r"^(yes|no|true|false)(?:(?:\s*[,;:\-—]\s*|\s+)(.*))?$", re.IGNORECASE | re.DOTALL)
-# A reason after "Yes," may not name another answer or hedge.
-_BOOL_OTHER = re.compile(r"\b(?:yes|no|true|false|maybe|perhaps|probably|possibly|unsure|unclear|depends)\b",
-                         re.IGNORECASE)
+# A reason after "Yes," may not give the other answer or hedge ("No, there is no cycle" is fine).
+_HEDGE = r"maybe|perhaps|probably|possibly|unsure|unclear|uncertain|depends|or"
+_BOOL_AGAINST = {True: re.compile(rf"\b(?:no|false|{_HEDGE})\b", re.IGNORECASE),
+                 False: re.compile(rf"\b(?:yes|true|{_HEDGE})\b", re.IGNORECASE)}
 
 
 def _norm_bool(v) -> bool:
@@ -563,13 +585,15 @@ def _norm_bool(v) -> bool:
         return v
     if isinstance(v, str):
         m = _BOOL.match(_clean(v))
-        if m and not _BOOL_OTHER.search(m.group(2) or ""):
-            return m.group(1).casefold() in ("yes", "true")
+        if m:
+            said = m.group(1).casefold() in ("yes", "true")
+            if not _BOOL_AGAINST[said].search(m.group(2) or ""):
+                return said
     raise _Bad("not a boolean")
 
 
 _OPTION = re.compile(r"^(?:(?:option|choice)[\s:]*)?([\(\[])?\s*([A-Za-z])\s*([\)\]])?(.*)$", re.IGNORECASE | re.DOTALL)
-_OPTION_TEXT = re.compile(r"^(?:\s*[.:]|\s+[-—])\s+(.*)$|^[.:]$", re.DOTALL)
+_OPTION_TEXT = re.compile(r"^(?:\s*[.:]|\s*[-—](?=\s))\s+(.*)$|^[.:]$", re.DOTALL)
 _ANOTHER_OPTION = re.compile(r"(?:^|\s)\(?[A-Za-z][.)](?:\s|$)|\b(?:or|and)\b", re.IGNORECASE)
 
 
@@ -595,8 +619,8 @@ def _norm_option(v) -> str:
 _POINT_NAME = re.compile(r"^\(?\s*x\s*,\s*y\s*(?:,\s*z\s*)?\)?\s*=\s*", re.IGNORECASE)  # "(x, y) = (3, -2)"
 _COORD_NAME = re.compile(r"^[a-z]\s*[=:]\s*", re.IGNORECASE)  # "x = 3"
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
-_NUMERIC_SEP = re.compile(r"[,;]")
-_TEXT_SEP = re.compile(r"\s*(?:[,;\n]|→|->|⟶)\s*(?:and\s+)?|\s+and\s+")
+# Items written as text: "a, b", "a; b", one per line, "a → b", "a, b and c"; never bare spaces ("1 2" is not [1, 2]).
+_ITEM_SEP = re.compile(r"\s*(?:[,;\n]|→|->|⟶)\s*(?:and\s+)?|\s+and\s+")
 
 
 def _norm_items(v, item_type: str, label: dict) -> list:
@@ -604,13 +628,15 @@ def _norm_items(v, item_type: str, label: dict) -> list:
         named = {str(k).strip().casefold(): x for k, x in v.items()}
         if sorted(named) in (["x", "y"], ["x", "y", "z"]):  # {"x": 3, "y": -2}
             v = [named[k] for k in sorted(named)]
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        v = [v]  # a one-item answer written as its item
     if isinstance(v, str):
         s = _clean(v)
         if item_type != "string":
             s = _POINT_NAME.sub("", s)
         if len(s) >= 2 and _BRACKETS.get(s[0]) == s[-1]:  # "(3, -2)" or "[a, b]" written as text
             s = s[1:-1]
-        parts = (_NUMERIC_SEP if item_type != "string" else _TEXT_SEP).split(s)
+        parts = _ITEM_SEP.split(s)
         if item_type != "string":
             parts = [_COORD_NAME.sub("", p.strip()) for p in parts]
         v = [p for p in (x.strip() for x in parts) if p]
@@ -651,8 +677,9 @@ def matches(label: dict, value: Any) -> bool:
         want = [_norm_scalar(x, item, label) for x in truth]
         if item == "number":
             tol = label.get("tolerance") or {}
-            if kind == "set":
-                got, want = sorted(got), sorted(want)
+            if kind == "set":  # repeats ignored, as for other sets: each side within tolerance of the other
+                return all(any(_num_equal(g, w, tol) for w in want) for g in got) and \
+                    all(any(_num_equal(g, w, tol) for g in got) for w in want)
             return len(got) == len(want) and all(_num_equal(g, w, tol) for g, w in zip(got, want))
         if kind == "set":
             return set(got) == set(want)
@@ -670,13 +697,16 @@ def score(label: dict, response: Any) -> Score:
             return Score(0.0, fmt, W_FORMAT * fmt, None, found.reason)
         value = found.value
         try:
-            ok = all(matches(label, v) for v in (value, *found.also))
+            ok = matches(label, value)
+            revised = ok and not all(matches(label, v) for v in found.also)
         except _Bad as exc:
             return Score(0.0, fmt, W_FORMAT * fmt, None, str(exc))
+        ok = ok and not revised
+        why = "the text after the answer object states a different answer" if revised else "wrong answer"
         ans = 1.0 if ok else 0.0
         shown = value if isinstance(value, (int, float, bool)) or value is None else str(value)[:200] \
             if not isinstance(value, list) else value[:50]
-        return Score(ans, fmt, round(W_ANSWER * ans + W_FORMAT * fmt, 6), shown, "" if ok else "wrong answer")
+        return Score(ans, fmt, round(W_ANSWER * ans + W_FORMAT * fmt, 6), shown, "" if ok else why)
     except Exception as exc:  # noqa: BLE001 - the verifier must never raise, whatever the label or response
         return Score(0.0, 0.0, 0.0, None, f"verifier error: {type(exc).__name__}")
 
