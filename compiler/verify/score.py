@@ -392,12 +392,17 @@ _LATEX_FRACTION = re.compile(r"([+-]?)\\frac\s*\{\s*([+-]?[0-9]{1,12})\s*\}\s*\{
 _RATIO = re.compile(r"([0-9]{1,12})\s+(?:in|out\s+of)\s+([0-9]{1,12})", re.IGNORECASE)  # "1 in 4" (probability)
 _APPROX = re.compile(r"^(?:≈|~|about|approximately|approx\.?|around|roughly)\s*", re.IGNORECASE)
 _PERCENT = re.compile(r"^(?:%|percent|per\s+cent)$", re.IGNORECASE)
-# A unit after a number: up to three words ("12 apples", "12.5 square units", "147.5°", "3 cm^2").
-_UNIT = re.compile(r"^(?:°|[A-Za-z°][A-Za-z°²³.]*(?:\^[23])?(?:[\s-]+[A-Za-z][A-Za-z²³.]*(?:\^[23])?){0,2})$")
-# Words that make "12 <word>" something other than 12 with a unit: another number, a range, a hedge, a negation.
-_NOT_UNITS = frozenset("or and to nor not plus minus times over than but maybe perhaps probably possibly either "
-                       "vs versus by of out least most nearly almost under above below except instead less "
-                       "approximately about around roughly give take".split())
+# A unit after a number: up to three words after a space ("12 apples", "12.5 square units", "3 cm^2"), or a sign
+# or short unit written against it ("147.5°", "12cm").
+_UNIT = re.compile(r"^(?:[°²³]|cm|mm|km|m|px|kg|g|s|h)(?:\^[23])?$|"
+                   r"^\s+(?:°|[A-Za-z°][A-Za-z°²³.]*(?:\^[23])?(?:[\s-]+[A-Za-z][A-Za-z²³.]*(?:\^[23])?){0,2})$")
+# Words that make "12 <word>" something other than 12 with a unit: a magnitude, another number or operation, a
+# range or bound, a hedge, a condition, a negation.
+_NOT_UNITS = frozenset(
+    "thousand thousands million millions billion billions trillion trillions hundred hundreds dozen dozens k bn "
+    "squared cubed x plus minus times over divided per or and to nor not than but vs versus by of out except instead "
+    "maybe perhaps probably possibly likely either ish approx approximately about around roughly odd some something "
+    "least most max maximum minimum nearly almost under above below up if unless assuming when give take".split())
 _NUMBER_WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())}
@@ -450,13 +455,13 @@ def _read_number(v: str, form: str, approx_ok: bool) -> tuple[float | int, bool]
     word = _NUMBER_WORDS.get(s.casefold())
     if word is not None:
         return word, False
-    value, rest = _split_number(s, form)
-    rest = rest.strip()
+    value, rest_raw = _split_number(s, form)
+    rest = rest_raw.strip().casefold()
     if not rest:
         return value, False
     if _PERCENT.match(rest):
         return value, True
-    if _UNIT.match(rest) and not (set(re.split(r"[\s-]+", rest.casefold())) & _NOT_UNITS):
+    if _UNIT.match(rest_raw) and not (set(re.split(r"[\s-]+", rest)) & _NOT_UNITS):
         return value, False
     raise _Bad("not a single number")
 
@@ -574,7 +579,8 @@ def _norm_clock(v: str) -> str:
 
 _BOOL = re.compile(r"^(yes|no|true|false)(?:(?:\s*[,;:\-—]\s*|\s+)(.*))?$", re.IGNORECASE | re.DOTALL)
 # A reason after "Yes," may not give the other answer or hedge ("No, there is no cycle" is fine).
-_HEDGE = r"maybe|perhaps|probably|possibly|unsure|unclear|uncertain|depends|or"
+_HEDGE = (r"maybe|perhaps|probably|possibly|likely|unsure|unclear|uncertain|not\s+sure|depends|might|guess|"
+          r"if|unless|assuming|or")
 _BOOL_AGAINST = {True: re.compile(rf"\b(?:no|false|{_HEDGE})\b", re.IGNORECASE),
                  False: re.compile(rf"\b(?:yes|true|{_HEDGE})\b", re.IGNORECASE)}
 
@@ -594,7 +600,8 @@ def _norm_bool(v) -> bool:
 
 _OPTION = re.compile(r"^(?:(?:option|choice)[\s:]*)?([\(\[])?\s*([A-Za-z])\s*([\)\]])?(.*)$", re.IGNORECASE | re.DOTALL)
 _OPTION_TEXT = re.compile(r"^(?:\s*[.:]|\s*[-—](?=\s))\s+(.*)$|^[.:]$", re.DOTALL)
-_ANOTHER_OPTION = re.compile(r"(?:^|\s)\(?[A-Za-z][.)](?:\s|$)|\b(?:or|and)\b", re.IGNORECASE)
+_ANOTHER_OPTION = re.compile(r"(?:^|\s)\(?[A-Za-z][.)](?:\s|$)|\b(?:or|and|not?|maybe|perhaps|probably|actually|"
+                             r"instead|wait)\b", re.IGNORECASE)
 
 
 def _norm_option(v) -> str:

@@ -85,6 +85,9 @@ ENVELOPES = [
     ("boxed without json", lambda p, v: None if plain(v) is None else f"{p}\n\nThe final answer is $\\boxed{{{plain(v)}}}$."),
     ("'the answer is' without json", lambda p, v: None if plain(v) is None else f"{p}\n\nThe answer is {plain(v)}."),
     ("answer tags without json", lambda p, v: None if plain(v) is None else f"{p}\n<answer>{plain(v)}</answer>"),
+    ("reasoning key before the answer", lambda p, v: f'{{"reasoning": "{p[:60].replace(chr(10), " ").replace(chr(34), "")}", '
+     f'"answer": {literal(v)}}}'),
+    ("the same object twice", lambda p, v: f'{p}\n{{"answer": {literal(v)}}}\n\n```json\n{{"answer": {literal(v)}}}\n```'),
     ("curly quotes", lambda p, v: None if not isinstance(v, str) or isinstance(v, Raw) or '"' in v else
      f"{p}\n{{“answer”: “{v}”}}"),
 ]
@@ -181,6 +184,17 @@ def integer_forms():
         ("parenthetical second answer", lambda t: f"{t} (or {t + 1})"),
         ("'at least'", lambda t: f"{t} at least"),
         ("two numbers run together", lambda t: f"{t} {t + 1}"),
+        ("magnitude word", lambda t: f"{t} thousand"),
+        ("dozens", lambda t: f"{t} dozen"),
+        ("k suffix", lambda t: f"{t}k"),
+        ("squared", lambda t: f"{t} squared"),
+        ("-ish", lambda t: f"{t}ish"),
+        ("an upper bound", lambda t: f"{t} max"),
+        ("a condition", lambda t: f"{t} if the edge counts"),
+        ("a second count in the unit", lambda t: f"{t} total, {t + 1} visible"),
+        ("'up to'", lambda t: f"up to {t}"),
+        ("a product", lambda t: f"{t} x 2"),
+        ("unit then a hedge", lambda t: f"{t} pieces, maybe {t + 1}"),
     ]
     return truths, right, wrong
 
@@ -240,6 +254,9 @@ def number_forms():
         ("infinity", lambda t: Raw("Infinity")),
         ("huge exponent", lambda t: "1e999"),
         ("two numbers run together", lambda t: f"{t} {t}"),
+        ("magnitude word", lambda t: f"{t} million"),
+        ("a product", lambda t: f"{t} x 10"),
+        ("roughly", lambda t: f"{t} or so"),
         ("misplaced thousands comma", lambda t: f"{int(t) // 10},{int(t) % 10}{str(t).split('.')[1]}" if abs(t) >= 10 else None),
     ]
     return truths, right, wrong
@@ -380,6 +397,7 @@ def option_forms():
         ("the option with a parenthesis", T(lambda x, text: f"{x}) {text}")),
         ("the option with a colon", T(lambda x, text: f"{x}: {text}")),
         ("the option with a dash", T(lambda x, text: f"{x} - {text}")),
+        ("parenthesised letter and the text", T(lambda x, text: f"({x}) {text}")),
         ("bold option as listed", T(lambda x, text: f"**{x}. {text}**")),
         ("square brackets", T(lambda x, _: f"[{x}]")),
         ("'The answer is X'", T(lambda x, _: f"The answer is {x}")),
@@ -407,6 +425,8 @@ def option_forms():
         ("listed option then another", T(lambda x, text: f"{x}. {text} or {other[x]}.")),
         ("unclosed parenthesis", T(lambda x, _: f"({x}")),
         ("a word", T(lambda x, _: "none")),
+        ("letter, then a revision", T(lambda x, _: f"{x}: no, {other[x]}")),
+        ("letter, then 'actually'", T(lambda x, _: f"{x}. Actually {other[x]}")),
     ]
     return truths, right, wrong
 
@@ -459,6 +479,9 @@ def boolean_forms():
         ("null", lambda t: None),
         ("unknown", lambda t: "unknown"),
         ("it depends", lambda t: f"{yes(t).capitalize()}, it depends"),
+        ("a condition", lambda t: f"{yes(t).capitalize()}, if the grid wraps around"),
+        ("not sure", lambda t: f"{yes(t).capitalize()} (not sure)"),
+        ("revised inside the value", lambda t: f"{yes(t).capitalize()}? {'No' if t else 'Yes'}."),
         ("opposite Python literal", lambda t: Raw("False" if t else "True")),
     ]
     return truths, right, wrong
@@ -815,7 +838,9 @@ def build() -> dict[str, dict]:
 
 def write() -> None:
     for name, corpus in build().items():
-        (HERE / f"{name}.json").write_text(json.dumps(corpus, indent=1, ensure_ascii=False) + "\n")
+        head = json.dumps({k: v for k, v in corpus.items() if k != "cases"}, ensure_ascii=False)[:-1]
+        rows = ",\n".join(json.dumps(c, ensure_ascii=False) for c in corpus["cases"])
+        (HERE / f"{name}.json").write_text(f'{head}, "cases": [\n{rows}\n]}}\n')  # one case a line
 
 
 if __name__ == "__main__":
