@@ -534,7 +534,7 @@ def _norm_str(v, norm: dict) -> str:
         s = _WS.sub(" ", s).strip()
     if norm.get("strip_articles", False):
         s = _ARTICLES.sub("", s)
-    synonyms = _synonym_table(norm)
+    synonyms = norm["_table"] if "_table" in norm else _synonym_table(norm)
     if synonyms:
         s = " ".join(synonyms.get(w, w) for w in s.split(" "))
     return s
@@ -577,7 +577,7 @@ def _norm_clock(v: str) -> str:
     return f"{hour or 12}:{minute:02d}"
 
 
-_BOOL = re.compile(r"^(yes|no|true|false)(?:(?:\s*[,;:\-—]\s*|\s+)(.*))?$", re.IGNORECASE | re.DOTALL)
+_BOOL = re.compile(r"^(yes|no|true|false)(?:(?:\s*[,;:.!\-—]\s*|\s+)(.*))?$", re.IGNORECASE | re.DOTALL)
 # A reason after "Yes," may not give the other answer or hedge ("No, there is no cycle" is fine).
 _HEDGE = (r"maybe|perhaps|probably|possibly|likely|unsure|unclear|uncertain|not\s+sure|depends|might|guess|"
           r"if|unless|assuming|or")
@@ -608,8 +608,8 @@ def _norm_option(v) -> str:
     """One option letter: "C", "(c)", "C.", "Option C", "**C**", and the option as listed ("D. D3", "D) D3")."""
     if isinstance(v, str) and len(v) <= MAX_VALUE:
         m = _OPTION.match(_clean(v))
-        if m and bool(m.group(1)) <= bool(m.group(3)):
-            opening, letter, closing, rest = m.groups()
+        opening, letter, closing, rest = m.groups() if m else (None, "", None, "")
+        if m and (not opening or _BRACKETS[opening] == closing):  # "(C)", "[C]", "C)", not "(C" or "[C)"
             if not rest.strip():
                 return letter.upper()
             # text after the letter is the option's own text, which must not name another option
@@ -675,6 +675,9 @@ def matches(label: dict, value: Any) -> bool:
     """Does a response value equal the label's answer after type-aware normalisation? Raises _Bad if unreadable."""
     kind = label["type"]
     truth = label["answer"]
+    norm = label.get("normalize") or {}
+    if norm.get("synonyms"):  # built once per response, not once per item
+        label = {**label, "normalize": {**norm, "_table": _synonym_table(norm)}}
     if kind == "number":
         norm = label.get("normalize") or {}
         return _num_equal(_norm_num(value, norm.get("form", "number")), float(truth), label.get("tolerance") or {})

@@ -455,6 +455,8 @@ def boolean_forms():
         ("yes with another reason", lambda t: f"{yes(t).capitalize()}, {reasons[t][1]}"),
         ("yes with a dash and a reason", lambda t: f"{yes(t).capitalize()} - {reasons[t][2]}"),
         ("yes and a reason without a comma", lambda t: f"{yes(t).capitalize()} {reasons[t][3]}"),
+        ("yes, then a sentence", lambda t: f"{yes(t).capitalize()}. {reasons[t][0].capitalize()}."),
+        ("yes, then a sentence on a new line", lambda t: f"{yes(t).capitalize()}!\n{reasons[t][1].capitalize()}."),
         ("Python literal", lambda t: Raw("True" if t else "False")),
         ("bare word", lambda t: Raw(yes(t))),
         ("'The answer is yes'", lambda t: f"The answer is {yes(t)}"),
@@ -481,6 +483,7 @@ def boolean_forms():
         ("it depends", lambda t: f"{yes(t).capitalize()}, it depends"),
         ("a condition", lambda t: f"{yes(t).capitalize()}, if the grid wraps around"),
         ("not sure", lambda t: f"{yes(t).capitalize()} (not sure)"),
+        ("yes, then the other answer", lambda t: f"{yes(t).capitalize()}. {'No' if t else 'Yes'}."),
         ("revised inside the value", lambda t: f"{yes(t).capitalize()}? {'No' if t else 'Yes'}."),
         ("opposite Python literal", lambda t: Raw("False" if t else "True")),
     ]
@@ -694,7 +697,7 @@ def int_set_forms():
     wrong = [
         ("one missing", lambda t: t[:-1] if len(t) > 1 else None),
         ("an extra item", lambda t: t + [max(t) + 1]),
-        ("every digit", lambda t: list(range(0, 31))),
+        ("every digit", lambda t: list(range(31))),
         ("one wrong", lambda t: [t[0] + 1] + t[1:] if t[0] + 1 not in t else None),
         ("digits run together", lambda t: "".join(map(str, t)) if len(t) > 1 else None),
         ("spaces only", lambda t: " ".join(map(str, t)) if len(t) > 1 else None),
