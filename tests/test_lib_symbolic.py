@@ -112,7 +112,8 @@ def test_clock_time_reads_hours_and_noon(label_of):
 
 @pytest.mark.parametrize("response,ok", [
     ('"3/8"', 1), ('"6/16"', 1), ("0.375", 1), ('"0.38"', 1), ("0.37", 1), ('"3 / 8"', 1), ("0.368", 0),
-    ('"3/7"', 0), ('"3/0"', 0), ('"37.5%"', 0), ('"3/8/2"', 0), ('"' + "1" * 30 + "/" + "3" * 30 + '"', 0),
+    ('"3/7"', 0), ('"3/0"', 0), ('"37.5%"', 1), ('"37.5"', 0), ('"3.75%"', 0), ('"3/8/2"', 0),
+    ('"' + "1" * 30 + "/" + "3" * 30 + '"', 0),
 ])
 def test_probability_contract_reads_fractions(label_of, response, ok):
     s = score(label_of("probability", 0.375), '{"answer": %s}' % response)

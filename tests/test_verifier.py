@@ -48,8 +48,12 @@ def label(kind, answer, items=None, **extra):
     (label("integer", 3), '```json\n{"answer": 3}\n```', 1, 1),
     (label("integer", 3), '{"answer": 3, "why": "counted"}', 1, 0),
     (label("integer", 3), '{"result": 3}', 0, 0),
-    (label("integer", 3), 'the answer is 3', 0, 0),
-    (label("integer", 3), '{"answer": 3} and then more text', 0, 0),
+    # a final answer statement without an object earns the answer, not the format
+    (label("integer", 3), 'the answer is 3', 1, 0),
+    (label("integer", 3), 'I think the answer is 3', 0, 0),
+    # text after the answer object costs the format only, unless it states another answer
+    (label("integer", 3), '{"answer": 3} and then more text', 1, 0),
+    (label("integer", 3), '{"answer": 3}\nActually, the answer is 4.', 0, 0),
     (label("integer", 3), 'first {"answer": 5} then {"answer": 3}', 1, 1),
     (label("integer", 3), 'text with a brace { and then {"answer": 3}', 1, 1),
 ])
@@ -90,3 +94,65 @@ def test_broken_labels_score_zero_without_raising(broken):
 def test_wrong_answers_are_rejected(lab):
     assert score(lab, json.dumps({"answer": lab["answer"]})).answer == 1.0
     assert score(lab, json.dumps({"answer": wrong_answer(lab)})).answer == 0.0
+
+
+# -- contracts: synonyms and forms are checked at load ----------------------------------------------------------
+def test_contract_synonyms_and_forms_are_checked_with_positions(library_copy, monkeypatch):
+    from tests.test_errors import diagnostics, write
+
+    monkeypatch.chdir(library_copy)
+    write(library_copy, "contracts/bad_synonyms.yaml", """
+        contract: bad_synonyms
+        summary: t
+        type: string
+        normalize:
+          synonyms:
+            Grey: [gray]
+            colour: []
+            centre: [centre]
+            metre: [meter, "two words"]
+            litre: [meter, metre]
+    """)
+    write(library_copy, "contracts/bad_kind.yaml", """
+        contract: bad_kind
+        summary: t
+        type: integer
+        normalize: {synonyms: {gray: [grey]}}
+    """)
+    write(library_copy, "contracts/bad_form.yaml", """
+        contract: bad_form
+        summary: t
+        type: list
+        items: string
+        normalize: {form: probability}
+    """)
+    write(library_copy, "contracts/bad_case.yaml", """
+        contract: bad_case
+        summary: t
+        type: set
+        items: string
+        normalize: {case: keep, synonyms: {gray: [grey]}}
+    """)
+    assert diagnostics(library_copy) == [
+        "contracts/bad_case.yaml:5:25: error: synonyms need 'case: fold' (they are matched as lower-case words)",
+        "contracts/bad_form.yaml:5:19: error: 'form: probability' applies to number answers, not string ones",
+        "contracts/bad_kind.yaml:4:13: error: synonyms apply to text answers, not integer ones",
+        "contracts/bad_synonyms.yaml:6:5: error: synonym 'Grey' must be one lower-case word of letters and digits",
+        "contracts/bad_synonyms.yaml:7:13: error: synonym 'colour' lists no other spellings",
+        "contracts/bad_synonyms.yaml:8:14: error: 'centre' is listed as a synonym of itself",
+        "contracts/bad_synonyms.yaml:9:20: error: synonym 'two words' must be one lower-case word of letters and digits",
+        "contracts/bad_synonyms.yaml:10:13: error: 'meter' cannot read as 'litre': it is already a synonym of 'metre'",
+        "contracts/bad_synonyms.yaml:10:20: error: 'metre' cannot read as 'litre': it is a canonical word",
+    ]
+
+
+def test_synonyms_travel_in_the_label_and_apply_both_ways(taxonomy):
+    c = taxonomy.contracts["label_string"]
+    lab = c.label("gray")
+    assert lab["normalize"]["synonyms"]["gray"] == ["grey"]
+    for response, answer in (("grey", 1), ("Gray", 1), ("light grey", 0), ("green", 0)):
+        assert score(lab, json.dumps({"answer": response})).answer == answer, response
+    assert score(c.label("Oct"), '{"answer": "October"}').answer == 1
+    assert score(c.label("colour"), '{"answer": "color"}').answer == 1
+    # contracts without synonyms keep the label they always had (no new key)
+    assert "synonyms" not in taxonomy.contracts["integer_exact"].label(3)["normalize"]

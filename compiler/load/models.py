@@ -91,8 +91,11 @@ class Normalize(Model):
     whitespace: Literal["collapse", "keep"] = "collapse"
     strip_punctuation: bool = True
     strip_articles: bool = False
-    # What the text is: free text, or a time of day read off a 12-hour clock ("3:05", "03:05 pm", "15:05" → "3:05").
-    form: Literal["text", "clock_time"] = "text"
+    # What the answer is: free text; a time of day read off a 12-hour clock ("3:05", "03:05 pm", "15:05" → "3:05");
+    # or, for numbers, a probability ("25%" and "1 in 4" read as 0.25; elsewhere "%" is only a unit).
+    form: Literal["text", "clock_time", "probability"] = "text"
+    # canonical word → the other spellings that read as it (grey → gray); checked by codegen/contract.py
+    synonyms: dict[str, list[str]] = {}
 
 
 class ContractSpec(Model):

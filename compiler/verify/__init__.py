@@ -1,2 +1,3 @@
-"""The verifier: parse a response's final JSON object, normalise by answer type, score. Never raises."""
+"""The verifier: find a response's final answer (its last answer object, else a final answer line), normalise it by
+answer type, score. Never raises."""
 from .score import score, Score  # noqa: F401
