@@ -2,4 +2,4 @@
 
 The pipeline, one folder per stage: load → check → codegen (compile) → sample → execute → render → trace → verify.
 """
-__version__ = "0.2.0"  # 0.2: the scene language (composed scenes and components; images of re-expressed grammars changed)
+__version__ = "0.3.0"  # 0.3: hardening (verifier labels carry synonyms and forms; traces record the work charged)
