@@ -499,6 +499,11 @@ def _local_results(flat: list[Item], args, workers: int):
         finished = True
     except BrokenProcessPool:
         processes.update(getattr(pool, "_processes", None) or {})
+        # The pool's manager thread is reaping the workers right now; two threads waiting on one pid race (the
+        # loser reads no status), so let it finish before the exit codes are read.
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(10)
         raise WorkerDied(_death_notice(processes)) from None
     finally:
         if finished:
@@ -513,16 +518,31 @@ def _local_results(flat: list[Item], args, workers: int):
                 proc.join(5)
 
 
+def _pid_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
 def _death_notice(processes: dict) -> str:
-    dead = []
+    dead, unknown = [], []
     for proc in processes.values():
         proc.join(2)
         code = proc.exitcode
+        if code is None and not _pid_exists(proc.pid):
+            # Gone, but its status was collected elsewhere: named only when no worker with a known death explains
+            # the break (the pool stops the others).
+            unknown.append(f"pid {proc.pid}, exit status unknown")
+            continue
         if code is None or code == -signal.SIGTERM:  # still running, or stopped by the pool after the death
             continue
         how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
         dead.append(f"pid {proc.pid}, {how}")
-    return f"a build worker process died ({'; '.join(dead) or 'which one is unknown'}), so the build stopped"
+    return f"a build worker process died ({'; '.join(dead or unknown) or 'which one is unknown'}), so the build stopped"
 
 
 _DEATH_HINT = ("(a worker killed by SIGKILL that nobody killed by hand usually means the machine ran out of "
