@@ -18,9 +18,10 @@ import math
 import os
 import shutil
 import signal
+import threading
 import time
 from collections import Counter, defaultdict
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -488,12 +489,14 @@ def _local_results(flat: list[Item], args, workers: int):
     from concurrent.futures.process import BrokenProcessPool
 
     ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
-    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_pool_worker_init,
-                               initargs=(os.getpid(), *args))
+    with _interrupts_deferred():  # a half-made pool (workers forked, none told to stop) would hang the exit
+        pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_pool_worker_init,
+                                   initargs=(os.getpid(), *args))
     processes: dict = {}
     finished = False
     try:
-        it = pool.map(build_item, flat, chunksize=2)
+        with _interrupts_deferred():
+            it = pool.map(build_item, flat, chunksize=2)
         processes.update(getattr(pool, "_processes", None) or {})  # pid → Process, for the message below
         yield from it
         finished = True
@@ -506,16 +509,34 @@ def _local_results(flat: list[Item], args, workers: int):
             manager.join(10)
         raise WorkerDied(_death_notice(processes)) from None
     finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:  # an error, Ctrl-C, or the consumer stopped: stop the workers now, not after their queue drains
-            live = list((getattr(pool, "_processes", None) or {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for proc in live:
-                if proc.is_alive():
-                    proc.terminate()
-            for proc in live:
-                proc.join(5)
+        with _interrupts_deferred():  # a Ctrl-C in the middle of a shutdown would leave the pool's thread waiting
+            if finished:
+                pool.shutdown(wait=True)
+            else:  # an error, Ctrl-C, or the consumer stopped: stop the workers now, not after their queue drains
+                live = list((getattr(pool, "_processes", None) or {}).values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for proc in live:
+                    if proc.is_alive():
+                        proc.terminate()
+                for proc in live:
+                    proc.join(5)
+
+
+@contextmanager
+def _interrupts_deferred():
+    """Hold Ctrl-C (SIGINT) until the block is done, then raise it: starting or stopping a pool is not safe to
+    interrupt halfway. Only the main thread can own signal handlers; elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
 
 
 def _pid_exists(pid: int) -> bool:
