@@ -8,7 +8,6 @@ import io
 import os
 import random
 import re
-import textwrap
 import time
 from pathlib import Path
 

@@ -328,7 +328,7 @@ def _scan(source: str) -> list[tuple[_At, str, str]]:
     keyword = keyword_at = None
     assigns = False
     opened = 0  # where the last tag began
-    pending = None  # a `.` or `is` waiting for the next token's spot (jinja places their nodes on them)
+    pending, pending_word = None, None  # a `.` or `is` waiting for the next token's spot (jinja puts nodes there)
     tokens = _ENV.lexer.tokeniter(source, None)
     while True:
         try:
