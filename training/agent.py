@@ -25,9 +25,10 @@ def _code_root() -> str:
         return str(here)
     try:
         return str(json.loads(_SETTINGS.read_text())["code_root"])
-    except (OSError, ValueError, KeyError, TypeError):
-        raise ImportError(f"{__file__}: not inside a Tessera checkout and no readable 'code_root' in {_SETTINGS}; "
-                          f"rewrite the run folder with `tessera train CONFIG --mode online`") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+        raise ImportError(f"{__file__}: not inside a Tessera checkout and no readable 'code_root' in {_SETTINGS} "
+                          f"({why}); rewrite the run folder with `tessera train CONFIG --mode online`") from None
 
 
 _ROOT = _code_root()

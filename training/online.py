@@ -71,14 +71,14 @@ class AgentSettings:
     gate_timeout: float = 1800.0  # seconds a downweighted group waits for its last sample
 
     @classmethod
-    def from_mapping(cls, data: dict) -> "AgentSettings":
+    def from_mapping(cls, data: dict, where: str = CONFIG_ENV) -> "AgentSettings":
         data = dict(data)
         data.pop("code_root", None)  # read by the agent shim before this module is importable
-        curriculum = CurriculumConfig.from_mapping(data.pop("curriculum", None), f"{CONFIG_ENV}.curriculum")
+        curriculum = CurriculumConfig.from_mapping(data.pop("curriculum", None), f"{where}: curriculum")
         known = {"root", "state_dir", "ckpt_path", "restore", "shared", "run", "gate_timeout"}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise TesseraError(f"{CONFIG_ENV}: unknown key(s) {', '.join(unknown)}")
+            raise TesseraError(f"{where}: unknown key(s) {', '.join(unknown)}")
         return cls(curriculum=curriculum, **data)
 
     @classmethod
@@ -135,7 +135,7 @@ def load_settings(beside: Path | str | None) -> AgentSettings:
         raise TesseraError(f"{where}: agent settings lack {', '.join(missing)} (an engine never falls back to "
                            f"defaults; write them with `tessera train CONFIG --mode online`)")
     try:
-        return AgentSettings.from_mapping(data)
+        return AgentSettings.from_mapping(data, where)
     except TypeError as exc:
         raise TesseraError(f"{where}: {exc}") from None
 
