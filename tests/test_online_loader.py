@@ -275,3 +275,43 @@ def test_grpo_groups_through_openrlhfs_engine_path(vllm_engine, engine_env, tmp_
         inst = generate(taxonomy.task(token["task"]), token["seed"], 1, None, taxonomy.vocab)
         assert [(o["instance_id"], o["extra_logs"]["level"]) for o in group] == [(inst.instance_id, 1.0)] * n
         assert group[0]["extra_logs"]["curriculum_level_mean"] == 1.0
+
+
+FRESH_ENGINE = r"""
+import json, sys, types, uuid
+try:
+    import vllm  # noqa: F401
+except ImportError:  # the same stand-in as the fixture: vllm_engine.py needs only these names to import
+    vllm = types.ModuleType("vllm"); vllm.__version__ = "0.11.0"
+    vllm.inputs = types.ModuleType("vllm.inputs"); vllm.inputs.TokensPrompt = dict
+    vllm.utils = types.ModuleType("vllm.utils"); vllm.utils.random_uuid = lambda: uuid.uuid4().hex
+    sys.modules.update({"vllm": vllm, "vllm.inputs": vllm.inputs, "vllm.utils": vllm.utils})
+from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
+assert "training" not in sys.modules
+executor = _load_agent_executor(sys.argv[1])
+s = executor.settings
+print(json.dumps({"run": s.run, "state_dir": s.state_dir, "buffer": s.curriculum.buffer_size,
+                  "training": sys.modules["training.online"].__file__}))
+"""
+
+
+def test_a_fresh_engine_process_loads_the_run_copy_from_anywhere(engine_env, tmp_path, taxonomy):
+    """As in a new vLLM actor process: nothing of Tessera imported, another working directory, no PYTHONPATH and no
+    settings variable — the copy finds the code root and the settings beside it."""
+    import os
+    import subprocess
+
+    rows = tmp_path / "rows"
+    export_online(taxonomy, rows, rows_per_task=1, tasks=[TASKS[0]])
+    launch = build_launch(online_config(tmp_path, rows, buffer_size=6), cwd=tmp_path)
+    launch.write_files()
+    agent = launch.argv[launch.argv.index("--train.agent_func_path") + 1]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", ENV)}
+    done = subprocess.run([sys.executable, "-c", FRESH_ENGINE, agent], cwd=elsewhere, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"run": "online-loader", "state_dir": str(tmp_path / "run" / "curriculum"), "buffer": 6,
+                    "training": str(ROOT / "training" / "online.py")}
