@@ -212,6 +212,8 @@ def test_missing_or_broken_settings_stop_the_engine_with_a_message(vllm_engine, 
         (beside, json.dumps({"code_root": str(ROOT), **full})[:-1],
          f"{copy}: not inside a Tessera checkout and no readable 'code_root' in {beside} (JSONDecodeError: "),
         (beside, json.dumps([str(ROOT)]), f"no readable 'code_root' in {beside} (TypeError: "),
+        (beside, json.dumps({"code_root": str(tmp_path), **full}),
+         f"`training` resolves to {ROOT / 'training' / 'online.py'}, not the Tessera code at {tmp_path}"),
     ]
     for path, text, expected in cases:
         path.write_text(text)

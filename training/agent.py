@@ -35,6 +35,13 @@ _ROOT = _code_root()
 if _ROOT not in sys.path:
     sys.path.append(_ROOT)
 
+import training.online  # noqa: E402
+
+# `training` is a common name: refuse another project's package found first on sys.path (or left in the process).
+if Path(training.online.__file__).resolve().parent.parent != Path(_ROOT).resolve():
+    raise ImportError(f"{__file__}: `training` resolves to {training.online.__file__}, not the Tessera code at {_ROOT}; "
+                      f"put {_ROOT} first on PYTHONPATH")
+
 from training.online import AgentExecutor as _OnlineExecutor  # noqa: E402
 from training.online import load_settings  # noqa: E402
 
