@@ -33,7 +33,7 @@ from tests.conftest import ROOT  # noqa: E402
 from training.chat import extract_response  # noqa: E402
 from training.curriculum import Curriculum, CurriculumConfig, CurriculumService, CurriculumStore  # noqa: E402
 from training.export import export_offline, export_online  # noqa: E402
-from training.launch import build_launch, validate_with_openrlhf  # noqa: E402
+from training.launch import build_launch, load_config, validate_with_openrlhf  # noqa: E402
 
 TASKS = ("charts.bar_chart.extremum_label", "shapes.shape_field.relation", "shapes.shape_grid.row_extreme")
 REWARD_FILE = ROOT / "training" / "reward_func.py"
@@ -304,7 +304,7 @@ def test_export_command_and_its_errors(built_dataset, tmp_path, capsys):
 
 # -- the online executor ----------------------------------------------------------------------------------------
 def make_executor(tmp_path, **curriculum):
-    from training.agent import AgentExecutor, AgentSettings
+    from training.online import AgentExecutor, AgentSettings
 
     settings = AgentSettings.from_mapping({"curriculum": curriculum, "state_dir": str(tmp_path / "state"),
                                            "ckpt_path": str(tmp_path / "ckpt"), "shared": False})
@@ -474,8 +474,9 @@ def test_launcher_command_is_accepted_by_openrlhf_parser(config, mode, tmp_path)
     if mode == "offline":
         assert args.reward.remote_url == [str(REWARD_FILE)] and args.data.apply_chat_template
     else:
-        assert args.train.agent_func_path == str(ROOT / "training" / "agent.py")
-        settings = json.loads(launch.env["TESSERA_AGENT_CONFIG"])
+        agent_dir = tmp_path / load_config(config)["output"] / "agent"
+        assert args.train.agent_func_path == str(agent_dir / "agent.py") and not launch.env
+        settings = json.loads(launch.files[str(agent_dir / "tessera_agent.json")])
         assert settings["curriculum"]["threshold"] == 0.8 and settings["ckpt_path"] == args.ckpt.path
 
 
@@ -506,7 +507,7 @@ def test_launcher_refusals(tmp_path, capsys):
 def test_one_curriculum_is_shared_by_every_engine_under_ray(taxonomy, tmp_path):
     """Under Ray (as inside OpenRLHF's rollout actors) the executors of all engines talk to one named actor."""
     ray = pytest.importorskip("ray")
-    from training.agent import AgentExecutor, AgentSettings, RayCurriculum
+    from training.online import AgentExecutor, AgentSettings, RayCurriculum
 
     started_here = not ray.is_initialized()
     if started_here:

@@ -7,6 +7,7 @@ curriculum, and the launcher. OpenRLHF itself is an optional dependency (`pip in
   reward.py       scoring one transcript with the exact verifier; the logs OpenRLHF aggregates
   reward_func.py  the file named by `--reward.remote_url` (loaded by path)
   curriculum.py   per-task levels, promotion, uncertainty gate, persistence next to checkpoints
-  agent.py        the file named by `--train.agent_func_path`: AgentExecutor (loaded by path)
+  agent.py        the file named by `--train.agent_func_path` (loaded by path, unregistered): a shim over online.py
+  online.py       the online AgentExecutor and its settings (an ordinary module, so dataclasses work)
   launch.py       `tessera train CONFIG`: the exact `python -m openrlhf.cli.train_ppo_ray ...` command
 """

@@ -1,326 +1,53 @@
-"""Tessera's online environment for OpenRLHF: `--train.agent_func_path training/agent.py`.
+"""The file named by `--train.agent_func_path`: a shim OpenRLHF loads by path; the executor is training/online.py.
 
-OpenRLHF loads this file by path in every vLLM rollout actor and builds `AgentExecutor()` once per actor. Each
-prompt-set row (`tessera export --format openrlhf-online`) is a token `{"task", "seed", "level", ...}`; for every
-sample of the row's GRPO group OpenRLHF calls `execute(...)` concurrently in the same actor. The executor
+OpenRLHF 0.11 runs `spec_from_file_location("agent_module", path)` + `exec_module` without registering the module in
+`sys.modules`, so nothing here may need its own module to be importable: no dataclasses, no
+`from __future__ import annotations` (dataclasses look their module up in `sys.modules` to resolve string
+annotations, and die with AttributeError). The implementation lives in the registered module `training.online`.
 
-1. joins the sample to its group (the samples of one row started together), and the group's first sample asks the
-   curriculum for the level (training rows: `"level": "curriculum"`; validation rows carry a fixed level);
-2. builds the instance once for the group from (task, seed, level) with the taxonomy compiled once per process
-   (generation is deterministic, so any rebuild from the seed gives the same bytes);
-3. renders the chat prompt with the image, generates through the engine, scores the response with the exact
-   verifier, records the score with the curriculum, and applies the uncertainty gate when configured.
-
-Settings come from the environment variable TESSERA_AGENT_CONFIG (inline JSON or a path to a JSON file), which
-`tessera train` sets: {"root": taxonomy root or null, "curriculum": {...CurriculumConfig}, "state_dir": ...,
-"ckpt_path": ..., "restore": bool, "shared": bool, "run": name}.
+`tessera train --mode online` copies this file to OUTPUT/agent/agent.py with the run's settings beside it
+(`tessera_agent.json`, which also names the code root), so the settings travel with the path OpenRLHF hands every
+vLLM engine, whether Ray was started by the run or was already running. Loaded from the repository itself, the
+settings come from TESSERA_AGENT_CONFIG (e.g. shipped by `ray job submit --runtime-env-json`); neither is an error.
 """
-from __future__ import annotations
-
-import asyncio
 import json
-import os
 import sys
-import threading
-from collections import OrderedDict
-from copy import deepcopy
-from dataclasses import dataclass, field
 from pathlib import Path
 
-_ROOT = str(Path(__file__).resolve().parent.parent)
+_SETTINGS = Path(__file__).with_name("tessera_agent.json")
+
+
+def _code_root() -> str:
+    """The folder holding `compiler/` and `training/`: beside a repository checkout's training/, or as recorded in
+    the settings file of a run-folder copy."""
+    here = Path(__file__).resolve().parent.parent
+    if (here / "training" / "online.py").is_file():
+        return str(here)
+    try:
+        return str(json.loads(_SETTINGS.read_text())["code_root"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+        raise ImportError(f"{__file__}: not inside a Tessera checkout and no readable 'code_root' in {_SETTINGS} "
+                          f"({why}); rewrite the run folder with `tessera train CONFIG --mode online`") from None
+
+
+_ROOT = _code_root()
 if _ROOT not in sys.path:
     sys.path.append(_ROOT)
 
-from openrlhf.utils.agent import AgentExecutorBase  # noqa: E402
+import training.online  # noqa: E402
 
-from compiler.errors import SamplingFailed, TesseraError  # noqa: E402
-from compiler.taxonomy import compile_taxonomy  # noqa: E402
-from compiler.trace.instance import generate  # noqa: E402
-from compiler.verify.score import score  # noqa: E402
-from training.chat import extract_response  # noqa: E402
-from training.curriculum import (  # noqa: E402
-    CurriculumActor, CurriculumConfig, CurriculumService, service_from_settings)
-from training.export import CURRICULUM  # noqa: E402
-from training.reward import Scored, sample_logs  # noqa: E402
+# `training` is a common name: refuse another project's package found first on sys.path (or left in the process).
+if Path(training.online.__file__).resolve().parent.parent != Path(_ROOT).resolve():
+    raise ImportError(f"{__file__}: `training` resolves to {training.online.__file__}, not the Tessera code at {_ROOT}; "
+                      f"put {_ROOT} first on PYTHONPATH")
 
-CONFIG_ENV = "TESSERA_AGENT_CONFIG"
-RESEED_ATTEMPTS = 4  # seeds tried at a level before a lower level is tried; the same choice for the whole group
-INSTANCE_CACHE = 256
+from training.online import AgentExecutor as _OnlineExecutor  # noqa: E402
+from training.online import load_settings  # noqa: E402
 
 
-@dataclass
-class AgentSettings:
-    root: str | None = None
-    curriculum: CurriculumConfig = field(default_factory=CurriculumConfig)
-    state_dir: str | None = None
-    ckpt_path: str | None = None
-    restore: bool = False
-    shared: bool = True  # one curriculum for all rollout engines (a named Ray actor) when running under Ray
-    run: str = "tessera"
-    gate_timeout: float = 1800.0  # seconds a downweighted group waits for its last sample
+class AgentExecutor(_OnlineExecutor):
+    """What OpenRLHF builds (`AgentExecutor()`, once per engine): the online executor with this run's settings."""
 
-    @classmethod
-    def from_mapping(cls, data: dict) -> "AgentSettings":
-        data = dict(data)
-        curriculum = CurriculumConfig.from_mapping(data.pop("curriculum", None), f"{CONFIG_ENV}.curriculum")
-        known = {"root", "state_dir", "ckpt_path", "restore", "shared", "run", "gate_timeout"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise TesseraError(f"{CONFIG_ENV}: unknown key(s) {', '.join(unknown)}")
-        return cls(curriculum=curriculum, **data)
-
-    @classmethod
-    def from_env(cls) -> "AgentSettings":
-        raw = os.environ.get(CONFIG_ENV, "").strip()
-        if not raw:
-            return cls()
-        try:
-            data = json.loads(raw if raw.startswith("{") else Path(raw).read_text())
-        except (OSError, ValueError) as exc:
-            raise TesseraError(f"{CONFIG_ENV}: not inline JSON nor a readable JSON file ({exc})") from None
-        return cls.from_mapping(data)
-
-    def to_mapping(self) -> dict:
-        from dataclasses import asdict
-
-        return asdict(self)
-
-
-# -- curriculum backends ----------------------------------------------------------------------------------------
-class LocalCurriculum:
-    """The curriculum inside this process (tests, a single engine, or Ray unavailable)."""
-
-    def __init__(self, service: CurriculumService):
-        self.service = service
-
-    async def level_for(self, task: str, seed: int) -> int:
-        return self.service.level_for(task, seed)
-
-    async def record(self, task: str, level: int, accuracy: float) -> float:
-        return self.service.record(task, level, accuracy)
-
-    async def mean_level(self) -> float:
-        return self.service.mean_level()
-
-
-class RayCurriculum:
-    """The curriculum in a named Ray actor, shared by every rollout engine of the run."""
-
-    def __init__(self, handle):
-        self.handle = handle
-
-    async def level_for(self, task: str, seed: int) -> int:
-        return await self.handle.level_for.remote(task, seed)
-
-    async def record(self, task: str, level: int, accuracy: float) -> float:
-        return await self.handle.record.remote(task, level, accuracy)
-
-    async def mean_level(self) -> float:
-        return await self.handle.mean_level.remote()
-
-
-def make_service(settings: AgentSettings) -> CurriculumService:
-    return service_from_settings(settings.to_mapping())
-
-
-def make_backend(settings: AgentSettings):
-    if settings.shared:
-        try:
-            import ray
-        except ImportError:
-            ray = None
-        if ray is not None and ray.is_initialized():
-            actor_cls = ray.remote(num_cpus=0)(CurriculumActor)
-            handle = actor_cls.options(name=f"{settings.run}-curriculum", get_if_exists=True).remote(
-                settings.to_mapping())
-            return RayCurriculum(handle)
-    return LocalCurriculum(make_service(settings))
-
-
-# -- rows and groups --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Row:
-    task: str
-    seed: int
-    level: int | None  # None: the curriculum chooses
-    domain: str | None
-    shares: dict
-
-    @property
-    def key(self) -> str:
-        return f"{self.task}\x00{self.seed}\x00{self.level}"
-
-
-def parse_row(label) -> Row:
-    try:
-        token = json.loads(label) if isinstance(label, str) else label
-    except ValueError:
-        token = None
-    if not isinstance(token, dict) or not isinstance(token.get("task"), str) \
-            or not isinstance(token.get("seed"), int) or isinstance(token.get("seed"), bool):
-        raise TesseraError(f"not a tessera online row (expected {{\"task\", \"seed\", \"level\"}}): {str(label)[:200]}")
-    level = token.get("level", CURRICULUM)
-    if level == CURRICULUM or level is None:
-        level = None
-    elif not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 9:
-        raise TesseraError(f"row level must be 0..9 or '{CURRICULUM}', got {level!r}")
-    shares = token.get("domains") if isinstance(token.get("domains"), dict) else {}
-    return Row(token["task"], token["seed"], level, token.get("domain"), shares)
-
-
-class _Group:
-    """The samples of one row that OpenRLHF started together (one `generate_responses` call)."""
-
-    def __init__(self):
-        self.members = 0
-        self.closed = False  # set once a member has finished generating: later samples of the row form a new group
-        self.level_task: asyncio.Future | None = None
-        self.instance_task: asyncio.Future | None = None
-        self.rewards: list[float] = []
-        self.passes: list[float] = []
-        self.complete = asyncio.Event()
-
-
-class AgentExecutor(AgentExecutorBase):
-    def __init__(self, settings: AgentSettings | None = None, backend=None):
-        self.settings = settings or AgentSettings.from_env()
-        self.taxonomy = compile_taxonomy(self.settings.root)
-        self.backend = backend if backend is not None else make_backend(self.settings)
-        self.open_groups: dict[str, _Group] = {}
-        self.instances: OrderedDict = OrderedDict()
-        self.instances_lock = threading.Lock()  # instances are built in worker threads
-
-    # -- the group ----------------------------------------------------------------------------------------------
-    def _join(self, row: Row) -> _Group:
-        group = self.open_groups.get(row.key)
-        if group is None or group.closed:
-            group = self.open_groups[row.key] = _Group()
-        group.members += 1
-        return group
-
-    def _close(self, row: Row, group: _Group) -> None:
-        group.closed = True
-        if self.open_groups.get(row.key) is group:
-            del self.open_groups[row.key]
-
-    async def _level(self, row: Row) -> int:
-        if row.level is not None:
-            return row.level
-        if not self.settings.curriculum.enabled:
-            return self.settings.curriculum.start_level
-        return int(await self.backend.level_for(row.task, row.seed))
-
-    def _build(self, task_id: str, seed: int, level: int):
-        """The group's instance: (task, seed, level), or, should no state satisfy the task there, the next seeds,
-        then lower levels — the same choice for every sample, since generation is deterministic."""
-        key = (task_id, seed, level)
-        with self.instances_lock:
-            if key in self.instances:
-                self.instances.move_to_end(key)
-                return self.instances[key]
-        task = self.taxonomy.task(task_id)
-        failures = []
-        for lv in range(level, -1, -1):
-            for s in range(seed, seed + RESEED_ATTEMPTS):
-                try:
-                    inst = generate(task, s, lv, None, self.taxonomy.vocab)
-                    break
-                except SamplingFailed as exc:
-                    failures.append(str(exc))
-            else:
-                continue
-            break
-        else:
-            raise TesseraError(f"{task_id}: no instance from seeds {seed}..{seed + RESEED_ATTEMPTS - 1} at levels "
-                               f"{level}..0 (last: {failures[-1]})")
-        with self.instances_lock:
-            self.instances[key] = inst
-            if len(self.instances) > INSTANCE_CACHE:
-                self.instances.popitem(last=False)
-        return inst
-
-    # -- one sample ---------------------------------------------------------------------------------------------
-    async def execute(self, prompt, label, sampling_params, max_length: int, hf_tokenizer, llm_engine, images=None):
-        row = parse_row(label)
-        group = self._join(row)  # before the first await: every sample of the group joins before any finishes
-        if group.level_task is None:
-            group.level_task = asyncio.ensure_future(self._level(row))
-        level = await group.level_task
-        if group.instance_task is None:
-            group.instance_task = asyncio.ensure_future(asyncio.to_thread(self._build, row.task, row.seed, level))
-        inst = await group.instance_task
-        level = inst.trace["level"]  # the level actually built (lower only if the task could not be met at `level`)
-
-        prompt_ids, mm_train_inputs, pil_images = self._tokenize(hf_tokenizer, inst)
-        params = sampling_params
-        if getattr(sampling_params, "max_tokens", None) is None:
-            params = deepcopy(sampling_params)
-            params.max_tokens = max(1, max_length - len(prompt_ids))
-        if len(prompt_ids) > max_length - params.max_tokens:
-            raise ValueError(f"{row.task}: prompt of {len(prompt_ids)} tokens leaves no room for {params.max_tokens} "
-                             f"new tokens within --data.max_len {max_length}; raise --data.max_len")
-        request = await llm_engine.generate(prompt_ids, deepcopy(params),
-                                            multi_modal_data={"image": pil_images} if pil_images else None)
-        self._close(row, group)
-        out = request.outputs[0]
-        action_ids = list(out.token_ids)
-        text = out.text if isinstance(getattr(out, "text", None), str) else \
-            hf_tokenizer.decode(action_ids, skip_special_tokens=False)
-
-        s = score(inst.label, extract_response(text))
-        scored = Scored(float(s.reward), float(s.answer), float(s.format), inst.task.domain, s.reason)
-        curriculum_row = row.level is None and self.settings.curriculum.enabled
-        if curriculum_row:
-            mean_level = float(await self.backend.record(row.task, level, scored.answer))
-        else:
-            mean_level = float(await self.backend.mean_level())
-        reward, gated = await self._gate(group, scored)
-
-        logs = sample_logs(scored, row.shares)
-        logs.update(level=float(level), curriculum_level_mean=mean_level, gated=float(gated))
-        observation = prompt_ids + action_ids
-        log_probs = None
-        if getattr(sampling_params, "logprobs", None) is not None and getattr(out, "logprobs", None) is not None:
-            log_probs = [0.0] * len(prompt_ids)
-            for token_id, entry in zip(action_ids, out.logprobs):
-                lp = entry.get(token_id)
-                log_probs.append(lp.logprob if lp is not None else 0.0)
-        return {
-            "prompt": prompt, "label": label, "images": images, "mm_train_inputs": mm_train_inputs,
-            "observation_tokens": observation, "action_ranges": [(len(prompt_ids), len(observation))],
-            "rollout_log_probs": log_probs, "truncated": getattr(out, "finish_reason", None) == "length",
-            "reward": reward, "scores": scored.answer, "extra_logs": logs,
-            "instance_id": inst.instance_id,
-        }
-
-    def _tokenize(self, hf_tokenizer, inst):
-        """Chat prompt with the image, as OpenRLHF's prompt dataset builds it from "<image>" + prompt."""
-        if hasattr(hf_tokenizer, "image_processor"):
-            from openrlhf.utils.vlm_utils import process_prompt_with_images
-
-            chat = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": inst.prompt}]}]
-            text = hf_tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-            return process_prompt_with_images(hf_tokenizer, text, [inst.png])
-        # A text-only model (smoke tests of the plumbing): the prompt without the image.
-        text = hf_tokenizer.apply_chat_template([{"role": "user", "content": inst.prompt}], tokenize=False,
-                                                add_generation_prompt=True)
-        ids = hf_tokenizer(text=text, add_special_tokens=False, return_tensors="pt")["input_ids"][0].tolist()
-        return ids, None, []
-
-    async def _gate(self, group: _Group, scored: Scored) -> tuple[float, bool]:
-        """Downweight gate: wait for the group's other samples, then shrink an all-pass/all-fail group's spread."""
-        group.rewards.append(scored.reward)
-        group.passes.append(scored.answer)
-        if len(group.rewards) >= group.members:
-            group.complete.set()
-        if self.settings.curriculum.gate != "downweight":
-            return scored.reward, False
-        try:
-            await asyncio.wait_for(group.complete.wait(), self.settings.gate_timeout)
-        except asyncio.TimeoutError:
-            pass  # judge the group on the samples that arrived
-        rate = sum(group.passes) / len(group.passes)
-        if 0.0 < rate < 1.0:
-            return scored.reward, False
-        mean = sum(group.rewards) / len(group.rewards)
-        return mean + self.settings.curriculum.gate_weight * (scored.reward - mean), True
+    def __init__(self, settings=None, backend=None):
+        super().__init__(settings if settings is not None else load_settings(_SETTINGS), backend)

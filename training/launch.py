@@ -37,6 +37,7 @@ REPO_ROOT = TRAINING_DIR.parent
 MODES = ("offline", "online")
 CONFIG_KEYS = {"name", "model", "mode", "data", "output", "cluster", "eval", "curriculum", "openrlhf"}
 AGENT_ENV = "TESSERA_AGENT_CONFIG"
+AGENT_SETTINGS_FILE = "tessera_agent.json"  # beside the agent file; read by training/online.py:load_settings
 
 
 @dataclass
@@ -46,6 +47,15 @@ class Launch:
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # path → text, written just before the command starts
+
+    def write_files(self) -> None:
+        for path, text in self.files.items():
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                Path(path).write_text(text)
+            except OSError as exc:
+                raise TesseraError(f"cannot write {path}: {exc.strerror}") from None
 
     def shell(self) -> str:
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
@@ -145,6 +155,7 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
         argv += ["--ref.num_nodes", str(nodes), "--ref.num_gpus_per_node", str(gpus)]
     env: dict[str, str] = {}
     notes: list[str] = []
+    launch_files: dict[str, str] = {}
     eval_cfg = cfg.get("eval") or {}
     if mode == "offline":
         argv += offline_flags(export)
@@ -154,10 +165,21 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
                                f"groups); offline, use 'drop'")
     else:
         argv += online_flags(export)
-        argv += ["--train.agent_func_path", code_path(TRAINING_DIR / "agent.py")]
         settings = {"root": None, "curriculum": asdict(curriculum), "state_dir": str(output / "curriculum"),
                     "ckpt_path": str(output / "ckpt"), "restore": True, "shared": True, "run": str(cfg["name"])}
-        env[AGENT_ENV] = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+        if ray_address:
+            # `ray job submit` ships the repository and these env_vars to every worker of the job.
+            argv += ["--train.agent_func_path", code_path(TRAINING_DIR / "agent.py")]
+            env[AGENT_ENV] = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+        else:
+            # The settings ride on the agent path itself: OpenRLHF hands that path to every vLLM engine, while the
+            # launching shell's environment does not reach engines of a Ray started earlier (`ray start --head`).
+            agent_dir = output / "agent"
+            argv += ["--train.agent_func_path", str(agent_dir / "agent.py")]
+            launch_files[str(agent_dir / "agent.py")] = (TRAINING_DIR / "agent.py").read_text()
+            launch_files[str(agent_dir / AGENT_SETTINGS_FILE)] = json.dumps(
+                {"code_root": str(REPO_ROOT), **settings}, indent=2, sort_keys=True) + "\n"
+            notes.append(f"writes {agent_dir}/agent.py and {AGENT_SETTINGS_FILE} (the agent settings) before starting")
         if curriculum.gate == "downweight":
             estimator = flags.get("algo.advantage.estimator", "gae")
             if estimator == "group_norm" and not flags.get("algo.advantage.no_std_norm"):
@@ -193,7 +215,7 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
         if eval_cfg.get("enabled", True) and split not in info.get("splits", {}):
             raise TesseraError(f"{export}: eval is enabled but the export has no '{split}' split "
                                f"(set eval.enabled: false, or export one)")
-    return Launch(argv, env, notes)
+    return Launch(argv, env, notes, launch_files)
 
 
 def _export_info(export: Path) -> dict | None:
@@ -265,6 +287,7 @@ def validate_with_openrlhf(argv: list[str]):
 
 
 def run_launch(launch: Launch) -> int:
+    launch.write_files()
     env = os.environ | launch.env
     try:
         return subprocess.call(launch.argv, env=env)
