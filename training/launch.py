@@ -197,6 +197,12 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
             # the exact macro answer accuracy over domains (training/reward.py), not OpenRLHF's default: the
             # alphabetically first datasource's mean reward
             argv += ["--ckpt.best_metric_key", MACRO_METRIC]
+        else:
+            # training/agent.py rewards eval rows like training rows (format bonus included), per domain: no
+            # figure is honest enough to pick a "best" checkpoint by, so OpenRLHF's selection is turned off
+            argv += ["--ckpt.best_metric_key", "none"]
+            notes.append("online: eval_<domain>_pass1 is the mean reward (format bonus included); "
+                         "best-checkpoint selection is off (regular checkpoints are kept)")
     if curriculum.gate == "drop":
         # scores are the answer accuracy: a group whose mean is 0 or 1 is dropped and replaced by a new prompt
         argv += ["--algo.dynamic_filtering_enable", "--algo.dynamic_filtering_range", "0", "1"]
