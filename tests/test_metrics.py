@@ -21,13 +21,21 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("openrlhf")
 pytest.importorskip("datasets")
 
-from compiler.errors import TesseraError  # noqa: E402
-from compiler.verify.score import wrong_answer  # noqa: E402
-from tests.test_training import (  # noqa: E402,F401 - built_dataset is a fixture
-    CONFIGS, REWARD_FILE, CharProcessor, Params, StandInEngine, answer_text, built_dataset, read_with_openrlhf)
-from training.export import export_offline  # noqa: E402
-from training.launch import WANDB_KEY_PLACEHOLDER, build_launch, validate_with_openrlhf  # noqa: E402
-from training.reward import MACRO_METRIC  # noqa: E402
+from compiler.errors import TesseraError
+from compiler.verify.score import wrong_answer
+from tests.test_training import (  # noqa: F401 - built_dataset is a fixture, used by name
+    CONFIGS,
+    REWARD_FILE,
+    CharProcessor,
+    Params,
+    StandInEngine,
+    answer_text,
+    built_dataset,
+    read_with_openrlhf,
+)
+from training.export import export_offline
+from training.launch import WANDB_KEY_PLACEHOLDER, build_launch, validate_with_openrlhf
+from training.reward import MACRO_METRIC
 
 N_SAMPLES = 4
 
@@ -35,7 +43,7 @@ N_SAMPLES = 4
 def installed_function(relpath: str, name: str, **namespace):
     """A function of the installed OpenRLHF, compiled from its source file (top level or a method)."""
     spec = importlib.util.find_spec("openrlhf")
-    path = Path(list(spec.submodule_search_locations)[0]) / relpath
+    path = Path(next(iter(spec.submodule_search_locations))) / relpath
     tree = ast.parse(path.read_text(), str(path))
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == name:
@@ -57,7 +65,7 @@ def openrlhf_parts():
 
 
 @pytest.fixture(scope="module")
-def export(built_dataset, tmp_path_factory) -> Path:
+def export(built_dataset, tmp_path_factory) -> Path:  # noqa: F811 - the fixture imported above
     out = tmp_path_factory.mktemp("metrics") / "export"
     export_offline(built_dataset, out, images="bytes")
     return out

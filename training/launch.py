@@ -125,8 +125,9 @@ def wandb_flags(environ, run_name: str) -> tuple[list[str], list[str]]:
     for flag, value in values.items():
         if value:
             argv += [f"--{flag}", str(value)]
-    return argv, ["wandb is on: WANDB_API_KEY must be in the environment of the Ray workers too "
-                  "(export it before `ray start`, or in the cluster's environment)"]
+    note = ("wandb is on: WANDB_API_KEY must be in the environment of the Ray workers too "
+            "(export it before `ray start`, or in the cluster's environment)")
+    return argv, [note]
 
 
 def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | None = None,

@@ -78,7 +78,8 @@ def score_transcript(query, prompt, label) -> Scored:
             return Scored(0.0, 0.0, 0.0, None, "label is not a JSON object")
         weight = lab.get("eval_weight")
         if weight is not None and not _valid_weight(weight):
-            return Scored(0.0, 0.0, 0.0, None, f"label eval_weight {weight!r} is not a number in (0, {MAX_EVAL_WEIGHT:g}]")
+            return Scored(0.0, 0.0, 0.0, None,
+                          f"label eval_weight {weight!r} is not a number in (0, {MAX_EVAL_WEIGHT:g}]")
         s = score(lab, extract_response(query, prompt))
         domain = lab.get("domain")
         return Scored(float(s.reward), float(s.answer), float(s.format),
