@@ -37,6 +37,7 @@ from training.launch import build_launch, load_config, validate_with_openrlhf  #
 
 TASKS = ("charts.bar_chart.extremum_label", "shapes.shape_field.relation", "shapes.shape_grid.row_extreme")
 REWARD_FILE = ROOT / "training" / "reward_func.py"
+DOMAIN_KEYS = {f"domain/{d}/{k}" for d in ("charts", "shapes") for k in ("correct", "share")}
 CONFIGS = sorted((ROOT / "training" / "configs").glob("*.yaml"))
 
 
@@ -192,7 +193,7 @@ def test_reward_function_loaded_and_called_by_openrlhf(built_dataset, tmp_path):
     from openrlhf.utils.agent import SingleTurnAgentExecutor
 
     export_offline(built_dataset, tmp_path / "x", images="bytes")
-    dataset = read_with_openrlhf(tmp_path / "x", "validation", input_key="prompt", label_key="label",
+    dataset = read_with_openrlhf(tmp_path / "x", "train", input_key="prompt", label_key="label",
                                  apply_chat_template=True, image_key="images")
     executor = SingleTurnAgentExecutor(remote_rm_url=str(REWARD_FILE))
     assert executor.reward_func.__module__ == "reward_func"  # OpenRLHF's own loader, by path
@@ -207,9 +208,9 @@ def test_reward_function_loaded_and_called_by_openrlhf(built_dataset, tmp_path):
             assert out["scores"].tolist() == [1.0 if expected == 1.0 else 0.0]
             logs = {k: v.item() for k, v in out["extra_logs"].items()}
             assert logs["answer_accuracy"] == out["scores"].item() and logs["format_rate"] == 1.0
-            share = label["domains"][datasource]
-            assert logs[f"acc/{datasource}"] == pytest.approx(out["scores"].item() / share)
-            assert set(logs) == {"answer_accuracy", "format_rate", "acc/charts", "acc/shapes"}
+            assert logs[f"domain/{datasource}/correct"] == out["scores"].item()  # tests/test_metrics.py: the rest
+            assert logs[f"domain/{datasource}/share"] == 1.0
+            assert set(logs) == {"answer_accuracy", "format_rate", *DOMAIN_KEYS}
             assert engine.calls[0]["images"], "the image reached the engine"
 
 
@@ -355,7 +356,7 @@ def test_online_rows_give_every_sample_of_a_group_the_same_instance(taxonomy, tm
             assert out["prompt"] == prompt and out["label"] == label_text  # OpenRLHF maps eval datasources by prompt
             assert out["instance_id"] == fresh.instance_id
             assert out["extra_logs"]["level"] == level
-            assert set(out["extra_logs"]) == {"answer_accuracy", "format_rate", "acc/charts", "acc/shapes", "level",
+            assert set(out["extra_logs"]) == {"answer_accuracy", "format_rate", *DOMAIN_KEYS, "level",
                                               "curriculum_level_mean", "gated"}
             start, end = out["action_ranges"][0]
             assert out["observation_tokens"][:start] == engine.calls[0]["prompt_ids"] and end == len(

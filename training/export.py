@@ -7,8 +7,10 @@ last, with counts and the flags to pass:
 * `openrlhf` (offline, from a `tessera build` dataset): one row per instance —
     prompt      "<image>" + the instance prompt (`--data.input_key prompt --data.apply_chat_template`)
     images      [absolute PNG path] (default) or [PNG bytes]  (`--data.image_key images --data.max_images_per_prompt 1`)
-    label       canonical JSON: the verifier label + task, domain, domain shares (`--data.label_key label`)
-    datasource  the domain (OpenRLHF's per-datasource eval metrics)
+    label       canonical JSON: the verifier label + task, domain, domain shares (`--data.label_key label`);
+                evaluation rows (every split but train) also `eval_weight` (training/reward.py)
+    datasource  the domain; `macro` on evaluation rows, so OpenRLHF's eval logs the exact macro accuracy as
+                `eval_macro_pass1` (its per-datasource pass1 is a mean of rewards over each datasource)
   plus task, level, seed, instance_id and the typed answer for people reading the shards.
 * `openrlhf-online` (for `training/agent.py`, no dataset needed): one row per (task, seed, level) token; the agent
   rebuilds the instance from the seed. Training rows leave the level to the curriculum; validation rows fix it.
@@ -30,7 +32,10 @@ from compiler.errors import TesseraError
 from compiler.sample.rng import Rng, derive_seed
 from compiler.trace.instance import canonical_json
 
+from .reward import EVAL_DATASOURCE, eval_weights
+
 EXPORT_FORMAT = "tessera.openrlhf/1"
+TRAIN_SPLIT = "train"  # every other split is evaluation data: its rows carry eval weights
 ROWS_PER_SHARD = 4096
 EVAL_SEED_OFFSET = 10**12  # validation rows of the online set draw seeds far from the training rows'
 CURRICULUM = "curriculum"  # the level of an online training row: chosen by the curriculum at rollout time
@@ -196,6 +201,7 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
                     taken[r["task"]] += 1
                     kept_domains[r["domain"]] += 1
             shares = _shares(kept_domains)
+            weights = eval_weights(kept_domains) if s != TRAIN_SPLIT else None
             image_dir = partial / "images" / s
             if images == "path":
                 image_dir.mkdir(parents=True)
@@ -218,9 +224,11 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
                     image = png  # held until the split is written: bytes mode needs the split's images in memory
                 label = r["label_parsed"]
                 label.update(task=r["task"], domain=r["domain"], domains=shares, instance_id=iid)
+                if weights is not None:
+                    label["eval_weight"] = weights[r["domain"]]
                 kept[r["task"]].append({
                     "prompt": "<image>" + r["prompt"], "images": [image], "label": canonical_json(label),
-                    "datasource": r["domain"], "task": r["task"], "level": r["level"], "seed": r["seed"],
+                    "datasource": r["domain"] if weights is None else EVAL_DATASOURCE, "task": r["task"], "level": r["level"], "seed": r["seed"],
                     "instance_id": iid, "answer": r["answer"]})
             writer = _ShardWriter(partial / "data", s, quota * len(tasks), schema)
             for row in round_robin(kept, s):
@@ -229,6 +237,8 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
             summary[s] = {"rows": quota * len(tasks), "tasks": len(tasks), "rows_per_task": quota,
                           "dropped": sum(counts[s].values()) - quota * len(tasks), "domains": shares,
                           "files": writer.files}
+            if weights is not None:
+                summary[s]["eval_weights"] = weights
         info = {"format": EXPORT_FORMAT, "kind": "openrlhf", "source": str(dataset.resolve()), "images": images,
                 "splits": summary, "openrlhf_flags": offline_flags(out)}
         _finish(partial, out, info)

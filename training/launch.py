@@ -31,6 +31,7 @@ from compiler.errors import TesseraError
 
 from .curriculum import CurriculumConfig
 from .export import EXPORT_FORMAT, offline_flags, online_flags
+from .reward import MACRO_METRIC
 
 TRAINING_DIR = Path(__file__).resolve().parent
 REPO_ROOT = TRAINING_DIR.parent
@@ -111,11 +112,38 @@ OWNED = {
     "data.image_key", "data.apply_chat_template", "data.max_images_per_prompt", "reward.remote_url",
     "train.agent_func_path", "eval.dataset", "eval.split", "ckpt.path", "ckpt.output_dir", "ckpt.load_enable",
     "logger.tensorboard_dir", "algo.dynamic_filtering_enable", "algo.dynamic_filtering_range",
+    "ckpt.best_metric_key", *(f"logger.wandb.{k}" for k in ("key", "org", "group", "project", "run_name")),
 }
 
+# wandb is configured from the environment only, so no committed config holds an account, a project or a key.
+# {environment variable: OpenRLHF flag}; WANDB_API_KEY itself never enters the command (it would show in `ps`, in
+# --dry-run output and in the run's uploaded config): wandb reads it from the environment in the trainer, and the
+# flag only gets a placeholder, which OpenRLHF needs to switch wandb on.
+WANDB_ENV = {"WANDB_ENTITY": "logger.wandb.org", "WANDB_PROJECT": "logger.wandb.project",
+             "WANDB_RUN_GROUP": "logger.wandb.group", "WANDB_RUN_NAME": "logger.wandb.run_name"}
+WANDB_KEY_PLACEHOLDER = "from-env:WANDB_API_KEY"
 
-def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | None = None) -> Launch:
-    """The command for a config. Relative paths in the config are relative to the working directory."""
+
+def wandb_flags(environ, run_name: str) -> tuple[list[str], list[str]]:
+    """(flags, notes) for wandb from the environment: off unless WANDB_API_KEY is set."""
+    wanted = sorted(k for k in WANDB_ENV if environ.get(k))
+    if not environ.get("WANDB_API_KEY"):
+        return [], ([f"wandb is off: {', '.join(wanted)} set but WANDB_API_KEY is not"] if wanted else [])
+    argv = ["--logger.wandb.key", WANDB_KEY_PLACEHOLDER]
+    values = {flag: environ.get(var) for var, flag in WANDB_ENV.items()}
+    values["logger.wandb.run_name"] = values["logger.wandb.run_name"] or environ.get("WANDB_NAME") or run_name
+    for flag, value in values.items():
+        if value:
+            argv += [f"--{flag}", str(value)]
+    note = ("wandb is on: WANDB_API_KEY must be in the environment of the Ray workers too "
+            "(export it before `ray start`, or in the cluster's environment)")
+    return argv, [note]
+
+
+def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | None = None,
+                 environ=None) -> Launch:
+    """The command for a config. Relative paths in the config are relative to the working directory; wandb
+    settings come from `environ` (default: this process's environment)."""
     config_path = Path(config_path)
     cfg = load_config(config_path)
     cwd = Path(cwd or Path.cwd())
@@ -188,12 +216,25 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
                                    f"use dr_grpo/rloo/reinforce_baseline, or use gate 'drop'")
     if eval_cfg.get("enabled", True):
         argv += ["--eval.dataset", str(export / "data"), "--eval.split", str(eval_cfg.get("split", "validation"))]
+        if mode == "offline":
+            # the exact macro answer accuracy over domains (training/reward.py), not OpenRLHF's default: the
+            # alphabetically first datasource's mean reward
+            argv += ["--ckpt.best_metric_key", MACRO_METRIC]
+        else:
+            # training/agent.py rewards eval rows like training rows (format bonus included), per domain: no
+            # figure is honest enough to pick a "best" checkpoint by, so OpenRLHF's selection is turned off
+            argv += ["--ckpt.best_metric_key", "none"]
+            notes.append("online: eval_<domain>_pass1 is the mean reward (format bonus included); "
+                         "best-checkpoint selection is off (regular checkpoints are kept)")
     if curriculum.gate == "drop":
         # scores are the answer accuracy: a group whose mean is 0 or 1 is dropped and replaced by a new prompt
         argv += ["--algo.dynamic_filtering_enable", "--algo.dynamic_filtering_range", "0", "1"]
     argv += ["--ckpt.path", str(output / "ckpt"), "--ckpt.output_dir", str(output / "model"), "--ckpt.load_enable",
              "--logger.tensorboard_dir", str(output / "tensorboard")]
     argv += _flag_items(flags, f"{where}: openrlhf")
+    wandb_argv, wandb_notes = wandb_flags(os.environ if environ is None else environ, str(cfg["name"]))
+    argv += wandb_argv
+    notes += wandb_notes
 
     if ray_address:
         runtime_env = {"working_dir": str(REPO_ROOT), "excludes": [".venv", ".git", "out"], "env_vars": env}
@@ -215,6 +256,10 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
         if eval_cfg.get("enabled", True) and split not in info.get("splits", {}):
             raise TesseraError(f"{export}: eval is enabled but the export has no '{split}' split "
                                f"(set eval.enabled: false, or export one)")
+        if eval_cfg.get("enabled", True) and mode == "offline" and "eval_weights" not in info["splits"][split]:
+            raise TesseraError(f"{export}: split '{split}' has no eval weights, so OpenRLHF's eval would log mean "
+                               f"rewards (format bonus included) instead of answer accuracy: re-run `tessera export`"
+                               f"{' (the train split cannot be the eval split)' if split == 'train' else ''}")
     return Launch(argv, env, notes, launch_files)
 
 

@@ -1,16 +1,26 @@
-"""Scoring transcripts for OpenRLHF with the exact verifier of `tessera score`.
+"""Scoring transcripts for OpenRLHF with the exact verifier of `tessera score`, and the figures it logs.
 
-A training label is the verifier label (`compiler/verify/score.py`) plus three fields the exporter adds:
+A training label is the verifier label (`compiler/verify/score.py`) plus the fields the exporter adds:
     "task", "domain"   where the instance comes from
-    "domains"          {domain: share of the prompt set's rows}: the same mapping on every row of one export
-OpenRLHF averages every `extra_logs` key over the samples of a step, and requires the same keys on every sample,
-so a per-domain accuracy is logged as `acc/<domain>` = answer · [sample in domain] / share(domain): its mean over
-a step is the domain's accuracy (exact in expectation, since the prompt set holds each domain at its share;
-OpenRLHF's eval reports the exact per-domain pass rate from the `datasource` column).
+    "domains"          {domain: share of the split's rows}: the same mapping on every row of one split
+    "eval_weight"      evaluation rows only (every split but train): N / (D · n_domain) for that split
+
+What OpenRLHF does with the reward function's return value (0.11.2):
+* training: `rewards` drive the policy gradient; every `extra_logs` key becomes a per-sample value that the actor
+  averages over *all* samples of a step (it requires the same keys on every sample). A per-domain accuracy is not
+  such a mean, so each domain logs two means whose ratio is exact: `domain/<d>/correct` (share of the step's samples
+  from d answered correctly) and `domain/<d>/share` (share of the step's samples from d).
+* evaluation (`compute_eval_metrics`): extra_logs are ignored; `eval_<datasource>_pass1` is the mean *reward* over
+  the datasource's samples, so the 0.05 format bonus would inflate it. Evaluation rows therefore get the reward
+  answer · eval_weight and all share the datasource `macro`: the mean over the split is
+  Σ_d (n_d/N) · acc_d · N/(D·n_d) = the macro answer accuracy over domains, exactly (`eval_macro_pass1`; the max
+  over a prompt's samples gives the macro pass@k in `eval_macro_pass<k>`). That is the launcher's
+  `--ckpt.best_metric_key`.
 """
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -19,6 +29,10 @@ from compiler.verify.score import score
 from .chat import extract_response
 
 MAX_LABEL_CHARS = 1_000_000
+EVAL_DATASOURCE = "macro"  # the datasource of every evaluation row: OpenRLHF logs eval_macro_pass1
+MACRO_METRIC = f"eval_{EVAL_DATASOURCE}_pass1"
+# N / (D · n_d) is at most the split's row count; a larger weight is a corrupted label, not a rare domain.
+MAX_EVAL_WEIGHT = 1e7
 
 
 @dataclass(frozen=True)
@@ -28,6 +42,12 @@ class Scored:
     format: float
     domain: str | None
     reason: str
+    eval_weight: float | None = None  # set on evaluation rows: the reward is then answer · eval_weight
+
+    @property
+    def logged_reward(self) -> float:
+        """What goes to OpenRLHF as the reward: the verifier's on training rows, weighted accuracy on eval rows."""
+        return self.reward if self.eval_weight is None else self.answer * self.eval_weight
 
 
 @lru_cache(maxsize=8192)
@@ -56,12 +76,28 @@ def score_transcript(query, prompt, label) -> Scored:
         lab = read_label(label)
         if lab is None:
             return Scored(0.0, 0.0, 0.0, None, "label is not a JSON object")
+        weight = lab.get("eval_weight")
+        if weight is not None and not _valid_weight(weight):
+            return Scored(0.0, 0.0, 0.0, None,
+                          f"label eval_weight {weight!r} is not a number in (0, {MAX_EVAL_WEIGHT:g}]")
         s = score(lab, extract_response(query, prompt))
         domain = lab.get("domain")
         return Scored(float(s.reward), float(s.answer), float(s.format),
-                      domain if isinstance(domain, str) else None, s.reason)
+                      domain if isinstance(domain, str) else None, s.reason,
+                      None if weight is None else float(weight))
     except Exception as exc:  # noqa: BLE001 - an exception inside OpenRLHF's rollout silently breaks the run
         return Scored(0.0, 0.0, 0.0, None, f"reward error: {type(exc).__name__}")
+
+
+def _valid_weight(weight) -> bool:
+    return isinstance(weight, (int, float)) and not isinstance(weight, bool) and math.isfinite(weight) \
+        and 0 < weight <= MAX_EVAL_WEIGHT
+
+
+def eval_weights(domain_counts: dict[str, int]) -> dict[str, float]:
+    """{domain: N / (D · n_domain)} for an evaluation split: answer · weight averages to the macro accuracy."""
+    total, n_domains = sum(domain_counts.values()), len(domain_counts)
+    return {d: total / (n_domains * n) for d, n in sorted(domain_counts.items()) if n > 0}
 
 
 def domain_shares(labels) -> dict[str, float]:
@@ -78,8 +114,11 @@ def domain_shares(labels) -> dict[str, float]:
 
 
 def sample_logs(scored: Scored, shares: dict[str, float]) -> dict[str, float]:
-    """The per-sample values OpenRLHF averages into the step's metrics (same keys for every sample)."""
+    """The per-sample values OpenRLHF averages into the step's metrics (same keys for every sample, each in [0, 1]).
+    accuracy of domain d over a step = mean(domain/<d>/correct) / mean(domain/<d>/share), exactly."""
     logs = {"answer_accuracy": scored.answer, "format_rate": scored.format}
-    for d, share in shares.items():
-        logs[f"acc/{d}"] = scored.answer / share if scored.domain == d else 0.0
+    for d in shares:
+        inside = 1.0 if scored.domain == d else 0.0
+        logs[f"domain/{d}/correct"] = scored.answer * inside
+        logs[f"domain/{d}/share"] = inside
     return logs

@@ -24,8 +24,10 @@ from training.reward import domain_shares, sample_logs, score_transcript  # noqa
 def reward_func(queries, prompts, labels, **kwargs):
     """{"rewards": tensor, "scores": tensor, "extra_logs": {name: tensor}}, one entry per query.
 
-    rewards = 0.95 · answer + 0.05 · format (the verifier's reward); scores = answer accuracy in {0, 1}, which is
-    what `--algo.dynamic_filtering_enable` reads to drop groups that all pass or all fail."""
+    rewards = 0.95 · answer + 0.05 · format (the verifier's reward) on training rows, and answer · eval_weight on
+    evaluation rows, so that OpenRLHF's eval pass1 (a mean of rewards) is the exact macro answer accuracy
+    (training/reward.py); scores = answer accuracy in {0, 1}, which is what `--algo.dynamic_filtering_enable` reads
+    to drop groups that all pass or all fail."""
     try:
         queries = list(queries)
         n = len(queries)
@@ -38,7 +40,7 @@ def reward_func(queries, prompts, labels, **kwargs):
         logs = [sample_logs(s, shares) for s in scored]
         keys = list(logs[0]) if logs else ["answer_accuracy", "format_rate"]
         # One tensor for everything, handed out as row views: tensor creation dominates the cost of a call.
-        rows = torch.tensor([[s.reward for s in scored], [s.answer for s in scored],
+        rows = torch.tensor([[s.logged_reward for s in scored], [s.answer for s in scored],
                              *([row[k] for row in logs] for k in keys)], dtype=torch.float32).unbind(0)
         return {"rewards": rows[0], "scores": rows[1], "extra_logs": dict(zip(keys, rows[2:]))}
     except Exception:  # noqa: BLE001 - e.g. `queries` not iterable: score every sample 0 rather than raise
