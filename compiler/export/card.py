@@ -237,12 +237,16 @@ def check_card(dataset: Path, manifest: dict) -> tuple[list[str], list[str]]:
     except (UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
         return [f"{CARD}: its metadata cannot be read ({_first_line(exc)})"], []
     splits = manifest["splits"]
-    want_files = [{"split": s, "path": split_pattern(s)} for s in splits]
+    # The card lists splits in the config's order; manifest.json is written with sorted keys: order is not compared.
+    want_files = {s: split_pattern(s) for s in splits}
     configs = meta.get("configs")
-    if not (isinstance(configs, list) and len(configs) == 1 and isinstance(configs[0], dict)
-            and configs[0].get("data_files") == want_files):
+    files = configs[0].get("data_files") if isinstance(configs, list) and len(configs) == 1 and \
+        isinstance(configs[0], dict) else None
+    got_files = {f.get("split"): f.get("path") for f in files if isinstance(f, dict)} \
+        if isinstance(files, list) and all(isinstance(f, dict) for f in files) else None
+    if got_files != want_files or len(files) != len(want_files):
         problems.append(f"{CARD}: configs.data_files do not name the manifest's splits "
-                        f"({', '.join(w['split'] + ': ' + w['path'] for w in want_files)})")
+                        f"({', '.join(f'{s}: {p}' for s, p in sorted(want_files.items()))})")
     info = meta.get("dataset_info") if isinstance(meta.get("dataset_info"), dict) else {}
     got_rows = {s.get("name"): s.get("num_examples") for s in info.get("splits") or [] if isinstance(s, dict)}
     want_rows = {s: v["rows"] for s, v in splits.items()}
