@@ -15,7 +15,9 @@ import yaml
 from compiler.cli import main
 from compiler.export import build as build_module
 from compiler.export.build import build
-from compiler.export.card import CARD, MAX_CARD_BYTES, card_features, parse_front_matter
+from compiler.errors import TesseraError
+from compiler.export import card as card_module
+from compiler.export.card import CARD, MAX_CARD_BYTES, _cell, card_features, parse_front_matter
 from compiler.export.config import load_build_config
 from compiler.validate.dataset import validate_dataset
 from tests.conftest import ROOT
@@ -282,3 +284,32 @@ def test_a_dataset_from_before_cards_is_valid_with_a_warning(dataset, tmp_path):
     assert rep.ok, rep.problems
     assert rep.warnings == ["README.md: the manifest lists no dataset card (a build from before cards); "
                             "rebuild to get one"]
+
+
+def test_table_cells_escape_author_text():
+    assert _cell("a | b\n  c") == "a \\| b c"
+    assert _cell("x" * 3) == "xxx"
+
+
+def test_a_card_validate_would_refuse_fails_the_build_before_the_manifest(config_path, taxonomy, tmp_path,
+                                                                       monkeypatch):
+    monkeypatch.setattr(card_module, "MAX_CARD_BYTES", 2000)
+    out = tmp_path / "ds"
+    with pytest.raises(TesseraError, match=r"the dataset card would be \d+ bytes, over the 2000 that `tessera "
+                                           r"validate` reads; select fewer tasks per build"):
+        build(load_build_config(config_path, taxonomy), taxonomy, out, workers=1)
+    assert not (out / "manifest.json").exists() and not (out / CARD).exists()
+    assert not list(out.glob(".README.md.tmp"))
+
+
+def test_jsonl_builds_say_so_and_load_only_the_parquet(tmp_path, taxonomy):
+    datasets = pytest.importorskip("datasets")
+    cfg = tmp_path / "j.yaml"
+    cfg.write_text("build: j\nseed: 3\nselect: {tasks: [charts.bar_chart.count_above_mean]}\n"
+                   "per_task: {train: 2, validation: 1}\nlevels: [0]\njsonl: true\n")
+    out = tmp_path / "ds"
+    build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
+    assert "`jsonl/` and `images/` hold the same rows" in (out / CARD).read_text()
+    loaded = datasets.load_dataset(str(out))
+    assert {k: len(v) for k, v in loaded.items()} == {"train": 2, "validation": 1}
+    assert validate_dataset(out).ok

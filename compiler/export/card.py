@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from ..errors import TesseraError
 from .rows import _HF_FEATURES, SCHEMA, _fsync, discard
 
 CARD = "README.md"
@@ -158,7 +159,9 @@ def render_card(manifest: dict, taxonomy) -> str:
               "```", "",
               "One split alone: `datasets.Dataset.from_parquet(\"data/" + splits[0] + "-*.parquet\")`. "
               "`tessera validate DIR` checks the shards, hashes, rows and this card against `manifest.json`; "
-              "`tessera replay DIR` rebuilds every row from its trace.", "",
+              "`tessera replay DIR` rebuilds every row from its trace."
+              + (" `jsonl/` and `images/` hold the same rows as JSON lines with PNG files beside them (the card's "
+                 "configs name only the Parquet shards)." if manifest["config"].get("jsonl") else ""), "",
               "## Verifier and reward contract", "",
               "A response is scored against the row's `label` by the contract it names (`tessera score LABEL "
               "RESPONSE`, or `training/reward_func.py` in training): the final answer is parsed from the response "
@@ -194,8 +197,11 @@ def render_card(manifest: dict, taxonomy) -> str:
 
 def write_card(out: Path, manifest: dict, taxonomy) -> dict:
     """Write DIR/README.md atomically (temporary name, fsync, rename) and return the manifest's entry for it."""
-    text = render_card(manifest, taxonomy).encode()
     path = Path(out) / CARD
+    text = render_card(manifest, taxonomy).encode()
+    if len(text) > MAX_CARD_BYTES:  # validate would refuse it: say so now, not after the user ships the dataset
+        raise TesseraError(f"{path.parent}: the dataset card would be {len(text)} bytes, over the {MAX_CARD_BYTES} "
+                           f"that `tessera validate` reads; select fewer tasks per build")
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         tmp.write_bytes(text)
