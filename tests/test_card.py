@@ -248,7 +248,8 @@ def test_validate_reports_a_damaged_card(dataset, tmp_path, damage, message, cap
     (lambda m: m["configs"][0]["data_files"].pop(),
      "README.md: configs.data_files do not name the manifest's splits (test: data/test-*.parquet, "
      "train: data/train-*.parquet, validation: data/validation-*.parquet)"),
-    (lambda m: m.pop("dataset_info"), "README.md: dataset_info.splits num_examples {} differ"),
+    (lambda m: m.pop("dataset_info"),
+     "README.md: dataset_info.splits num_examples (not a list of split names and counts) differ"),
 ])
 def test_validate_checks_the_card_against_the_manifest(dataset, tmp_path, edit, message):
     """A card and manifest edited together (the hash matches) still must describe the shards validate checked."""
@@ -262,7 +263,18 @@ def test_validate_reports_unreadable_metadata(dataset, tmp_path):
     cases = [(b"no front matter\n", "no YAML front matter"),
              (b"---\n- a list\n---\nbody\n", "the front matter is not a YAML mapping"),
              (b"---\nkey: [unclosed\n---\n", "README.md: its metadata cannot be read"),
-             (b"---\nkey: \xff\n---\n", "README.md: its metadata cannot be read")]  # not UTF-8
+             (b"---\nkey: \xff\n---\n", "README.md: its metadata cannot be read"),  # not UTF-8
+             # a billion laughs: nine aliases a line expand to 10^9 items when compared or shown
+             (("---\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+                 f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+               + "configs: *i\ndataset_info: {splits: *i, features: *i}\n---\n").encode(),
+              "the front matter uses a YAML alias (*name); a card's metadata needs none"),
+             (b"---\nconfigs: " + b"[" * 5000 + b"]" * 5000 + b"\n---\n", "nests deeper than 20 levels"),
+             (b"---\nconfigs: 7\ndataset_info: {splits: 7, features: 7}\n---\n",
+              "README.md: configs.data_files do not name the manifest's splits"),
+             (b"---\ndataset_info: {splits: [{name: [1], num_examples: 1}]}\n---\n",
+              "num_examples (not a list of split names and counts) differ"),
+             ]
     for k, (data, message) in enumerate(cases):
         ds = tmp_path / f"ds{k}"
         shutil.copytree(dataset, ds)

@@ -248,28 +248,50 @@ def check_card(dataset: Path, manifest: dict) -> tuple[list[str], list[str]]:
     configs = meta.get("configs")
     files = configs[0].get("data_files") if isinstance(configs, list) and len(configs) == 1 and \
         isinstance(configs[0], dict) else None
-    got_files = {f.get("split"): f.get("path") for f in files if isinstance(f, dict)} \
-        if isinstance(files, list) and all(isinstance(f, dict) for f in files) else None
-    if got_files != want_files or len(files) != len(want_files):
+    if _pairs(files, "split", "path") != want_files:
         problems.append(f"{CARD}: configs.data_files do not name the manifest's splits "
                         f"({', '.join(f'{s}: {p}' for s, p in sorted(want_files.items()))})")
     info = meta.get("dataset_info") if isinstance(meta.get("dataset_info"), dict) else {}
-    got_rows = {s.get("name"): s.get("num_examples") for s in info.get("splits") or [] if isinstance(s, dict)}
+    got_rows = _pairs(info.get("splits"), "name", "num_examples")
     want_rows = {s: v["rows"] for s, v in splits.items()}
     if got_rows != want_rows:
-        problems.append(f"{CARD}: dataset_info.splits num_examples {shown(got_rows)} differ from the manifest's "
+        got = shown(got_rows) if got_rows is not None and all(is_int(v) for v in got_rows.values()) else \
+            "(not a list of split names and counts)"
+        problems.append(f"{CARD}: dataset_info.splits num_examples {got} differ from the manifest's "
                         f"rows {shown(want_rows)}")
     if info.get("features") != card_features():
         problems.append(f"{CARD}: dataset_info.features differ from the Tessera dataset schema")
     return problems, []
 
 
+def _pairs(items, key: str, value: str) -> dict | None:
+    """{item[key]: item[value]} of a list of mappings with distinct string keys, else None (the card is untrusted:
+    any other shape is a mismatch, never a TypeError)."""
+    if not isinstance(items, list) or not all(isinstance(i, dict) and isinstance(i.get(key), str) for i in items):
+        return None
+    out = {i[key]: i.get(value) for i in items}
+    return out if len(out) == len(items) else None
+
+
+MAX_FRONT_MATTER_DEPTH = 20  # the card's own metadata nests 4 deep
+
 
 def parse_front_matter(text: str) -> dict:
-    """The YAML between the first two '---' lines, as the Hub reads a card."""
+    """The YAML between the first two '---' lines, as the Hub reads a card. Read as untrusted: no aliases (a few
+    lines of them expand to gigabytes when walked) and bounded nesting (PyYAML builds nodes recursively)."""
     m = re.match(r"---\n(.*?)\n---\n", text, re.S)
     if m is None:
         raise ValueError("no YAML front matter between '---' lines at the top")
+    depth = 0
+    for event in yaml.parse(m.group(1), Loader=yaml.SafeLoader):  # the event parser does not recurse
+        if isinstance(event, yaml.AliasEvent):
+            raise ValueError("the front matter uses a YAML alias (*name); a card's metadata needs none")
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_FRONT_MATTER_DEPTH:
+                raise ValueError(f"the front matter nests deeper than {MAX_FRONT_MATTER_DEPTH} levels")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
     meta = yaml.safe_load(m.group(1))
     if not isinstance(meta, dict):
         raise ValueError("the front matter is not a YAML mapping")
