@@ -2,6 +2,7 @@
 
 Layout of a finished dataset:
     DIR/manifest.json                                written last: its presence marks a finished dataset
+    DIR/README.md                                    the Hugging Face dataset card (card.py), written just before
     DIR/data/<split>-<k:05d>-of-<n:05d>.parquet      shards, each renamed into place only when complete
     DIR/jsonl/<split>-<k>-of-<n>.jsonl + DIR/images/<split>/<id>.png   (optional)
 While a build runs, DIR/.tessera-build/ holds its config hash and per-shard statistics, so an interrupted build
@@ -29,6 +30,7 @@ from ..errors import SamplingFailed, TesseraError
 from ..trace.instance import canonical_json, generate, versions
 from ..validate.gates import GateInput, run_gates
 from ..validate.phash import dhash, nearest_distance
+from .card import write_card
 from .config import BuildConfig
 from .provenance import Fingerprint, differences, fingerprint, read_record, record_sha256
 from .rows import discard, instance_row, read_rows, shard_name, write_shard
@@ -319,7 +321,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
     (state / "shards").mkdir(exist_ok=True)
     data.mkdir(exist_ok=True)
     for stale in list(data.glob(".*.tmp")) + list(state.glob("shards/.*.tmp")) + list(out.glob("jsonl/.*.tmp")) + \
-            list(state.glob(".*.tmp")):
+            list(state.glob(".*.tmp")) + list(out.glob(".README.md.tmp")):
         stale.unlink()
 
     stats: dict[str, TaskStats] = defaultdict(TaskStats)
@@ -382,6 +384,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
     if config.spec.jsonl:
         _drop_orphan_images(out, files)
     manifest = _manifest(config, taxonomy, fp, out, files, stats, items_by_split)
+    manifest["card"] = write_card(out, manifest, taxonomy)  # README.md before the manifest, which hashes it
     _write_json_atomic(manifest_path, manifest)  # last: its presence marks the dataset finished
     shutil.rmtree(state, ignore_errors=True)
     return BuildResult(out, manifest, dict(stats), resumed, time.perf_counter() - t0)

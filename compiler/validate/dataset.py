@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..export.build import MANIFEST, STATE_DIR
+from ..export.card import check_card
 from ..export.rows import SCHEMA
 from .gates import GateInput, run_gates
 from .phash import dhash, nearest_distance
@@ -49,6 +50,9 @@ def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
     if (path / STATE_DIR).exists():
         rep.problems.append(f"{STATE_DIR}/ is still present: a build may be running or was interrupted")
     check_provenance(path, manifest, rep, taxonomy)
+    card_problems, card_warnings = check_card(path, manifest)
+    rep.problems += card_problems
+    rep.warnings += card_warnings
     listed = {f["name"] for s in manifest["splits"].values() for f in s["files"]}
     on_disk = {str(p.relative_to(path)) for p in (path / "data").glob("*")}
     for extra in sorted(on_disk - listed):
