@@ -20,7 +20,6 @@ from compiler.export import card as card_module
 from compiler.export.card import CARD, MAX_CARD_BYTES, _cell, card_features, parse_front_matter
 from compiler.export.config import load_build_config
 from compiler.validate.dataset import validate_dataset
-from tests.conftest import ROOT
 
 # A summary with Markdown and YAML specials: neither the front matter nor the tables may break on it.
 SMALL = """

@@ -10,6 +10,7 @@ import json
 import os
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -351,8 +352,12 @@ def test_online_rows_give_every_sample_of_a_group_the_same_instance(taxonomy, tm
             (size, pixels), = call["images"]
             assert Image.frombytes("RGB", size, pixels).tobytes() == fresh_pixels
         assert fresh.prompt in "".join(map(chr, engine.calls[0]["prompt_ids"]))
+        # A validation row is an evaluation row: its reward is answer · eval_weight (the weights make OpenRLHF's
+        # eval mean the macro answer accuracy, as offline), and it shares the macro datasource.
+        weight = row.get("eval_weight")
+        assert (weight is None) == (row["level"] == "curriculum")
         for out in outs:
-            assert out["reward"] == pytest.approx(1.0) and out["scores"] == 1.0
+            assert out["reward"] == pytest.approx(1.0 if weight is None else weight) and out["scores"] == 1.0
             assert out["prompt"] == prompt and out["label"] == label_text  # OpenRLHF maps eval datasources by prompt
             assert out["instance_id"] == fresh.instance_id
             assert out["extra_logs"]["level"] == level
@@ -361,7 +366,10 @@ def test_online_rows_give_every_sample_of_a_group_the_same_instance(taxonomy, tm
             start, end = out["action_ranges"][0]
             assert out["observation_tokens"][:start] == engine.calls[0]["prompt_ids"] and end == len(
                 out["observation_tokens"])
-        assert datasource == row["domain"]
+        assert datasource == (row["domain"] if weight is None else "macro")
+    counts = Counter(json.loads(label)["domain"] for _, _, label, _ in validation)
+    assert info["splits"]["validation"]["eval_weights"] == {
+        d: len(validation) / (len(counts) * n) for d, n in sorted(counts.items())}
 
 
 def test_curriculum_promotes_at_the_threshold_and_keeps_a_window():

@@ -1,4 +1,4 @@
-"""Per-task difficulty levels for the online environment (DESIGN.md §7), and where their state is kept.
+"""Per-task difficulty levels for the online environment, and where their state is kept.
 
 Each task sits at a current level. The last `buffer_size` scored rollouts *at that level* are kept; when the buffer
 is full and its mean accuracy reaches `threshold`, the task moves up one level and the buffer starts empty. A

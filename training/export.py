@@ -255,10 +255,16 @@ def offline_flags(out: Path) -> list[str]:
 
 
 # -- online -----------------------------------------------------------------------------------------------------
-def online_row(task_id: str, domain: str, seed: int, level, shares: dict[str, float]) -> dict:
+def online_row(task_id: str, domain: str, seed: int, level, shares: dict[str, float],
+               eval_weight: float | None = None) -> dict:
+    """eval_weight: on evaluation rows, the row's reward is answer · eval_weight and its datasource is the macro one,
+    so OpenRLHF's eval mean is the macro answer accuracy (training/reward.py), as offline."""
     token = {"task": task_id, "seed": seed, "level": level, "domain": domain, "domains": shares}
+    if eval_weight is not None:
+        token["eval_weight"] = eval_weight
     return {"prompt": f"tessera {task_id} seed {seed} level {level}", "label": canonical_json(token),
-            "datasource": domain, "task": task_id, "seed": seed, "level": -1 if level == CURRICULUM else level}
+            "datasource": domain if eval_weight is None else EVAL_DATASOURCE, "task": task_id, "seed": seed,
+            "level": -1 if level == CURRICULUM else level}
 
 
 def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 0, seed: int = 0,
@@ -295,14 +301,20 @@ def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 
     try:
         for split, rows in plan.items():
             writer = _ShardWriter(partial / "data", split, len(rows), schema)
+            weights = None if split == TRAIN_SPLIT else \
+                eval_weights(Counter(tax.tasks[t].domain for t, _, _ in rows))
             by_task: dict[str, list] = {}
             for t, s, lv in rows:
-                by_task.setdefault(t, []).append(online_row(t, tax.tasks[t].domain, s, lv, shares))
+                domain = tax.tasks[t].domain
+                by_task.setdefault(t, []).append(online_row(t, domain, s, lv, shares,
+                                                            None if weights is None else weights[domain]))
             for row in round_robin(by_task, split):
                 writer.add(row)
             writer.flush()
             summary[split] = {"rows": len(rows), "tasks": len(chosen), "rows_per_task": len(rows) // len(chosen),
                               "domains": shares, "files": writer.files}
+            if weights is not None:
+                summary[split]["eval_weights"] = weights
         info = {"format": EXPORT_FORMAT, "kind": "openrlhf-online", "taxonomy": tax.name, "seed": seed,
                 "eval_levels": levels, "splits": summary, "openrlhf_flags": online_flags(out)}
         _finish(partial, out, info)

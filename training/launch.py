@@ -216,16 +216,9 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
                                    f"use dr_grpo/rloo/reinforce_baseline, or use gate 'drop'")
     if eval_cfg.get("enabled", True):
         argv += ["--eval.dataset", str(export / "data"), "--eval.split", str(eval_cfg.get("split", "validation"))]
-        if mode == "offline":
-            # the exact macro answer accuracy over domains (training/reward.py), not OpenRLHF's default: the
-            # alphabetically first datasource's mean reward
-            argv += ["--ckpt.best_metric_key", MACRO_METRIC]
-        else:
-            # training/agent.py rewards eval rows like training rows (format bonus included), per domain: no
-            # figure is honest enough to pick a "best" checkpoint by, so OpenRLHF's selection is turned off
-            argv += ["--ckpt.best_metric_key", "none"]
-            notes.append("online: eval_<domain>_pass1 is the mean reward (format bonus included); "
-                         "best-checkpoint selection is off (regular checkpoints are kept)")
+        # the exact macro answer accuracy over domains (training/reward.py; online rows are scored the same way
+        # by training/online.py), not OpenRLHF's default: the alphabetically first datasource's mean reward
+        argv += ["--ckpt.best_metric_key", MACRO_METRIC]
     if curriculum.gate == "drop":
         # scores are the answer accuracy: a group whose mean is 0 or 1 is dropped and replaced by a new prompt
         argv += ["--algo.dynamic_filtering_enable", "--algo.dynamic_filtering_range", "0", "1"]
@@ -256,7 +249,7 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
         if eval_cfg.get("enabled", True) and split not in info.get("splits", {}):
             raise TesseraError(f"{export}: eval is enabled but the export has no '{split}' split "
                                f"(set eval.enabled: false, or export one)")
-        if eval_cfg.get("enabled", True) and mode == "offline" and "eval_weights" not in info["splits"][split]:
+        if eval_cfg.get("enabled", True) and "eval_weights" not in info["splits"][split]:
             raise TesseraError(f"{export}: split '{split}' has no eval weights, so OpenRLHF's eval would log mean "
                                f"rewards (format bonus included) instead of answer accuracy: re-run `tessera export`"
                                f"{' (the train split cannot be the eval split)' if split == 'train' else ''}")

@@ -48,7 +48,7 @@ from training.chat import extract_response  # noqa: E402
 from training.curriculum import (  # noqa: E402
     CurriculumActor, CurriculumConfig, CurriculumService, service_from_settings)
 from training.export import CURRICULUM  # noqa: E402
-from training.reward import Scored, sample_logs  # noqa: E402
+from training.reward import MAX_EVAL_WEIGHT, Scored, sample_logs, valid_eval_weight  # noqa: E402
 
 CONFIG_ENV = "TESSERA_AGENT_CONFIG"
 SETTINGS_FILE = "tessera_agent.json"  # beside the agent file OpenRLHF loads
@@ -199,6 +199,7 @@ class Row:
     level: int | None  # None: the curriculum chooses
     domain: str | None
     shares: dict
+    eval_weight: float | None = None  # evaluation rows: the reward is answer · eval_weight (training/reward.py)
 
     @property
     def key(self) -> str:
@@ -219,7 +220,11 @@ def parse_row(label) -> Row:
     elif not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 9:
         raise TesseraError(f"row level must be 0..9 or '{CURRICULUM}', got {level!r}")
     shares = token.get("domains") if isinstance(token.get("domains"), dict) else {}
-    return Row(token["task"], token["seed"], level, token.get("domain"), shares)
+    weight = token.get("eval_weight")
+    if weight is not None and not valid_eval_weight(weight):
+        raise TesseraError(f"row eval_weight must be a number in (0, {MAX_EVAL_WEIGHT:g}], got {weight!r}")
+    return Row(token["task"], token["seed"], level, token.get("domain"), shares,
+               None if weight is None else float(weight))
 
 
 class _Group:
@@ -322,13 +327,17 @@ class AgentExecutor(AgentExecutorBase):
             hf_tokenizer.decode(action_ids, skip_special_tokens=False)
 
         s = score(inst.label, extract_response(text))
-        scored = Scored(float(s.reward), float(s.answer), float(s.format), inst.task.domain, s.reason)
+        scored = Scored(float(s.reward), float(s.answer), float(s.format), inst.task.domain, s.reason,
+                        row.eval_weight)
         curriculum_row = row.level is None and self.settings.curriculum.enabled
         if curriculum_row:
             mean_level = float(await self.backend.record(row.task, level, scored.answer))
         else:
             mean_level = float(await self.backend.mean_level())
-        reward, gated = await self._gate(group, scored)
+        if row.eval_weight is None:
+            reward, gated = await self._gate(group, scored)
+        else:  # an evaluation row: exact weighted accuracy, never gated (eval figures are accuracies)
+            reward, gated = scored.logged_reward, False
 
         logs = sample_logs(scored, row.shares)
         logs.update(level=float(level), curriculum_level_mean=mean_level, gated=float(gated))

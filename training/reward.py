@@ -15,7 +15,8 @@ What OpenRLHF does with the reward function's return value (0.11.2):
   answer · eval_weight and all share the datasource `macro`: the mean over the split is
   Σ_d (n_d/N) · acc_d · N/(D·n_d) = the macro answer accuracy over domains, exactly (`eval_macro_pass1`; the max
   over a prompt's samples gives the macro pass@k in `eval_macro_pass<k>`). That is the launcher's
-  `--ckpt.best_metric_key`.
+  `--ckpt.best_metric_key`. Online validation rows (`tessera export --format openrlhf-online`) carry the same
+  weight in their row token, and training/online.py returns answer · eval_weight for them, ungated.
 """
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ def score_transcript(query, prompt, label) -> Scored:
         if lab is None:
             return Scored(0.0, 0.0, 0.0, None, "label is not a JSON object")
         weight = lab.get("eval_weight")
-        if weight is not None and not _valid_weight(weight):
+        if weight is not None and not valid_eval_weight(weight):
             return Scored(0.0, 0.0, 0.0, None,
                           f"label eval_weight {weight!r} is not a number in (0, {MAX_EVAL_WEIGHT:g}]")
         s = score(lab, extract_response(query, prompt))
@@ -89,7 +90,7 @@ def score_transcript(query, prompt, label) -> Scored:
         return Scored(0.0, 0.0, 0.0, None, f"reward error: {type(exc).__name__}")
 
 
-def _valid_weight(weight) -> bool:
+def valid_eval_weight(weight) -> bool:
     return isinstance(weight, (int, float)) and not isinstance(weight, bool) and math.isfinite(weight) \
         and 0 < weight <= MAX_EVAL_WEIGHT
 

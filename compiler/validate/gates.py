@@ -1,4 +1,4 @@
-"""Quality gates every instance passes before a build accepts it (DESIGN.md §6, TRON's floor).
+"""Quality gates every instance passes before a build accepts it (the floor every RLVR instance must clear).
 
 Each gate returns None when the instance passes, or a short reason code. They work on the instance's recorded
 parts (PNG bytes, prompt, label, witness, trace) so `tessera validate` can re-run them on a finished dataset.
