@@ -25,9 +25,15 @@ def _levels(text: str | None) -> list[int] | None:
 
 
 def cmd_export(args) -> int:
-    from .export import export_offline, export_online
+    from .export import TRAINER_FORMATS, export_offline, export_online, export_trainer
 
-    if args.format == "openrlhf":
+    if args.format in TRAINER_FORMATS:
+        if not args.dataset:
+            raise TesseraError(f"--format {args.format} exports a built dataset: tessera export DATASET --format "
+                               f"{args.format} --out DIR")
+        info = export_trainer(Path(args.dataset), Path(args.out), args.format, rows_per_task=args.rows_per_task,
+                              splits=args.split, force=args.force)
+    elif args.format == "openrlhf":
         if not args.dataset:
             raise TesseraError("--format openrlhf exports a built dataset: tessera export DATASET --format openrlhf "
                                "--out DIR")
@@ -49,8 +55,13 @@ def cmd_export(args) -> int:
     for split, s in info["splits"].items():
         dropped = f", {s['dropped']} rows dropped to equalise tasks" if s.get("dropped") else ""
         con.print(f"{split}: {s['rows']} rows = {s['tasks']} tasks × {s['rows_per_task']}{dropped}")
-    con.print(f"wrote {args.out} ({info['kind']}); OpenRLHF flags:")
-    con.print("  " + " ".join(info["openrlhf_flags"]))
+    if "openrlhf_flags" in info:
+        con.print(f"wrote {args.out} ({info['kind']}); OpenRLHF flags:")
+        con.print("  " + " ".join(info["openrlhf_flags"]))
+    else:
+        con.print(f"wrote {args.out} ({info['kind']}); use it with:")
+        for line in info["usage"].get("overrides", []) or info["usage"].values():
+            con.print("  " + line)
     return EXIT_OK
 
 
@@ -74,9 +85,9 @@ def cmd_train(args) -> int:
 
 
 def add_training_commands(sub) -> None:
-    c = sub.add_parser("export", help="write a prompt set for OpenRLHF (offline instances or online rows)")
+    c = sub.add_parser("export", help="write a prompt set for OpenRLHF (offline instances or online rows), verl or TRL")
     c.add_argument("dataset", nargs="?", help="a `tessera build` dataset folder (offline format)")
-    c.add_argument("--format", required=True, choices=("openrlhf", "openrlhf-online"))
+    c.add_argument("--format", required=True, choices=("openrlhf", "openrlhf-online", "verl", "trl"))
     c.add_argument("--out", required=True)
     c.add_argument("--images", default="path", choices=("path", "bytes"),
                    help="offline: images as absolute PNG paths under OUT/images (default) or as bytes in the rows")

@@ -327,3 +327,137 @@ def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 
 def online_flags(out: Path) -> list[str]:
     return ["--data.prompt_dataset", str(out / "data"), "--data.prompt_split", "train",
             "--data.input_key", "prompt", "--data.label_key", "label", "--data.max_images_per_prompt", "1"]
+
+
+# -- other trainers: verl and TRL -------------------------------------------------------------------------------
+# Both read a built dataset like the offline format (same checks, same task-uniform quota and round-robin order) and
+# embed each PNG in its row, as their loaders decode images from the rows. Labels are the verifier label + task,
+# domain, instance_id: no eval weights, since both trainers log validation metrics as plain means per data source.
+TRAINER_FORMATS = ("verl", "trl")
+_IMAGE_FEATURE = {"_type": "Image"}
+
+
+def _hf_metadata(features: dict) -> dict:
+    """Schema metadata that makes `datasets` decode the image column to PIL (it honours its own feature JSON)."""
+    return {"huggingface": json.dumps({"info": {"features": features}}, sort_keys=True)}
+
+
+def _verl_schema(pa):
+    extra = pa.struct([("split", pa.string()), ("index", pa.int64()), ("task", pa.string()), ("domain", pa.string()),
+                       ("level", pa.int32()), ("seed", pa.int64()), ("instance_id", pa.string())])
+    return pa.schema([
+        ("data_source", pa.string()),
+        ("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
+        ("images", pa.list_(pa.struct([("bytes", pa.binary()), ("path", pa.string())]))),
+        ("ability", pa.string()),
+        ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+        ("extra_info", extra)]).with_metadata(_hf_metadata({
+            "data_source": {"dtype": "string", "_type": "Value"},
+            "prompt": {"feature": {"role": {"dtype": "string", "_type": "Value"},
+                                   "content": {"dtype": "string", "_type": "Value"}}, "_type": "List"},
+            "images": {"feature": _IMAGE_FEATURE, "_type": "List"},
+            "ability": {"dtype": "string", "_type": "Value"},
+            "reward_model": {"style": {"dtype": "string", "_type": "Value"},
+                             "ground_truth": {"dtype": "string", "_type": "Value"}},
+            "extra_info": {k: {"dtype": t, "_type": "Value"} for k, t in (
+                ("split", "string"), ("index", "int64"), ("task", "string"), ("domain", "string"),
+                ("level", "int32"), ("seed", "int64"), ("instance_id", "string"))}}))
+
+
+def _trl_schema(pa):
+    part = pa.struct([("type", pa.string()), ("text", pa.string())])
+    value = {"dtype": "string", "_type": "Value"}
+    return pa.schema([
+        ("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.list_(part))]))),
+        ("image", pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
+        ("label", pa.string()), ("task", pa.string()), ("domain", pa.string()), ("level", pa.int32()),
+        ("seed", pa.int64()), ("instance_id", pa.string())]).with_metadata(_hf_metadata({
+            "prompt": {"feature": {"role": value, "content": {"feature": {"type": value, "text": value},
+                                                              "_type": "List"}}, "_type": "List"},
+            "image": _IMAGE_FEATURE, "label": value, "task": value, "domain": value,
+            "level": {"dtype": "int32", "_type": "Value"}, "seed": {"dtype": "int64", "_type": "Value"},
+            "instance_id": value}))
+
+
+def _verl_row(r: dict, split: str, index: int, label: str) -> dict:
+    # verl's RLHFDataset swaps each "<image>" in the content for the processor's image tokens, in `images` order.
+    return {"data_source": f"tessera/{r['domain']}",
+            "prompt": [{"role": "user", "content": "<image>" + r["prompt"]}],
+            "images": [{"bytes": r["image"]["bytes"], "path": None}],
+            "ability": r["domain"],
+            "reward_model": {"style": "rule", "ground_truth": label},
+            "extra_info": {"split": split, "index": index, "task": r["task"], "domain": r["domain"],
+                           "level": r["level"], "seed": r["seed"], "instance_id": r["instance_id"]}}
+
+
+def _trl_row(r: dict, split: str, index: int, label: str) -> dict:
+    # TRL's conversational image format: an {"type": "image"} part where the image goes, the image in `image`.
+    return {"prompt": [{"role": "user", "content": [{"type": "image", "text": None},
+                                                    {"type": "text", "text": r["prompt"]}]}],
+            "image": {"bytes": r["image"]["bytes"], "path": None},
+            "label": label, "task": r["task"], "domain": r["domain"], "level": r["level"], "seed": r["seed"],
+            "instance_id": r["instance_id"]}
+
+
+def trainer_usage(fmt: str, out: Path) -> dict:
+    """How to point the trainer at the export (recorded in OUT/export.json)."""
+    reward = Path(__file__).resolve().parent / ("verl_reward.py" if fmt == "verl" else "trl_reward.py")
+    if fmt == "verl":
+        return {"overrides": [f"data.train_files={out / 'data'}/train-*.parquet",
+                              f"data.val_files={out / 'data'}/validation-*.parquet",
+                              "data.prompt_key=prompt", "data.image_key=images",
+                              f"custom_reward_function.path={reward}", "custom_reward_function.name=compute_score"]}
+    return {"load": f"datasets.load_dataset('parquet', data_dir='{out / 'data'}')",
+            "reward": f"from training.trl_reward import tessera_reward  # {reward}"}
+
+
+def export_trainer(dataset: Path, out: Path, fmt: str, rows_per_task: int | None = None,
+                   splits: list[str] | None = None, force: bool = False) -> dict:
+    """Write a built dataset as verl's RL parquet layout (`verl`) or TRL's conversational image dataset (`trl`)."""
+    pa, _ = _pyarrow()
+    if fmt not in TRAINER_FORMATS:
+        raise TesseraError(f"unknown trainer format '{fmt}' (known: {', '.join(TRAINER_FORMATS)})")
+    dataset, out = Path(dataset), Path(out).resolve()
+    manifest = read_manifest(dataset)
+    chosen = splits or sorted(manifest["splits"])
+    unknown = [s for s in chosen if s not in manifest["splits"]]
+    if unknown:
+        raise TesseraError(f"{dataset}: no split {', '.join(unknown)} (splits: {', '.join(sorted(manifest['splits']))})")
+    files = {s: _split_files(dataset, s, manifest["splits"][s]) for s in chosen}
+    counts = {s: Counter(r["task"] for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS)) for s in chosen}
+    quotas = {s: _equal_quota(counts[s], rows_per_task, f"{dataset} split '{s}'") for s in chosen}
+    schema, make_row = (_verl_schema(pa), _verl_row) if fmt == "verl" else (_trl_schema(pa), _trl_row)
+    partial = _prepare_out(out, force)
+    summary = {}
+    try:
+        for s in chosen:
+            quota, tasks = quotas[s], sorted(counts[s])
+            kept: dict[str, list] = {t: [] for t in tasks}
+            seen: set[str] = set()
+            for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS):
+                if r["task"] not in kept:
+                    raise TesseraError(f"{dataset} split '{s}': the shards changed while being exported")
+                if len(kept[r["task"]]) >= quota:
+                    continue
+                if r["instance_id"] in seen:
+                    raise TesseraError(f"{dataset} split '{s}': instance id {r['instance_id']} appears twice")
+                seen.add(r["instance_id"])
+                label = r["label_parsed"]
+                label.update(task=r["task"], domain=r["domain"], instance_id=r["instance_id"])
+                kept[r["task"]].append((r, canonical_json(label)))
+            writer = _ShardWriter(partial / "data", s, quota * len(tasks), schema)
+            domains = Counter()
+            for index, (r, label) in enumerate(round_robin(kept, s)):
+                domains[r["domain"]] += 1
+                writer.add(make_row(r, s, index, label))
+            writer.flush()
+            summary[s] = {"rows": quota * len(tasks), "tasks": len(tasks), "rows_per_task": quota,
+                          "dropped": sum(counts[s].values()) - quota * len(tasks), "domains": _shares(domains),
+                          "files": writer.files}
+        info = {"format": f"tessera.{fmt}/1", "kind": fmt, "source": str(dataset.resolve()), "splits": summary,
+                "usage": trainer_usage(fmt, out)}
+        _finish(partial, out, info)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return info
