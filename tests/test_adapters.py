@@ -122,7 +122,9 @@ def test_verl_compute_score_as_naive_reward_manager_calls_it(exports):
 def test_verl_compute_score_never_raises(truth, solution):
     from training.verl_reward import compute_score
 
-    result = compute_score(data_source="tessera/x", solution_str=solution, ground_truth=truth, extra_info=None)
+    # verl passes `custom_reward_function.reward_kwargs` as extra keyword arguments
+    result = compute_score(data_source="tessera/x", solution_str=solution, ground_truth=truth, extra_info=None,
+                           some_reward_kwarg=1)
     assert set(result) == {"score", "acc", "format"}
     assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in result.values())
     if not (isinstance(truth, str) and truth.startswith("{") and truth.endswith("}")):
@@ -144,7 +146,15 @@ def test_trl_export_is_conversational_image_dataset(exports, built_dataset):  # 
         assert row["image"].tobytes() == Image.open(io.BytesIO(s["image"]["bytes"])).tobytes()
         assert json.loads(row["label"])["instance_id"] == s["instance_id"]
     trl_data = pytest.importorskip("trl.data_utils")
-    assert trl_data.is_conversational(ds[0])
+    row = ds[0]
+    assert trl_data.is_conversational(row)
+    # GRPOTrainer._generate puts the `image` column into the prompt's image placeholder with this function; it
+    # raises when placeholders and images differ in number, so exactly one placeholder per image is checked here.
+    filled = trl_data.prepare_multimodal_messages(row["prompt"], images=[row["image"]])
+    assert filled[0]["content"][0]["type"] == "image" and filled[0]["content"][0]["image"] is row["image"]
+    assert filled[0]["content"][1] == {"type": "text", "text": row["prompt"][0]["content"][1]["text"]}
+    with pytest.raises(ValueError):
+        trl_data.prepare_multimodal_messages(row["prompt"], images=[row["image"], row["image"]])
 
 
 class StandInTrainer:
@@ -237,3 +247,21 @@ def test_export_command_for_trainers(built_dataset, tmp_path, capsys):  # noqa: 
     assert not (tmp_path / "c").exists() and not (tmp_path / ".c.partial").exists()
     with pytest.raises(TesseraError, match="unknown trainer format"):
         export_trainer(built_dataset, tmp_path / "e", "deepspeed")
+
+
+# -- untrusted input: a crafted row is refused before anything is written, as by the OpenRLHF export -------------
+from tests.test_untrusted import CRAFTED, copy, shard_of, tamper  # noqa: E402
+
+
+@pytest.mark.parametrize("fmt", ["verl", "trl"])
+@pytest.mark.parametrize("case, change, field, keep_schema", CRAFTED, ids=[c[0] for c in CRAFTED])
+def test_crafted_row_is_refused(built_dataset, tmp_path, capsys, fmt, case, change, field,  # noqa: F811
+                                keep_schema):
+    ds = copy(built_dataset, tmp_path)
+    row = tamper(ds, change, keep_schema=keep_schema)
+    out = tmp_path / "export" / "out"
+    assert main(["--root", str(ROOT), "export", str(ds), "--format", fmt, "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"data/{shard_of(ds).name} row {row}" in err and f"field '{field}'" in err, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "export").exists()
