@@ -95,7 +95,10 @@ def test_verl_export_layout_loads_like_rlhf_dataset(exports, built_dataset):  # 
     # Read without the features (pyarrow alone), an image is the {"bytes": png} dict verl's process_image opens.
     raw = pq.read_table(sorted((out / "data").glob("train-*.parquet"))[0]).to_pylist()[0]
     assert raw["images"][0]["bytes"].startswith(b"\x89PNG") and raw["images"][0]["path"] is None
-    assert any("custom_reward_function.path=" in o and o.endswith("verl_reward.py") for o in info["usage"]["overrides"])
+    overrides = info["usage"]["overrides"]
+    assert f"custom_reward_function.path={VERL_FILE}" in overrides
+    assert f"data.train_files=[{out}/data/train-00000-of-00001.parquet]" in overrides
+    assert f"data.val_files=[{out}/data/validation-00000-of-00001.parquet]" in overrides
 
 
 def test_verl_compute_score_as_naive_reward_manager_calls_it(exports):

@@ -399,14 +399,18 @@ def _trl_row(r: dict, split: str, index: int, label: str) -> dict:
             "instance_id": r["instance_id"]}
 
 
-def trainer_usage(fmt: str, out: Path) -> dict:
+def trainer_usage(fmt: str, out: Path, summary: dict) -> dict:
     """How to point the trainer at the export (recorded in OUT/export.json)."""
     reward = Path(__file__).resolve().parent / ("verl_reward.py" if fmt == "verl" else "trl_reward.py")
     if fmt == "verl":
-        return {"overrides": [f"data.train_files={out / 'data'}/train-*.parquet",
-                              f"data.val_files={out / 'data'}/validation-*.parquet",
-                              "data.prompt_key=prompt", "data.image_key=images",
-                              f"custom_reward_function.path={reward}", "custom_reward_function.name=compute_score"]}
+        # Hydra list overrides naming each shard: verl hands every entry to its file copier before `datasets` sees it.
+        def files(split):
+            return "[" + ",".join(str(out / f) for f in summary[split]["files"]) + "]"
+        overrides = [f"data.train_files={files(TRAIN_SPLIT)}"] if TRAIN_SPLIT in summary else []
+        overrides += [f"data.val_files={files(s)}" for s in sorted(summary) if s != TRAIN_SPLIT][:1]
+        return {"overrides": overrides + ["data.prompt_key=prompt", "data.image_key=images",
+                                          f"custom_reward_function.path={reward}",
+                                          "custom_reward_function.name=compute_score"]}
     return {"load": f"datasets.load_dataset('parquet', data_dir='{out / 'data'}')",
             "reward": f"from training.trl_reward import tessera_reward  # {reward}"}
 
@@ -455,7 +459,7 @@ def export_trainer(dataset: Path, out: Path, fmt: str, rows_per_task: int | None
                           "dropped": sum(counts[s].values()) - quota * len(tasks), "domains": _shares(domains),
                           "files": writer.files}
         info = {"format": f"tessera.{fmt}/1", "kind": fmt, "source": str(dataset.resolve()), "splits": summary,
-                "usage": trainer_usage(fmt, out)}
+                "usage": trainer_usage(fmt, out, summary)}
         _finish(partial, out, info)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
