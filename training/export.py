@@ -1,6 +1,6 @@
-"""`tessera export`: prompt sets in the layout OpenRLHF's `--data.prompt_dataset` reads.
+"""`tessera export`: prompt sets in the layout OpenRLHF's `--data.prompt_dataset` reads (and verl's and TRL's, below).
 
-Two formats, both a folder `OUT/` holding `OUT/data/<split>-<k:05d>-of-<n:05d>.parquet` (Hugging Face infers the
+Two OpenRLHF formats, both a folder `OUT/` holding `OUT/data/<split>-<k:05d>-of-<n:05d>.parquet` (Hugging Face infers the
 splits from those names: `--data.prompt_split train`, `--eval.split validation`) and `OUT/export.json`, written
 last, with counts and the flags to pass:
 
@@ -18,6 +18,9 @@ last, with counts and the flags to pass:
 OpenRLHF shuffles the prompt set and takes no sampler, so task-uniform sampling is made in the data: every task
 gets the same number of rows in each split (the smallest count over the split's tasks, or --rows-per-task).
 The export is atomic: it is written under a temporary name and renamed when complete.
+
+`verl` and `trl` (export_trainer) write a built dataset in verl's RL parquet layout and TRL's conversational image
+format, with the same checks, quotas and order; training/verl_reward.py and training/trl_reward.py score them.
 """
 from __future__ import annotations
 
