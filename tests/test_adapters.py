@@ -148,7 +148,7 @@ def test_trl_export_is_conversational_image_dataset(exports, built_dataset):  # 
         assert isinstance(row["image"], Image.Image)
         assert row["image"].tobytes() == Image.open(io.BytesIO(s["image"]["bytes"])).tobytes()
         assert json.loads(row["label"])["instance_id"] == s["instance_id"]
-    trl_data = pytest.importorskip("trl.data_utils")
+    import trl.data_utils as trl_data  # installed by `make test` (train extras): never skipped
     row = ds[0]
     assert trl_data.is_conversational(row)
     # GRPOTrainer._generate puts the `image` column into the prompt's image placeholder with this function; it
@@ -182,8 +182,8 @@ class StandInTrainer:
 
 @pytest.mark.parametrize("conversational", [True, False])
 def test_trl_reward_through_grpo_calculate_rewards(exports, conversational):
-    trl_grpo = pytest.importorskip("trl.trainer.grpo_trainer")
-    torch = pytest.importorskip("torch")
+    import torch
+    import trl.trainer.grpo_trainer as trl_grpo  # installed by `make test` (train extras): never skipped
     _, out = exports["trl"]
     reward_func = load_by_path(TRL_FILE, "tessera_reward")
     ds = load(out, "validation")
