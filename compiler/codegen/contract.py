@@ -28,10 +28,13 @@ class CompiledContract:
         normalize = s.normalize.model_dump()
         if not normalize["synonyms"]:
             del normalize["synonyms"]  # contracts without synonyms keep the label bytes they always had
-        return {
+        label = {
             "type": self.type, "answer": answer, "key": s.key, "contract": self.id,
             "tolerance": s.tolerance.model_dump(), "normalize": normalize, "items": self.items,
         }
+        if s.format != "json":
+            label["format"] = s.format  # JSON contracts keep the label bytes they always had
+        return label
 
 
 def _check_normalize(loaded: Loaded, answer_kind: str, diags: Diagnostics) -> bool:

@@ -209,7 +209,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     template_index = p_rng.below(len(task.prompts))
     body = task.prompts[template_index].render(values).strip()
     contract = task.contract
-    prompt = f"{body}\n\n{format_instruction(contract.type, contract.items, contract.spec.key)}"
+    prompt = f"{body}\n\n{format_instruction(contract.type, contract.items, contract.spec.key, contract.spec.format)}"
 
     label = contract.label(result.answer)
     witness = _witness(task, result.witness, paths, rendered.render_map)
