@@ -12,8 +12,11 @@ Where the answer is read (see docs/AUTHORING.md, "How the verifier reads a respo
     `<answer>12</answer>`;
   * every answer statement in the text after the answer object must agree with it (a restated or revised answer is
     checked too), and two answers under one key are refused: listing candidates never earns credit.
-`format` is 1 only for the strict form the prompt asks for: the response ends (bar a code fence) with a valid JSON
-object whose only key is the label's key.
+The label's `format` (FORMATS; absent means json) is the convention the prompt asked for. Under `boxed` or `tag` the
+last `\\boxed{...}` / `<answer>...</answer>` is read first (two on its line, unclosed, or a disagreeing statement
+after it score 0), then the readings above. `format` is 1 only for that convention's strict form: json, the response
+ends (bar a code fence) with a valid JSON object whose only key is the label's key; boxed, it ends with a non-empty
+`\\boxed{...}` (bar `$`, `\\]`, `\\)`, a full stop); tag, it ends with a non-empty `<answer>...</answer>`.
 
 A value is then cleaned (Markdown emphasis, `$...$`, `\\boxed{}`, `\\text{}`, quotes, "The answer is", a final full
 stop) and read by the label's type, strictly: one answer, no hedges. See the normalisers below for each type.
