@@ -194,3 +194,14 @@ def test_build_override_reaches_rows_and_replays(taxonomy, tmp_path):
         assert lab["format"] == "tag" and row["prompt"].endswith("for example <answer>3</answer>.")
         assert score(lab, f"<answer>{json.loads(row['answer'])}</answer>").reward == 1.0
         assert replay_trace(json.loads(row["trace"]), taxonomy).ok
+
+
+@pytest.mark.parametrize("answer_format", ["boxed", "tag"])
+@pytest.mark.parametrize("response", [
+    "\\boxed{" * 100_000, "<answer>" * 100_000, "</answer>" * 100_000, "<answer>12</answer>" * 50_000,
+    "\\boxed{12}" * 100_000, "\\boxed{" + "{" * 100_000 + "12" + "}" * 100_000,
+    "\\boxed{12}\n" + "\\boxed{13}\n" * 10_000, "<answer>" + "x" * 100_000 + "</answer>",
+])
+def test_adversarial_responses_end_with_no_credit(response, answer_format):
+    # the reading is one pass over the last MAX_TAIL characters (bench: each of these well under 10 ms)
+    assert score(label(12, answer_format), response).answer == 0.0

@@ -316,7 +316,8 @@ _TAG_CLOSE = re.compile(r"</answer>", re.IGNORECASE)
 
 def _last_boxed(tail: str) -> tuple[list, int, int] | None:
     """(values of the \\boxed{} on the last boxed one's line, start, end of the last one), or None if there is
-    none. Braces balance within a line; a value is None where they do not. One pass: nested ones are skipped."""
+    none. Braces balance within a line; a value is None where they do not. One pass: nested ones are skipped, and
+    an unclosed one takes the rest of its line."""
     found: list = []  # (start, end, value)
     i = 0
     while (m := _BOXED.search(tail, i)) is not None:
@@ -324,9 +325,9 @@ def _last_boxed(tail: str) -> tuple[list, int, int] | None:
         while j < len(tail) and depth and tail[j] != "\n":
             depth += {"{": 1, "}": -1}.get(tail[j], 0)
             j += 1
-        if depth:
-            found.append((m.start(), m.end(), None))
-            i = m.end()
+        if depth:  # not closed on its line: the rest of the line is part of it (as in _boxed_values), so one pass
+            found.append((m.start(), j, None))
+            i = j
         else:
             found.append((m.start(), j, tail[m.end():j - 1]))
             i = j
