@@ -30,6 +30,10 @@ def adversarial() -> dict[str, str]:
         "object then 4 KiB of trailer": '{"answer": 12}' + " answer is x\n" * (n // 13),
         "4 KiB value": '{"answer": "' + "1, " * (n // 3 - 5) + '"}',
         "20 MB response": "thinking... " * 1_700_000 + '{"answer": 12}',
+        "4 KiB of '\\boxed{ '": "\\boxed{ " * (n // 8),
+        "4 KiB of '\\boxed{{'": "\\boxed{{" * (n // 8),
+        "4 KiB of <answer>": "<answer>" * (n // 8),
+        "4 KiB of tag pairs": "<answer>1</answer>\n" * (n // 19),
     }
 
 
@@ -46,8 +50,13 @@ def main() -> None:
         score(lab, response)
     per = (time.perf_counter() - t0) / len(cases)
     print(f"\ncorpus: {len(cases)} responses, {per * 1e6:.0f} µs per response")
-    lab = tax.contracts["integer_exact"].label(12)
-    print("adversarial responses (worst of 5 runs):")
+    for answer_format in ("json", "boxed", "tag"):
+        lab = tax.contracts["integer_exact"].label(12, answer_format)
+        print(f"adversarial responses, {answer_format} label (worst of 5 runs):")
+        adversarial_figures(lab)
+
+
+def adversarial_figures(lab: dict) -> None:
     for name, response in adversarial().items():
         worst = 0.0
         for _ in range(5):

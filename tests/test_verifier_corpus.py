@@ -21,8 +21,11 @@ def corpus_files() -> dict[str, dict]:
 
 def label_for(corpus: dict, answer, contracts) -> dict:
     if "contract" in corpus:
-        return contracts[corpus["contract"]].label(answer)
-    return {**corpus["label"], "answer": answer}
+        return contracts[corpus["contract"]].label(answer, corpus.get("format"))
+    label = {**corpus["label"], "answer": answer}
+    if corpus.get("format", "json") != "json":
+        label["format"] = corpus["format"]
+    return label
 
 
 def run_corpus(contracts) -> tuple[dict[str, list[int]], list[str]]:
@@ -86,3 +89,26 @@ def test_verifier_is_right_on_the_whole_corpus(taxonomy, capsys):
 ])
 def test_separators_never_join_digits(taxonomy, response, answer):
     assert score(taxonomy.contracts["integer_exact"].label(12), response).answer == answer
+
+
+# (json's strict form also needs a strict JSON value, which the value forms vary on purpose: tests/test_verifier.py)
+STRICT_ENVELOPES = {"json": (), "boxed": ("boxed at the end", "boxed in inline math",
+                                                            "boxed in display math", "bold label then boxed"),
+                    "tag": ("tag at the end", "think block then tag", "tag over three lines",
+                            "upper-case tag with spaces", "bold label then tag")}
+
+
+def test_format_point_follows_the_convention(taxonomy):
+    """Each convention's strict form earns the format point; another convention's form is read but earns none."""
+    checked = 0
+    for name, corpus in corpus_files().items():
+        convention = corpus.get("format", "json")
+        for case in corpus["cases"]:
+            envelope = case["why"].rsplit("; ", 1)[-1]
+            strict = envelope in STRICT_ENVELOPES[convention]
+            other = envelope.startswith("json object instead") or convention == "json" and "without json" in envelope
+            if case["expect"] and (strict or other):
+                got = score(label_for(corpus, case["answer"], taxonomy.contracts), case["response"]).format
+                assert got == (1.0 if strict else 0.0), (name, case)
+                checked += 1
+    assert checked > 3000

@@ -23,15 +23,20 @@ class CompiledContract:
     expected: Type  # the static type the answer expression must have
     spec: object
 
-    def label(self, answer) -> dict:
+    def label(self, answer, answer_format: str | None = None) -> dict:
+        """The verifier label for one answer; `answer_format` overrides the contract's convention (a build's)."""
         s = self.spec
+        answer_format = answer_format or s.format
         normalize = s.normalize.model_dump()
         if not normalize["synonyms"]:
             del normalize["synonyms"]  # contracts without synonyms keep the label bytes they always had
-        return {
+        label = {
             "type": self.type, "answer": answer, "key": s.key, "contract": self.id,
             "tolerance": s.tolerance.model_dump(), "normalize": normalize, "items": self.items,
         }
+        if answer_format != "json":
+            label["format"] = answer_format  # JSON contracts keep the label bytes they always had
+        return label
 
 
 def _check_normalize(loaded: Loaded, answer_kind: str, diags: Diagnostics) -> bool:

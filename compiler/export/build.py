@@ -66,6 +66,7 @@ class Item:
     query: tuple  # ((name, value), ...) — hashable and picklable
     dataset_seed: int
     image_scale: float = 1.0
+    answer_format: str | None = None  # the build's override of each contract's convention
 
 
 @dataclass
@@ -100,7 +101,7 @@ def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
                 query = space[i % len(space)]
                 level = levels[(i // len(space)) % len(levels)]
                 items.append(Item(split, si, tid, i, level, tuple(query.items()), config.spec.seed,
-                                  config.spec.image.scale))
+                                  config.spec.image.scale, config.spec.answer_format))
         out[split] = items
     return out
 
@@ -175,7 +176,7 @@ def build_item(item: Item) -> ItemResult:
     for attempt in range(_WORKER["retries"] + 1):
         try:
             inst = generate(task, item_seed(item, attempt), item.level, dict(item.query), tax.vocab,
-                            image_scale=item.image_scale)
+                            image_scale=item.image_scale, answer_format=item.answer_format)
         except SamplingFailed as exc:
             rejections["sampling_failed"] += 1
             last = str(exc)

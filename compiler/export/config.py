@@ -7,7 +7,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -44,6 +44,9 @@ class BuildSpec(Model):
     near_duplicate_bits: int = Field(12, ge=0, le=128)
     image: ImageSettings = ImageSettings()
     jsonl: bool = False
+    # every task's final-answer convention (json, boxed, tag), overriding its contract's `format`: one taxonomy
+    # serves models trained on different conventions
+    answer_format: Literal["json", "boxed", "tag"] | None = None
 
 
 @dataclass
@@ -114,7 +117,10 @@ def load_build_config(path: Path, taxonomy) -> BuildConfig:
             levels[t] = lv
     if diags:
         raise CompileFailed(diags)
-    canonical = json.dumps(spec.model_dump(mode="json"), sort_keys=True)
+    dumped = spec.model_dump(mode="json")
+    if dumped["answer_format"] is None:
+        del dumped["answer_format"]  # configs without the override keep the hash they always had
+    canonical = json.dumps(dumped, sort_keys=True)
     return BuildConfig(spec, doc, tasks, counts, levels, hashlib.sha256(canonical.encode()).hexdigest())
 
 

@@ -106,6 +106,9 @@ class ContractSpec(Model):
     tolerance: Tolerance = Tolerance()
     normalize: Normalize = Normalize()
     key: str = Field("answer", pattern=NAME_PATTERN)
+    # the final-answer convention prompts ask for and the format point rewards (compiler.verify.score.FORMATS):
+    # a trailing JSON object {key: ...}, \boxed{...}, or <answer>...</answer>
+    format: Literal["json", "boxed", "tag"] = "json"
 
 
 # -- task programs ----------------------------------------------------------------------------------------------

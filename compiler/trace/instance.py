@@ -19,7 +19,7 @@ from ..execute.program import run_program
 from ..render.scene import RenderRejected, render_scene
 from ..sample.rng import STREAMS, Rng, derive_seed
 from ..sample.state import Rejected, SampleWork, sample_state
-from ..verify.score import format_instruction
+from ..verify.score import FORMATS, format_instruction
 
 TRACE_FORMAT = "tessera.trace/1"
 RENDER_ATTEMPTS = 8
@@ -135,13 +135,17 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
 
 
 def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None = None, vocab: dict | None = None,
-             stream_seeds: dict[str, int] | None = None, image_scale: float = 1.0) -> Instance:
+             stream_seeds: dict[str, int] | None = None, image_scale: float = 1.0,
+             answer_format: str | None = None) -> Instance:
     """Build one instance. Raises SamplingFailed (with per-constraint counts) when no attempt satisfies the task.
 
     `stream_seeds` replaces the derived seed of named streams (state, query, render, prompt); it exists to show that
-    the streams are independent, and is recorded in the trace so replay rebuilds the same instance."""
+    the streams are independent, and is recorded in the trace so replay rebuilds the same instance.
+    `answer_format` (json, boxed, tag) overrides the contract's final-answer convention; the label records it."""
     if not 0 <= level <= 9:
         raise TesseraError(f"level must be between 0 and 9, got {level}")
+    if answer_format is not None and answer_format not in FORMATS:
+        raise TesseraError(f"answer format must be one of {', '.join(FORMATS)}, got {answer_format!r}")
     if not 0.25 <= image_scale <= 4.0:
         raise TesseraError(f"image scale must be between 0.25 and 4, got {image_scale}")
     vocab = vocab if vocab is not None else {}
@@ -209,9 +213,10 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     template_index = p_rng.below(len(task.prompts))
     body = task.prompts[template_index].render(values).strip()
     contract = task.contract
-    prompt = f"{body}\n\n{format_instruction(contract.type, contract.items, contract.spec.key)}"
+    answer_format = answer_format or contract.spec.format
+    prompt = f"{body}\n\n{format_instruction(contract.type, contract.items, contract.spec.key, answer_format)}"
 
-    label = contract.label(result.answer)
+    label = contract.label(result.answer, answer_format)
     witness = _witness(task, result.witness, paths, rendered.render_map)
     hashes = {
         "task_spec": task.spec_hash, "grammar_spec": grammar.spec_hash,

@@ -11,6 +11,7 @@ from pathlib import Path
 from ..errors import TesseraError
 from ..validate.untrusted import (INSTANCE_ID, MAX_IMAGE_BYTES, MAX_TRACE_BYTES, TASK_ID, UntrustedInput, check_name,
                                   check_row, is_int, read_bytes, read_json, shard_split, shown)
+from ..verify.score import FORMATS
 from .instance import TRACE_FORMAT, Instance, canonical_json, generate
 
 # The environment that wrote the trace: a difference is reported as a note, never as a mismatch on its own.
@@ -67,6 +68,15 @@ def _check_inputs(trace) -> None:
         raise TesseraError("malformed trace: 'render.scale' should be a number")
 
 
+def _answer_format(trace: dict) -> str:
+    """The convention the label records (no `format` key: json), whatever the contract's default is now."""
+    label = trace.get("label")
+    answer_format = label.get("format", "json") if isinstance(label, dict) else "json"
+    if answer_format not in FORMATS:
+        raise TesseraError(f"malformed trace: 'label.format' should be one of {', '.join(FORMATS)}")
+    return answer_format
+
+
 def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
     _check_inputs(trace)
     task = taxonomy.task(trace["task"])
@@ -80,7 +90,8 @@ def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
         if old.get("grammar_spec") != task.grammar.spec_hash:
             diffs.append("hashes.grammar_spec: the grammar's YAML changed since this trace was written")
     inst = generate(task, trace["seed"], trace["level"], trace["query"] if trace.get("query_forced") else None,
-                    taxonomy.vocab, trace.get("stream_overrides") or None, trace.get("render", {}).get("scale", 1.0))
+                    taxonomy.vocab, trace.get("stream_overrides") or None, trace.get("render", {}).get("scale", 1.0),
+                    _answer_format(trace))
     rebuilt = inst.trace
     # Every field, not a chosen few: a field we did not compare is a field someone could change unnoticed.
     keys = [k for k in rebuilt if k not in ENVIRONMENT] + sorted(k for k in trace if k not in rebuilt)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..render.png import decode_png_rgb
 from .phash import luma
-from ..verify.score import score, wrong_answer
+from ..verify.score import canonical_response, score, wrong_answer
 
 MIN_SIDE = 64
 MIN_GRAY_STD = 2.0
@@ -80,14 +80,13 @@ def gate_text(x: GateInput) -> str | None:
 
 
 def gate_verifier(x: GateInput) -> str | None:
-    key = x.label.get("key", "answer")
-    if score(x.label, json.dumps({key: x.answer})).reward != 1.0:
+    if score(x.label, canonical_response(x.label, x.answer)).reward != 1.0:
         return "verifier:rejects_canonical"
     try:
         wrong = wrong_answer(x.label)
     except Exception:  # noqa: BLE001
         return "verifier:no_wrong_answer"
-    if score(x.label, json.dumps({key: wrong})).answer != 0.0:
+    if score(x.label, canonical_response(x.label, wrong)).answer != 0.0:
         return "verifier:accepts_wrong"
     return None
 

@@ -12,8 +12,11 @@ Where the answer is read (see docs/AUTHORING.md, "How the verifier reads a respo
     `<answer>12</answer>`;
   * every answer statement in the text after the answer object must agree with it (a restated or revised answer is
     checked too), and two answers under one key are refused: listing candidates never earns credit.
-`format` is 1 only for the strict form the prompt asks for: the response ends (bar a code fence) with a valid JSON
-object whose only key is the label's key.
+The label's `format` (FORMATS; absent means json) is the convention the prompt asked for. Under `boxed` or `tag` the
+last `\\boxed{...}` / `<answer>...</answer>` is read first (two on its line, unclosed, or a disagreeing statement
+after it score 0), then the readings above. `format` is 1 only for that convention's strict form: json, the response
+ends (bar a code fence) with a valid JSON object whose only key is the label's key; boxed, it ends with a non-empty
+`\\boxed{...}` (bar `$`, `\\]`, `\\)`, a full stop); tag, it ends with a non-empty `<answer>...</answer>`.
 
 A value is then cleaned (Markdown emphasis, `$...$`, `\\boxed{}`, `\\text{}`, quotes, "The answer is", a final full
 stop) and read by the label's type, strictly: one answer, no hedges. See the normalisers below for each type.
@@ -214,6 +217,7 @@ class _Found:
     also: tuple = ()  # answer statements after the answer object; each must agree
     format: float = 0.0
     reason: str = ""
+    where: str = "answer object"  # what the answer was read from, for a reason
 
 
 def _key_matches(written: str, key: str) -> bool:
@@ -303,10 +307,101 @@ def _last_line_statement(tail: str, key: str) -> list:
     return values if values and None not in values else []
 
 
-def find_answer(response: Any, key: str) -> _Found:
+# -- the final-answer conventions a contract can ask for ---------------------------------------------------------
+FORMATS = ("json", "boxed", "tag")  # trailing JSON object (default), \\boxed{...}, <answer>...</answer>
+_BOXED_END = re.compile(r"(?:\s|\$|\\[\])]|\.|```)*")  # what may follow the strict final \\boxed{}: $ \] \) . fence
+_TAG_OPEN = re.compile(r"<answer>", re.IGNORECASE)
+_TAG_CLOSE = re.compile(r"</answer>", re.IGNORECASE)
+
+
+def _last_boxed(tail: str) -> tuple[list, int, int] | None:
+    """(values of the \\boxed{} on the last boxed one's line, start, end of the last one), or None if there is
+    none. Braces balance within a line; a value is None where they do not. One pass: nested ones are skipped, and
+    an unclosed one takes the rest of its line."""
+    found: list = []  # (start, end, value)
+    i = 0
+    while (m := _BOXED.search(tail, i)) is not None:
+        depth, j = 1, m.end()
+        while j < len(tail) and depth and tail[j] != "\n":
+            depth += {"{": 1, "}": -1}.get(tail[j], 0)
+            j += 1
+        if depth:  # not closed on its line: the rest of the line is part of it (as in _boxed_values), so one pass
+            found.append((m.start(), j, None))
+            i = j
+        else:
+            found.append((m.start(), j, tail[m.end():j - 1]))
+            i = j
+    if not found:
+        return None
+    start, end, _ = found[-1]
+    line_start = tail.rfind("\n", 0, start) + 1
+    return [v for s, _e, v in found if s >= line_start], start, end
+
+
+def _last_tag(tail: str) -> tuple[list, int, int] | None:
+    """Like _last_boxed for <answer>...</answer> (a value may span lines); None if no tag opens."""
+    opens = [m for m in _TAG_OPEN.finditer(tail)]
+    if not opens:
+        return None
+    closes = [m for m in _TAG_CLOSE.finditer(tail)]
+    pairs: list = []  # (start, end, value): each open with the first close after it
+    ci = 0
+    for k, o in enumerate(opens):
+        while ci < len(closes) and closes[ci].start() < o.end():
+            ci += 1
+        nxt = opens[k + 1].start() if k + 1 < len(opens) else len(tail)
+        if ci < len(closes) and closes[ci].start() < nxt:
+            pairs.append((o.start(), closes[ci].end(), tail[o.end():closes[ci].start()]))
+        else:
+            pairs.append((o.start(), o.end(), None))  # not closed before the next tag opens
+    start, end, _ = pairs[-1]
+    line_start = tail.rfind("\n", 0, start) + 1
+    return [v for s, _e, v in pairs if s >= line_start], start, end
+
+
+def _convention_answer(tail: str, key: str, answer_format: str) -> _Found | None:
+    """The answer in the chosen convention's own form (the last one counts), or None when the response has none."""
+    what = {"boxed": "\\boxed{}", "tag": "<answer> tag"}[answer_format]
+    got = (_last_boxed if answer_format == "boxed" else _last_tag)(tail)
+    if got is None:
+        return None
+    values, _start, end = got
+    if values[-1] is None:
+        return _Found(found=True, reason=f"the last {what} is not closed")
+    if len(values) > 1:  # as for final statements: listing candidates never earns credit
+        return _Found(found=True, reason=f"the last {what} line states more than one answer")
+    trailer = tail[end:]
+    if answer_format == "boxed":
+        strict = _BOXED_END.fullmatch(trailer) is not None
+    else:
+        strict = trailer.strip() in ("", "```")
+    fmt = 1.0 if strict and values[0].strip() and len(values[0]) <= MAX_VALUE else 0.0
+    also: list = []
+    for line in trailer.splitlines():
+        stated = _statement(line, key, anywhere=True)
+        also += [None] if stated is None else stated
+    if None in also or len(also) > MAX_STATEMENTS:
+        return _Found(found=True, format=fmt, reason=f"the text after the {what} states another answer")
+    return _Found(values[-1], True, tuple(also), fmt, where=what)
+
+
+def find_answer(response: Any, key: str, answer_format: str = "json") -> _Found:
+    """The answer a response gives: the chosen convention's form first (boxed, tag), then the answer object and
+    the final statement that every convention reads (format 1 only for the chosen convention's strict form)."""
     if not isinstance(response, str):
         return _Found(reason="response is not text")
     tail = response[-MAX_TAIL:]
+    if answer_format != "json":
+        primary = _convention_answer(tail, key, answer_format)
+        if primary is not None:
+            return primary
+    found = _find_json_answer(tail, key)
+    if answer_format != "json":
+        found.format = 0.0  # a JSON object is not the form this prompt asked for
+    return found
+
+
+def _find_json_answer(tail: str, key: str) -> _Found:
     saw_object = False
     for pairs, end, strict in _objects_from_end(tail):
         saw_object = True
@@ -701,7 +796,10 @@ def score(label: dict, response: Any) -> Score:
     """Score one response. Never raises: a broken label scores 0 with a reason."""
     try:
         key = label.get("key", "answer")
-        found = find_answer(response, key)
+        answer_format = label.get("format", "json")
+        if answer_format not in FORMATS:
+            return Score(0.0, 0.0, 0.0, None, f"unknown answer format {answer_format!r}")
+        found = find_answer(response, key, answer_format)
         fmt = found.format
         if not found.found or found.reason:
             return Score(0.0, fmt, W_FORMAT * fmt, None, found.reason)
@@ -712,7 +810,7 @@ def score(label: dict, response: Any) -> Score:
         except _Bad as exc:
             return Score(0.0, fmt, W_FORMAT * fmt, None, str(exc))
         ok = ok and not revised
-        why = "the text after the answer object states a different answer" if revised else "wrong answer"
+        why = f"the text after the {found.where} states a different answer" if revised else "wrong answer"
         ans = 1.0 if ok else 0.0
         shown = value if isinstance(value, (int, float, bool)) or value is None else str(value)[:200] \
             if not isinstance(value, list) else value[:50]
@@ -726,8 +824,8 @@ def label_from_json(text: str) -> dict:
     return json.loads(text)
 
 
-def format_instruction(label_type: str, items: str | None, key: str = "answer") -> str:
-    """The answer-format sentence appended to every prompt."""
+def format_instruction(label_type: str, items: str | None, key: str = "answer", answer_format: str = "json") -> str:
+    """The answer-format sentence appended to every prompt, in the contract's convention (FORMATS)."""
     shape = {
         "integer": "an integer", "number": "a number", "string": "a short text", "boolean": "true or false",
         "option": "the option letter", "list": f"a list of {items or 'string'}s in order",
@@ -738,8 +836,31 @@ def format_instruction(label_type: str, items: str | None, key: str = "answer") 
         "list": '["a", "b"]' if (items or "string") == "string" else "[1, 2]",
         "set": '["a", "b"]' if (items or "string") == "string" else "[1, 2]",
     }[label_type]
+    if answer_format == "boxed":
+        return (f"Think it through, then end your response with your final answer in \\boxed{{...}}: {shape}, "
+                f"for example \\boxed{{{_written_out(example)}}}.")
+    if answer_format == "tag":
+        return (f"Think it through, then end your response with your final answer inside <answer></answer> tags: "
+                f"{shape}, for example <answer>{_written_out(example)}</answer>.")
     return (f'Think it through, then end your response with a JSON object {{"{key}": ...}} whose value is {shape}, '
             f'for example {{"{key}": {example}}}.')
+
+
+def _written_out(example: str) -> str:
+    """A JSON example as plain text, the way \\boxed{} and tags hold it: `B`, `red`, `a, b`, `1, 2`."""
+    return example.strip("[]").replace('"', "")
+
+
+def canonical_response(label: dict, value: Any) -> str:
+    """The strict form of the label's convention holding `value` (what the gates and the battery score)."""
+    answer_format = label.get("format", "json")
+    if answer_format == "json":
+        return json.dumps({label.get("key", "answer"): value})
+    if isinstance(value, list):
+        text = ", ".join(json.dumps(v) if isinstance(v, str) else str(v) for v in value)
+    else:
+        text = json.dumps(value) if isinstance(value, bool) else str(value)
+    return f"\\boxed{{{text}}}" if answer_format == "boxed" else f"<answer>{text}</answer>"
 
 
 def wrong_answer(label: dict):

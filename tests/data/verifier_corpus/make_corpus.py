@@ -835,8 +835,122 @@ def build_type(name: str) -> dict:
     return out
 
 
+# -- the other final-answer conventions: \\boxed{...} and <answer>...</answer> ------------------------------------
+def written_out(value) -> str | None:
+    """How a value reads inside \\boxed{} or a tag: plain text, a list as `a, b` (None where there is no such form)."""
+    if isinstance(value, list):
+        items = [plain(v) for v in value]
+        if not value or any(t is None or "," in t for t in items):
+            return None
+        return ", ".join(items)
+    text = plain(value)
+    return None if text is None or "<" in text else text
+
+
+# (name, build(prefix, text, value) -> response or None); `text` is the value written out, `value` as a JSON value
+CONVENTION_ENVELOPES = {
+    "boxed": [
+        ("boxed at the end", lambda p, x, v: f"{p}\n\n\\boxed{{{x}}}"),
+        ("boxed in inline math", lambda p, x, v: f"{p}\n\nThe final answer is $\\boxed{{{x}}}$."),
+        ("boxed in display math", lambda p, x, v: f"{p}\n\\[\n\\boxed{{{x}}}\n\\]"),
+        ("bold label then boxed", lambda p, x, v: f"{p}\n\n**Final answer:** \\boxed{{{x}}}"),
+        ("boxed then the same answer restated", lambda p, x, v: f"{p}\n\\boxed{{{x}}}\n\nSo the answer is {x}."),
+        ("draft box then final box", lambda p, x, v: f"{p}\nAt first I wrote \\boxed{{?}}; checking again.\n\\boxed{{{x}}}"),
+        ("boxed then polite text", lambda p, x, v: f"{p}\n\\boxed{{{x}}}\n\nLet me know if you need more help!"),
+        ("boxed text", lambda p, x, v: f"{p}\n\\boxed{{\\text{{{x}}}}}"),
+        ("json object instead (read, no format point)", lambda p, x, v: f'{p}\n{{"answer": {literal(v)}}}'),
+    ],
+    "tag": [
+        ("tag at the end", lambda p, x, v: f"{p}\n<answer>{x}</answer>"),
+        ("think block then tag", lambda p, x, v: f"<think>\n{p}\n</think>\n<answer>{x}</answer>"),
+        ("tag over three lines", lambda p, x, v: f"{p}\n<answer>\n{x}\n</answer>"),
+        ("upper-case tag with spaces", lambda p, x, v: f"{p}\n<ANSWER> {x} </ANSWER>\n"),
+        ("tag then the same answer restated", lambda p, x, v: f"{p}\n<answer>{x}</answer>\nSo the answer is {x}."),
+        ("draft tag then final tag", lambda p, x, v: f"{p}\nMaybe <answer>?</answer>; checking again.\n<answer>{x}</answer>"),
+        ("tag then polite text", lambda p, x, v: f"{p}\n<answer>{x}</answer>\n\nLet me know if you need more help!"),
+        ("bold label then tag", lambda p, x, v: f"{p}\n**Final answer:** <answer>{x}</answer>"),
+        ("json object instead (read, no format point)", lambda p, x, v: f'{p}\n{{"answer": {literal(v)}}}'),
+    ],
+}
+CONVENTION_NEAR = [0, 1, 3, 6]  # envelopes a near-miss value is written in, cycling
+
+
+def convention_misses(convention: str, right, wrong, scalar: bool) -> list[tuple[str, str]]:
+    """Responses that hold the right value in the convention's form and must still score 0."""
+    r, w = written_out(right), written_out(wrong)
+    if r is None:
+        return []
+    box = (lambda x: f"\\boxed{{{x}}}") if convention == "boxed" else (lambda x: f"<answer>{x}</answer>")
+    out = [
+        ("value only in the reasoning", f"Counting gives {r} in the end, I believe."),
+        ("empty final answer", f"Counting gives {r}.\n{box('')}"),
+        ("unclosed final answer", f"The answer is clear.\n{box(r)[:-1 if convention == 'boxed' else -9]}"),
+    ]
+    if w is not None:
+        out += [
+            ("two final answers on one line", f"So {box(r)} or {box(w)}."),
+            ("the same line twice, different answers", f"{box(r)} {box(w)}"),
+            ("right draft, wrong final answer", f"Maybe {box(r)}? No, on reflection:\n{box(w)}"),
+            ("revised after the final answer", f"{box(r)}\n\nActually, the answer is {w}."),
+            ("a different final statement after it", f"{box(r)}\nFinal answer: {w}"),
+            ("a json object after it disagrees", f'{box(r)}\n{{"answer": {literal(wrong)}}}'),
+            ("the other convention after it disagrees", f"{box(r)}\n" + (
+                f"<answer>{w}</answer>" if convention == "boxed" else f"\\boxed{{{w}}}")),
+        ]
+        if scalar:
+            out.append(("two candidates in one answer", box(f"{r} or {w}")))
+    return out
+
+
+def build_convention(name: str, convention: str) -> dict:
+    how, forms = TYPES[name]
+    right_reps, near_reps = REPEATS.get(name, (2, 1))
+    truths, right, wrong = forms()
+    if name == "list_number":
+        wrong = wrong + number_list_ordered_wrong()
+    if name == "set_number":
+        right = right + number_set_extra()
+    envelopes = CONVENTION_ENVELOPES[convention]
+    cases, seen = [], set()
+    n = 0
+
+    def add(truth, response, expect, why):
+        if (json.dumps(truth), response) not in seen:
+            seen.add((json.dumps(truth), response))
+            cases.append({"answer": _label_answer(name, truth), "response": response, "expect": expect, "why": why})
+
+    for ti, truth in enumerate(truths):
+        for fi, (form, make) in enumerate(right):
+            value = make(truth)
+            text = None if value is None else written_out(value)
+            if text is None:
+                continue
+            for k in range(right_reps + 1):
+                env_name, env = envelopes[(ti * 5 + fi * 3 + k * 4) % len(envelopes)]
+                add(truth, env(REASONING[n % len(REASONING)], text, value), 1, f"{form}; {env_name}")
+                n += 1
+        for fi, (form, make) in enumerate(wrong):
+            value = make(truth)
+            # a JSON list is the wrong type for a one-value answer, but written out it is that value: not a miss here
+            list_for_scalar = isinstance(value, list) and not name.startswith(("list_", "set_"))
+            text = None if value is None or list_for_scalar else written_out(value)
+            if text is None:
+                continue
+            for k in range(near_reps):
+                env_name, env = envelopes[CONVENTION_NEAR[(ti + fi + 2 * k) % len(CONVENTION_NEAR)]]
+                add(truth, env(REASONING[n % len(REASONING)], text, value), 0, f"{form}; {env_name}")
+                n += 1
+        scalar = not name.startswith(("list_", "set_"))
+        for why, response in convention_misses(convention, right[0][1](truth), wrong[0][1](truth), scalar):
+            add(truth, response, 0, why)
+    return {"type": name, **how, "format": convention, "cases": cases}
+
+
 def build() -> dict[str, dict]:
-    return {name: build_type(name) for name in TYPES}
+    out = {name: build_type(name) for name in TYPES}
+    for convention in CONVENTION_ENVELOPES:
+        out.update({f"{name}.{convention}": build_convention(name, convention) for name in TYPES})
+    return out
 
 
 def write() -> None:
