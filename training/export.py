@@ -169,6 +169,20 @@ def _equal_quota(per_task: Counter, rows_per_task: int | None, where: str) -> in
     return quota
 
 
+def _plan_splits(dataset: Path, splits: list[str] | None, rows_per_task: int | None):
+    """The splits to export, their shard files, rows per task and the equal quota per task. The pass over the rows
+    checks every column an export reads, so a bad row is refused before anything is written."""
+    manifest = read_manifest(dataset)
+    chosen = splits or sorted(manifest["splits"])
+    unknown = [s for s in chosen if s not in manifest["splits"]]
+    if unknown:
+        raise TesseraError(f"{dataset}: no split {', '.join(unknown)} (splits: {', '.join(sorted(manifest['splits']))})")
+    files = {s: _split_files(dataset, s, manifest["splits"][s]) for s in chosen}
+    counts = {s: Counter(r["task"] for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS)) for s in chosen}
+    quotas = {s: _equal_quota(counts[s], rows_per_task, f"{dataset} split '{s}'") for s in chosen}
+    return manifest, chosen, files, counts, quotas
+
+
 # -- offline ----------------------------------------------------------------------------------------------------
 def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task: int | None = None,
                    splits: list[str] | None = None, force: bool = False) -> dict:
@@ -177,15 +191,7 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
     if images not in ("path", "bytes"):
         raise TesseraError(f"--images is 'path' or 'bytes', got '{images}'")
     dataset, out = Path(dataset), Path(out).resolve()
-    manifest = read_manifest(dataset)
-    chosen = splits or sorted(manifest["splits"])
-    unknown = [s for s in chosen if s not in manifest["splits"]]
-    if unknown:
-        raise TesseraError(f"{dataset}: no split {', '.join(unknown)} (splits: {', '.join(sorted(manifest['splits']))})")
-    files = {s: _split_files(dataset, s, manifest["splits"][s]) for s in chosen}
-    # The first pass checks every column the export reads, so a bad row is refused before anything is written.
-    counts = {s: Counter(r["task"] for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS)) for s in chosen}
-    quotas = {s: _equal_quota(counts[s], rows_per_task, f"{dataset} split '{s}'") for s in chosen}
+    manifest, chosen, files, counts, quotas = _plan_splits(dataset, splits, rows_per_task)
 
     image_type = pa.list_(pa.string()) if images == "path" else pa.list_(pa.binary())
     schema = pa.schema([("prompt", pa.string()), ("images", image_type), ("label", pa.string()),
@@ -425,14 +431,7 @@ def export_trainer(dataset: Path, out: Path, fmt: str, rows_per_task: int | None
     if fmt not in TRAINER_FORMATS:
         raise TesseraError(f"unknown trainer format '{fmt}' (known: {', '.join(TRAINER_FORMATS)})")
     dataset, out = Path(dataset), Path(out).resolve()
-    manifest = read_manifest(dataset)
-    chosen = splits or sorted(manifest["splits"])
-    unknown = [s for s in chosen if s not in manifest["splits"]]
-    if unknown:
-        raise TesseraError(f"{dataset}: no split {', '.join(unknown)} (splits: {', '.join(sorted(manifest['splits']))})")
-    files = {s: _split_files(dataset, s, manifest["splits"][s]) for s in chosen}
-    counts = {s: Counter(r["task"] for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS)) for s in chosen}
-    quotas = {s: _equal_quota(counts[s], rows_per_task, f"{dataset} split '{s}'") for s in chosen}
+    manifest, chosen, files, counts, quotas = _plan_splits(dataset, splits, rows_per_task)
     schema, make_row = (_verl_schema(pa), _verl_row) if fmt == "verl" else (_trl_schema(pa), _trl_row)
     partial = _prepare_out(out, force)
     summary = {}
