@@ -947,6 +947,18 @@ def _depth(tree) -> int:
     return deepest
 
 
+def _parse_bounded(source: str, site: Site, diags: Diagnostics, hint: str = ""):
+    """The syntax tree of `source`, or None (with the error in diags) when it does not parse or nests too deep."""
+    tree = parse(source, site, diags)
+    if tree is None:
+        return None
+    depth = _depth(tree)
+    if depth > MAX_DEPTH:
+        diags.error(site.at(1, 1), f"expression nests {depth} levels deep; the limit is {MAX_DEPTH}{hint}")
+        return None
+    return tree
+
+
 def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> Compiled | None:
     """Parse, type-check and compile one expression. Errors go to `diags`; returns None on any error."""
     if isinstance(source, bool):
@@ -959,13 +971,8 @@ def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> C
     if not isinstance(source, str):
         diags.error(site.at(1, 1), f"expected an expression (a string), got {type(source).__name__}")
         return None
-    tree = parse(source, site, diags)
+    tree = _parse_bounded(source, site, diags, " (name intermediate results as separate steps)")
     if tree is None:
-        return None
-    depth = _depth(tree)
-    if depth > MAX_DEPTH:
-        diags.error(site.at(1, 1), f"expression nests {depth} levels deep; the limit is {MAX_DEPTH} "
-                                   f"(name intermediate results as separate steps)")
         return None
     checker = _Checker(site, diags, scope)
     c = checker.compile(tree)
@@ -986,12 +993,8 @@ def function_type(source: Any, scope: Scope, site: Site, diags: Diagnostics, hop
     if not isinstance(source, str):
         diags.error(site.at(1, 1), f"expected a function such as (a, b) -> a + b, got {type(source).__name__}")
         return None
-    tree = parse(source, site, diags)
+    tree = _parse_bounded(source, site, diags)
     if tree is None:
-        return None
-    depth = _depth(tree)
-    if depth > MAX_DEPTH:
-        diags.error(site.at(1, 1), f"expression nests {depth} levels deep; the limit is {MAX_DEPTH}")
         return None
     checker = _Checker(site, diags, scope)
     if not (isinstance(tree, Tree) and tree.data == "lambda"):
