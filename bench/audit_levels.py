@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.taxonomy import compile_taxonomy  # noqa: E402
-from compiler.trace.instance import generate  # noqa: E402
+from tessera.taxonomy import compile_taxonomy  # noqa: E402
+from tessera.trace.instance import generate  # noqa: E402
 
 
 def state_size(value) -> int:

@@ -19,11 +19,11 @@ sys.path.insert(0, str(ROOT))
 
 import pyarrow.parquet as pq  # noqa: E402
 
-from compiler.render.png import decode_png_rgb, encode_png  # noqa: E402
+from tessera.render.png import decode_png_rgb, encode_png  # noqa: E402
 
 
 def run_build(config: Path, out: Path, workers: int) -> tuple[float, float]:
-    cmd = [sys.executable, "-m", "compiler.cli", "--root", str(ROOT), "build", str(config), "--out", str(out),
+    cmd = [sys.executable, "-m", "tessera.cli", "--root", str(ROOT), "build", str(config), "--out", str(out),
            "--workers", str(workers)]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)

@@ -14,10 +14,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.taxonomy import compile_taxonomy  # noqa: E402
-from compiler.trace.instance import canonical_json, generate  # noqa: E402
-from compiler.verify.score import wrong_answer  # noqa: E402
-from training.reward import score_transcript  # noqa: E402
+from tessera.taxonomy import compile_taxonomy  # noqa: E402
+from tessera.trace.instance import canonical_json, generate  # noqa: E402
+from tessera.verify.score import wrong_answer  # noqa: E402
+from tessera.training.reward import score_transcript  # noqa: E402
 
 SHARES = {"charts": 0.5, "shapes": 0.5}
 

@@ -35,8 +35,8 @@ def main() -> None:
     args = ap.parse_args()
     root = Path(args.root).resolve()
     sys.path.insert(0, str(root))
-    from compiler.taxonomy import compile_taxonomy
-    from compiler.trace.instance import generate
+    from tessera.taxonomy import compile_taxonomy
+    from tessera.trace.instance import generate
 
     tax = compile_taxonomy(root)
     tasks = [t for t in TASKS if t in tax.tasks]

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.render.space import (  # noqa: E402
+from tessera.render.space import (  # noqa: E402
     Camera, Solid, box_corners, box_faces, fit, paint_order, project_faces, visibility,
 )
 

@@ -11,10 +11,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.render.png import decode_png_rgb, encode_png  # noqa: E402
-from compiler.taxonomy import compile_taxonomy  # noqa: E402
-from compiler.trace.instance import generate  # noqa: E402
-from compiler.verify.score import score  # noqa: E402
+from tessera.render.png import decode_png_rgb, encode_png  # noqa: E402
+from tessera.taxonomy import compile_taxonomy  # noqa: E402
+from tessera.trace.instance import generate  # noqa: E402
+from tessera.verify.score import score  # noqa: E402
 
 TASKS = ("charts.bar_chart.extremum_label", "shapes.shape_field.relation", "shapes.shape_grid.row_extreme")
 

@@ -14,9 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.errors import Diagnostics, Position  # noqa: E402
-from compiler.expr.template import MAX_NESTING, MAX_OPERATORS, MAX_TEMPLATE, compile_template  # noqa: E402
-from compiler.expr.types import INT, STR, ListT  # noqa: E402
+from tessera.errors import Diagnostics, Position  # noqa: E402
+from tessera.expr.template import MAX_NESTING, MAX_OPERATORS, MAX_TEMPLATE, compile_template  # noqa: E402
+from tessera.expr.types import INT, STR, ListT  # noqa: E402
 
 REPEATS = 5
 NAMES = {"n": INT, "words": ListT(STR)}

@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from compiler.expr.compile import MAX_BYTES, MAX_STEPS
-from compiler.sample import state as sample_state_mod
-from compiler.taxonomy import compile_taxonomy
-from compiler.trace.instance import generate
+from tessera.expr.compile import MAX_BYTES, MAX_STEPS
+from tessera.sample import state as sample_state_mod
+from tessera.taxonomy import compile_taxonomy
+from tessera.trace.instance import generate
 
 
 def main() -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.taxonomy import compile_taxonomy  # noqa: E402
-from compiler.verify.score import MAX_TAIL, score  # noqa: E402
+from tessera.taxonomy import compile_taxonomy  # noqa: E402
+from tessera.verify.score import MAX_TAIL, score  # noqa: E402
 from tests.test_verifier_corpus import corpus_files, format_table, label_for, run_corpus  # noqa: E402
 
 

@@ -1,5 +1,42 @@
 """Tessera: a declarative task-taxonomy compiler for visual-reasoning RLVR data.
 
-The pipeline, one folder per stage: load → check → codegen (compile) → sample → execute → render → trace → verify.
+    import tessera
+    tax = tessera.compile()                                      # the bundled YAML library
+    inst = tessera.generate("charts.bar_chart.extremum_label", seed=7, level=3)
+    tessera.score(inst.label, response).reward
+    tessera.build("config.yaml", "out/ds", workers=4); tessera.replay("out/ds")
+
+The API is in `tessera.api` (loaded on first use, so the CLI starts fast). The pipeline, one subpackage per stage:
+load → check → codegen (compile) → sample → execute → render → trace → validate → export → verify; the OpenRLHF,
+verl and TRL integration is `tessera.training`.
 """
-__version__ = "0.3.0"  # 0.3: hardening (verifier labels carry synonyms and forms; traces record the work charged)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+__version__ = "0.4.0"  # 0.4: one installed package, `tessera` (was `compiler` and `training`); the Python API
+
+if TYPE_CHECKING:  # what the lazy attributes below resolve to, for type checkers and IDEs
+    from .api import BuildResult, Instance, ReplayResult, Score, Taxonomy, build, compile, generate, replay, score
+    from .errors import CompileFailed, SamplingFailed, TesseraError
+
+_API = {"compile", "generate", "score", "build", "replay", "Taxonomy", "Instance", "Score", "BuildResult",
+        "ReplayResult"}
+_ERRORS = {"TesseraError", "CompileFailed", "SamplingFailed"}
+__all__ = sorted(_API | _ERRORS | {"__version__"})
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from . import api
+
+        return getattr(api, name)
+    if name in _ERRORS:
+        from . import errors
+
+        return getattr(errors, name)
+    raise AttributeError(f"module 'tessera' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _API | _ERRORS)

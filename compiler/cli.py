@@ -186,27 +186,6 @@ def cmd_sample(args) -> int:
 
 
 # -- replay -----------------------------------------------------------------------------------------------------
-def _trace_files(paths: list[str]) -> list[Path]:
-    from .validate.untrusted import regular_file
-
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files.extend(sorted(p.rglob("*.trace.json")))
-        elif os.path.lexists(p):
-            regular_file(p, "trace")  # a FIFO or device named on the command line is refused, not opened
-            files.append(p)
-        else:
-            raise TesseraError(f"no such file or folder: {p}")
-    if not files:
-        raise TesseraError("no trace files found (looked for *.trace.json)")
-    return files
-
-
-def _is_dataset(p: Path) -> bool:
-    return p.is_dir() and ((p / "manifest.json").exists() or any((p / "data").glob("*.parquet")))
-
-
 def _compared(results) -> str:
     """What a replay compared, for the summary line: it vouches for those and nothing else."""
     n = len(results)
@@ -222,12 +201,12 @@ def _compared(results) -> str:
 def cmd_replay(args) -> int:
     from rich.progress import track
 
-    from .trace.replay import replay_files
+    from .trace.replay import is_dataset, replay_files, trace_files
 
     tax = _compile(args.root)
-    if len(args.traces) == 1 and _is_dataset(Path(args.traces[0])):
+    if len(args.traces) == 1 and is_dataset(Path(args.traces[0])):
         return _replay_dataset(Path(args.traces[0]), tax, args)
-    files = _trace_files(args.traces)
+    files = trace_files(args.traces)
     failed = []
     results = []
     for f in track(files, description="replaying", console=_console(True), disable=len(files) < 20):
@@ -423,7 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--per-task", type=int, help="training instances per task (default: taxonomy/builds/demo.yaml)")
     c.set_defaults(fn=cmd_demo)
 
-    from training.commands import add_training_commands  # export, train: implemented in training/
+    from tessera.training.commands import add_training_commands  # export, train: implemented in training/
 
     add_training_commands(sub)
     return p

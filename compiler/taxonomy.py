@@ -11,7 +11,17 @@ from .codegen.task import CompiledTask, compile_task
 from .errors import CompileFailed, Diagnostics, TesseraError
 from .load.library import load_library
 
-DEFAULT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _bundled_root() -> Path:
+    """The YAML library that ships with the package: `tessera/library/` in an installed wheel, the repository
+    root (which holds taxonomy/, grammars/, programs/, contracts/, components/) in a source checkout."""
+    package = Path(__file__).resolve().parent
+    installed = package / "library"
+    return installed if (installed / "taxonomy" / "taxonomy.yaml").is_file() else package.parent
+
+
+DEFAULT_ROOT = _bundled_root()
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""Shared fixtures. The repo root goes first on sys.path so our `tests` and `compiler` packages win over any
-installed package of the same name (the openrlhf wheel ships a top-level `tests`)."""
+"""Shared fixtures. The repo root goes first on sys.path so our `tests` package wins over any installed package of
+the same name (the openrlhf wheel ships a top-level `tests`). `tessera` itself is the installed package, and it must
+be this checkout's (`pip install -e .`, as `make test` does): testing another copy would prove nothing."""
 from __future__ import annotations
 
 import shutil
@@ -12,7 +13,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compiler.taxonomy import compile_taxonomy  # noqa: E402
+import tessera  # noqa: E402
+
+if Path(tessera.__file__).resolve().parent != ROOT / "compiler":
+    raise pytest.UsageError(f"`import tessera` gives {Path(tessera.__file__).parent}, not this checkout's "
+                            f"{ROOT / 'compiler'}: install it with `pip install -e {ROOT}` (make test does)")
+
+from tessera.taxonomy import compile_taxonomy  # noqa: E402
 
 LIBRARY_DIRS = ("taxonomy", "grammars", "programs", "contracts", "components")
 

@@ -28,12 +28,12 @@ pq = pytest.importorskip("pyarrow.parquet")
 datasets = pytest.importorskip("datasets")
 Image = pytest.importorskip("PIL.Image")
 
-from compiler.cli import main
-from compiler.errors import TesseraError
-from compiler.verify.score import wrong_answer
+from tessera.cli import main
+from tessera.errors import TesseraError
+from tessera.verify.score import wrong_answer
 from tests.conftest import ROOT
 from tests.test_training import TASKS, answer_text, built_dataset, source_rows  # noqa: F401 - fixture by name
-from training.export import export_trainer
+from tessera.training.export import export_trainer
 
 VERL_FILE = ROOT / "training" / "verl_reward.py"
 TRL_FILE = ROOT / "training" / "trl_reward.py"
@@ -123,7 +123,7 @@ def test_verl_compute_score_as_naive_reward_manager_calls_it(exports):
                                    json.dumps({"answer": 1})])
 @pytest.mark.parametrize("solution", ["", None, '{"answer": 1}', 12, "\x00" * 10, "}" * 100_000])
 def test_verl_compute_score_never_raises(truth, solution):
-    from training.verl_reward import compute_score
+    from tessera.training.verl_reward import compute_score
 
     # verl passes `custom_reward_function.reward_kwargs` as extra keyword arguments
     result = compute_score(data_source="tessera/x", solution_str=solution, ground_truth=truth, extra_info=None,
@@ -207,7 +207,7 @@ def test_trl_reward_through_grpo_calculate_rewards(exports, conversational):
 
 
 def test_trl_completion_shapes_and_bad_input():
-    from training.trl_reward import completion_text, tessera_reward
+    from tessera.training.trl_reward import completion_text, tessera_reward
 
     assert completion_text("abc") == "abc"
     assert completion_text([{"role": "assistant", "content": "abc"}]) == "abc"

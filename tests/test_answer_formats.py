@@ -8,13 +8,13 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from compiler.errors import CompileFailed, TesseraError
-from compiler.export.build import build
-from compiler.export.config import load_build_config
-from compiler.taxonomy import compile_taxonomy
-from compiler.trace.instance import generate
-from compiler.trace.replay import replay_trace
-from compiler.verify.score import FORMATS, canonical_response, format_instruction, score, wrong_answer
+from tessera.errors import CompileFailed, TesseraError
+from tessera.export.build import build
+from tessera.export.config import load_build_config
+from tessera.taxonomy import compile_taxonomy
+from tessera.trace.instance import generate
+from tessera.trace.replay import replay_trace
+from tessera.verify.score import FORMATS, canonical_response, format_instruction, score, wrong_answer
 
 TASK = "shapes.shape_grid.empty_cells"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.errors import CompileFailed, Diagnostics, EvalError, SamplingFailed
-from compiler.expr.compile import (
+from tessera.errors import CompileFailed, Diagnostics, EvalError, SamplingFailed
+from tessera.expr.compile import (
     MAX_BYTES,
     MAX_INT,
     MAX_STEPS,
@@ -28,11 +28,11 @@ from compiler.expr.compile import (
     new_env,
     run,
 )
-from compiler.expr.types import FLOAT, INT, STR, ListT, record
-from compiler.sample.rng import Rng
-from compiler.sample.state import MAX_SAMPLE_STEPS, SampleWork
-from compiler.taxonomy import compile_taxonomy
-from compiler.trace.instance import generate
+from tessera.expr.types import FLOAT, INT, STR, ListT, record
+from tessera.sample.rng import Rng
+from tessera.sample.state import MAX_SAMPLE_STEPS, SampleWork
+from tessera.taxonomy import compile_taxonomy
+from tessera.trace.instance import generate
 from tests.conftest import ROOT
 
 BIG = MAX_INT - 1  # the largest integer a value may hold
@@ -391,7 +391,7 @@ def test_cheap_attempts_still_stop_at_max_attempts(tmp_path):
 
 
 def test_sample_cli_reports_the_exhausted_budget_without_a_traceback(tmp_path, capsys):
-    from compiler.cli import main
+    from tessera.cli import main
 
     root = probe_root(tmp_path / "lib", {"xs": "[x * y for x in range(100) for y in range(100)]"},
                       {"never": "len(xs) < 0"})
@@ -416,7 +416,7 @@ def test_rendering_draws_on_the_same_total_as_states_and_programs(tmp_path, monk
     generate(task, 1, 0, vocab=tax.vocab)
     before_render = spent[2]  # budgets handed out: state, program, render
     monkeypatch.setattr(SampleWork, "budget", real_budget)
-    import compiler.trace.instance as instance_module
+    import tessera.trace.instance as instance_module
 
     monkeypatch.setattr(instance_module, "SampleWork", lambda: SampleWork(before_render + 5))
     with pytest.raises(SamplingFailed, match=rf"rendering failed: .*all that was left of the {before_render + 5} "

@@ -16,12 +16,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from compiler.cli import main
-from compiler.errors import CompileFailed
-from compiler.export.build import build
-from compiler.export.config import load_build_config
-from compiler.export.rows import SCHEMA, write_shard
-from compiler.validate.dataset import validate_dataset
+from tessera.cli import main
+from tessera.errors import CompileFailed
+from tessera.export.build import build
+from tessera.export.config import load_build_config
+from tessera.export.rows import SCHEMA, write_shard
+from tessera.validate.dataset import validate_dataset
 from tests.conftest import ROOT
 
 SMALL = """
@@ -89,7 +89,7 @@ def test_identical_bytes_with_two_workers(reference, small_config, taxonomy, tmp
 
 def test_interrupted_build_resumes_to_identical_bytes(reference, small_config, tmp_path):
     out = tmp_path / "ds"
-    cmd = [sys.executable, "-m", "compiler.cli", "--root", str(ROOT), "build", str(small_config), "--out", str(out),
+    cmd = [sys.executable, "-m", "tessera.cli", "--root", str(ROOT), "build", str(small_config), "--out", str(out),
            "--workers", "1"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -116,7 +116,7 @@ def test_ray_build_is_byte_identical(reference, small_config, taxonomy, tmp_path
 def test_splits_are_disjoint(reference):
     manifest = json.loads((reference / "manifest.json").read_text())
     assert manifest["split_overlap"]["shared_instance_ids"] == {"train/validation": 0}
-    from compiler.validate.phash import nearest_distance
+    from tessera.validate.phash import nearest_distance
 
     train = rows(reference, "train")
     for r in rows(reference, "validation"):
@@ -174,15 +174,15 @@ def test_rerun_of_a_finished_build_does_nothing(reference, small_config, taxonom
 def test_other_config_into_same_folder_is_refused(reference, tmp_path, taxonomy):
     other = tmp_path / "other.yaml"
     other.write_text(textwrap.dedent(SMALL).lstrip().replace("seed: 11", "seed: 12"))
-    from compiler.errors import TesseraError
+    from tessera.errors import TesseraError
 
     with pytest.raises(TesseraError, match="already holds a finished dataset of another build config"):
         build(load_build_config(other, taxonomy), taxonomy, reference, workers=1)
 
 
 def test_task_over_its_rejection_bound_fails_the_build(tmp_path, library_copy, monkeypatch):
-    from compiler.export.build import BuildFailed
-    from compiler.taxonomy import compile_taxonomy
+    from tessera.export.build import BuildFailed
+    from tessera.taxonomy import compile_taxonomy
 
     monkeypatch.chdir(library_copy)
     # the board's empty-cell count is 0 at least sometimes: an answer the verifier accepts, but make the canvas
@@ -247,15 +247,15 @@ def test_image_scale_and_jsonl(tmp_path, taxonomy):
     out = tmp_path / "ds"
     build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
     data = rows(out)
-    from compiler.render.png import decode_png_rgb
-    from compiler.trace.replay import replay_trace
+    from tessera.render.png import decode_png_rgb
+    from tessera.trace.replay import replay_trace
 
     for r in data:
         trace = json.loads(r["trace"])
         h, w, _ = decode_png_rgb(r["image"]["bytes"]).shape
         assert (w, h) == (trace["render"]["width"], trace["render"]["height"])
         assert w in (round(448 * 1.5), round(512 * 1.5))
-        from compiler.gallery import witness_geometries
+        from tessera.gallery import witness_geometries
 
         for g in witness_geometries(json.loads(r["witness"])):
             assert 0 <= min(g) and max(g[0::2]) <= w and max(g[1::2]) <= h

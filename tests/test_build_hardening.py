@@ -20,15 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli import main, os_error_message
-from compiler.errors import TesseraError
-from compiler.export import build as build_mod
-from compiler.export import provenance
-from compiler.export.build import BuildFailed, BuildInterrupted, WorkerDied, build
-from compiler.export.config import load_build_config
-from compiler.export.rows import named_io, write_shard
-from compiler.taxonomy import compile_taxonomy
-from compiler.validate.dataset import validate_dataset
+from tessera.cli import main, os_error_message
+from tessera.errors import TesseraError
+from tessera.export import build as build_mod
+from tessera.export import provenance
+from tessera.export.build import BuildFailed, BuildInterrupted, WorkerDied, build
+from tessera.export.config import load_build_config
+from tessera.export.rows import named_io, write_shard
+from tessera.taxonomy import compile_taxonomy
+from tessera.validate.dataset import validate_dataset
 from tests.conftest import ROOT
 from tests.test_build import rows, same_tree
 
@@ -87,7 +87,7 @@ def pool_ref(pool_cfg, tmp_path_factory, taxonomy):
 
 
 def _cli(config: Path, out: Path, workers: int) -> list[str]:
-    return [sys.executable, "-m", "compiler.cli", "--root", str(ROOT), "build", str(config), "--out", str(out),
+    return [sys.executable, "-m", "tessera.cli", "--root", str(ROOT), "build", str(config), "--out", str(out),
             "--workers", str(workers)]
 
 
@@ -214,7 +214,7 @@ def test_workers_end_when_the_parent_is_killed(pool_cfg, tmp_path):
 
 def test_a_worker_that_compiles_another_library_refuses_to_build(two_cfg, taxonomy, library_copy, monkeypatch):
     """Workers that compile the library themselves (spawn, Ray) check it is the one the build was planned from."""
-    from compiler.export.provenance import fingerprint
+    from tessera.export.provenance import fingerprint
 
     fp = fingerprint(load_build_config(two_cfg, taxonomy), taxonomy)
     _edit(library_copy, "program")
@@ -405,7 +405,7 @@ def _swap_in(ds: Path, other: Path, name: str) -> None:
 
 
 def _rehash(ds: Path, name: str) -> None:
-    from compiler.export.build import _sha256_file
+    from tessera.export.build import _sha256_file
 
     manifest = json.loads((ds / "manifest.json").read_text())
     for split in manifest["splits"].values():

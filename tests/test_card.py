@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler.cli import main
-from compiler.export import build as build_module
-from compiler.export.build import build
-from compiler.errors import TesseraError
-from compiler.export import card as card_module
-from compiler.export.card import CARD, MAX_CARD_BYTES, _cell, card_features, parse_front_matter
-from compiler.export.config import load_build_config
-from compiler.validate.dataset import validate_dataset
+from tessera.cli import main
+from tessera.export import build as build_module
+from tessera.export.build import build
+from tessera.errors import TesseraError
+from tessera.export import card as card_module
+from tessera.export.card import CARD, MAX_CARD_BYTES, _cell, card_features, parse_front_matter
+from tessera.export.config import load_build_config
+from tessera.validate.dataset import validate_dataset
 
 # A summary with Markdown and YAML specials: neither the front matter nor the tables may break on it.
 SMALL = """

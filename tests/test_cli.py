@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from compiler.cli import main
+from tessera.cli import main
 from tests.conftest import ROOT
 
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from compiler.expr.lib_place import segment_point_distance
+from tessera.expr.lib_place import segment_point_distance
 from tests.conftest import ROOT
 from tests.test_scene import build, errors_of, sample
 

@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from compiler.errors import CompileFailed
-from compiler.expr.types import INT
-from compiler.taxonomy import compile_taxonomy
+from tessera.errors import CompileFailed
+from tessera.expr.types import INT
+from tessera.taxonomy import compile_taxonomy
 from tests.conftest import ROOT
 
 
@@ -169,8 +169,8 @@ def test_unquoted_flow_expression_gets_a_hint(library_copy, monkeypatch):
 
 
 def test_unsatisfiable_grammar_names_the_constraint(library_copy, monkeypatch):
-    from compiler.errors import SamplingFailed
-    from compiler.trace.instance import generate
+    from tessera.errors import SamplingFailed
+    from tessera.trace.instance import generate
 
     monkeypatch.chdir(library_copy)
     path = library_copy / "grammars/charts/bar_chart.yaml"
@@ -184,7 +184,7 @@ def test_unsatisfiable_grammar_names_the_constraint(library_copy, monkeypatch):
 def test_cli_reports_errors_without_traceback(library_copy):
     write(library_copy, "programs/bad/unknown_key.yaml", "task: charts.bar_chart.x\nfoo: [1\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "compiler.cli", "compile", str(library_copy)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "tessera.cli", "compile", str(library_copy)], capture_output=True,
                           text=True, env=env, cwd=library_copy)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
@@ -223,8 +223,8 @@ def test_bundled_library_compiles_clean():
 
 
 def test_sampler_errors_are_counted_under_the_failing_step(library_copy, monkeypatch):
-    from compiler.errors import SamplingFailed
-    from compiler.trace.instance import generate
+    from tessera.errors import SamplingFailed
+    from tessera.trace.instance import generate
 
     monkeypatch.chdir(library_copy)
     path = library_copy / "grammars/charts/bar_chart.yaml"
@@ -267,8 +267,8 @@ def test_a_task_must_declare_the_inputs_its_grammar_reads(library_copy, monkeypa
 
 
 def test_inputs_reach_the_state_and_replay(taxonomy):
-    from compiler.trace.instance import generate
-    from compiler.trace.replay import replay_trace
+    from tessera.trace.instance import generate
+    from tessera.trace.replay import replay_trace
 
     task = taxonomy.tasks["icons.icon_tally.count_kind"]
     assert task.grammar.inputs == {"target": INT} and "target" not in task.grammar.schema

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from compiler.errors import Diagnostics, EvalError
-from compiler.expr.compile import MAX_STEPS, Budget, Scope, Site, compile_expr, function_type, new_env, run
-from compiler.expr.types import FLOAT, INT, STR, ListT, record
-from compiler.sample.rng import Rng
+from tessera.errors import Diagnostics, EvalError
+from tessera.expr.compile import MAX_STEPS, Budget, Scope, Site, compile_expr, function_type, new_env, run
+from tessera.expr.types import FLOAT, INT, STR, ListT, record
+from tessera.sample.rng import Rng
 
 BARS = ListT(record(label=STR, value=INT))
 SCOPE = Scope({"bars": BARS, "level": INT, "word": STR, "pts": ListT(record(x=FLOAT, y=FLOAT))},
@@ -155,8 +155,8 @@ def test_deep_nesting_is_an_error_not_a_crash(src):
 
 
 def test_hostile_templates_are_refused_without_crashing():
-    from compiler.errors import Position
-    from compiler.expr.template import compile_template
+    from tessera.errors import Position
+    from tessera.expr.template import compile_template
 
     d = Diagnostics()
     assert compile_template("{{ " + "(" * 1990 + "1" + ")" * 1990 + " }}", set(), lambda l, c: Position("t", l, c),
@@ -478,7 +478,7 @@ def test_hops_run_a_function_in_its_callers_env():
 
 
 def test_canonical_tree_handles_the_new_forms():
-    from compiler.expr.compile import canonical_tree
+    from tessera.expr.compile import canonical_tree
 
     keep = {"bars", "level", "vocab"}
 

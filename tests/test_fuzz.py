@@ -242,7 +242,7 @@ def check_output(code, err: str, root: Path) -> str | None:
 
 
 def run_case(root: Path, index: int, rng: random.Random, kinds: list[str] | None = None) -> Case:
-    from compiler.cli import main
+    from tessera.cli import main
 
     files = sorted(p for p in root.rglob("*") if p.suffix == ".yaml")
     target = rng.choice(files)

@@ -6,10 +6,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from compiler.render.png import encode_png
-from compiler.trace.instance import generate
-from compiler.validate.gates import GateInput, gate_input_from_instance, run_gates
-from compiler.validate.phash import dhash, hamming
+from tessera.render.png import encode_png
+from tessera.trace.instance import generate
+from tessera.validate.gates import GateInput, gate_input_from_instance, run_gates
+from tessera.validate.phash import dhash, hamming
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.errors import Diagnostics, EvalError
-from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
-from compiler.expr.types import BOOL, INT, STR, ListT, record
-from compiler.sample.rng import Rng
-from compiler.trace.instance import generate
+from tessera.errors import Diagnostics, EvalError
+from tessera.expr.compile import Scope, Site, compile_expr, new_env, run
+from tessera.expr.types import BOOL, INT, STR, ListT, record
+from tessera.sample.rng import Rng
+from tessera.trace.instance import generate
 from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
 from tests.oracles_boards import OPTION_FITS, reachable  # noqa: E402
 

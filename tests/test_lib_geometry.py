@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from compiler.errors import Diagnostics, EvalError
-from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
-from compiler.expr.types import FLOAT, INT, STR, ListT, record
-from compiler.sample.rng import Rng
+from tessera.errors import Diagnostics, EvalError
+from tessera.expr.compile import Scope, Site, compile_expr, new_env, run
+from tessera.expr.types import FLOAT, INT, STR, ListT, record
+from tessera.sample.rng import Rng
 from tests.test_errors import diagnostics, write
 
 VERTEX = record(x=INT, y=INT, name=STR)
@@ -135,7 +135,7 @@ def test_polygon_with_angles_reproduces_the_angles(angles):
     t, pts = ev("polygon_with_angles(angles)", angles=angles)
     assert t == "list[{x: float, y: float}]" and len(pts) == len(angles)
     xy = [(q["x"], q["y"]) for q in pts]
-    from compiler.expr.lib_geometry import interior_angles, is_simple
+    from tessera.expr.lib_geometry import interior_angles, is_simple
 
     assert is_simple(xy)
     assert interior_angles(xy) == pytest.approx(angles, abs=0.05)  # coordinates are rounded to 4 decimals
@@ -145,9 +145,9 @@ def test_polygon_with_angles_reproduces_the_angles(angles):
 # -- a helper for the closed layouts still in Python (tests/test_lib_symbolic.py imports it) -----------------------
 def draw(name: str, params: dict, items: list, width=480, height=480, seed=1, paths_of=None, scale=1.0, **extra):
     """Run one layout on hand-made items; returns the painter (render map and overlap groups filled)."""
-    from compiler.render.layouts import LAYOUTS
-    from compiler.render.painter import Painter
-    from compiler.render.theme import pick_theme
+    from tessera.render.layouts import LAYOUTS
+    from tessera.render.painter import Painter
+    from tessera.render.theme import pick_theme
 
     ldef = LAYOUTS[name]
     objs = paths_of if paths_of is not None else {"items": items}
@@ -165,10 +165,10 @@ def draw(name: str, params: dict, items: list, width=480, height=480, seed=1, pa
 def _plane(root, state: str, use: str, seed: int = 3, scale: float = 1.0):
     """Render a grammar with a literal state through the coordinate_plane component: (render result, painter-free
     no-overlap groups are checked by render_scene itself)."""
-    from compiler.render.scene import render_scene
-    from compiler.sample.state import sample_state
-    from compiler.taxonomy import compile_taxonomy
-    from compiler.trace.instance import object_paths
+    from tessera.render.scene import render_scene
+    from tessera.sample.state import sample_state
+    from tessera.taxonomy import compile_taxonomy
+    from tessera.trace.instance import object_paths
 
     write(root, "grammars/geometry/t_plane.yaml", f"""
         grammar: geometry.t_plane
@@ -266,10 +266,10 @@ def test_a_wrongly_shaped_polygons_parameter_is_a_compile_error(library_copy):
 
 
 def _figure(root, seed: int):
-    from compiler.render.scene import render_scene
-    from compiler.sample.state import sample_state
-    from compiler.taxonomy import compile_taxonomy
-    from compiler.trace.instance import object_paths
+    from tessera.render.scene import render_scene
+    from tessera.sample.state import sample_state
+    from tessera.taxonomy import compile_taxonomy
+    from tessera.trace.instance import object_paths
 
     write(root, "grammars/geometry/t_figure.yaml", """
         grammar: geometry.t_figure

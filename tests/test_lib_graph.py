@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.errors import Diagnostics, EvalError
-from compiler.expr.compile import Budget, Scope, Site, compile_expr, new_env, run
-from compiler.expr.types import INT, STR, ListT, record
-from compiler.expr.lib_place import segment_point_distance
-from compiler.sample.rng import Rng
+from tessera.errors import Diagnostics, EvalError
+from tessera.expr.compile import Budget, Scope, Site, compile_expr, new_env, run
+from tessera.expr.types import INT, STR, ListT, record
+from tessera.expr.lib_place import segment_point_distance
+from tessera.sample.rng import Rng
 
 EDGE = record(a=INT, b=INT, w=INT)
 TREE_NODE = record(id=INT, parent=INT, label=STR)

@@ -7,14 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from compiler.errors import Diagnostics, EvalError
-from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
-from compiler.expr.types import INT, STR, ListT
-from compiler.render.painter import Painter
-from compiler.render.pictograms import PICTOGRAMS, pictogram
-from compiler.render.theme import Theme
-from compiler.sample.rng import Rng
-from compiler.trace.instance import generate
+from tessera.errors import Diagnostics, EvalError
+from tessera.expr.compile import Scope, Site, compile_expr, new_env, run
+from tessera.expr.types import INT, STR, ListT
+from tessera.render.painter import Painter
+from tessera.render.pictograms import PICTOGRAMS, pictogram
+from tessera.render.theme import Theme
+from tessera.sample.rng import Rng
+from tessera.trace.instance import generate
 from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
 from tests.oracles_icons import OPTION_FITS, expected_next  # noqa: E402
 from tests.test_lib_boards import render_map_is_clean  # noqa: E402
@@ -100,10 +100,10 @@ FIELD_SIZES = {"small": 0.038, "medium": 0.05, "large": 0.064}  # icon_field's r
 
 def render_grammar(root, rel: str, text: str, seed: int = 3):
     """Compile one grammar written into a library copy and render its (literal) state: (render result, state)."""
-    from compiler.render.scene import render_scene
-    from compiler.sample.state import sample_state
-    from compiler.taxonomy import compile_taxonomy
-    from compiler.trace.instance import object_paths
+    from tessera.render.scene import render_scene
+    from tessera.sample.state import sample_state
+    from tessera.taxonomy import compile_taxonomy
+    from tessera.trace.instance import object_paths
     from tests.test_errors import write
 
     write(root, rel, text)

@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from compiler.errors import Diagnostics, EvalError
-from compiler.expr.compile import Budget, Scope, Site, compile_expr, new_env, run
-from compiler.expr.lib_place import (PlacementFailed, choose_label_spots, embed_graph, fit_to_box, layer_forest,
+from tessera.errors import Diagnostics, EvalError
+from tessera.expr.compile import Budget, Scope, Site, compile_expr, new_env, run
+from tessera.expr.lib_place import (PlacementFailed, choose_label_spots, embed_graph, fit_to_box, layer_forest,
                                      maze_open_pairs, nice_axis, wall_runs)
-from compiler.expr.types import FLOAT, INT, ListT, record
-from compiler.render import frames
-from compiler.sample.rng import Rng
+from tessera.expr.types import FLOAT, INT, ListT, record
+from tessera.render import frames
+from tessera.sample.rng import Rng
 
 SCOPE = Scope({"edges": ListT(record(a=INT, b=INT)), "ids": ListT(INT), "parents": ListT(INT), "n": INT,
                "pts": ListT(record(x=FLOAT, y=FLOAT)), "segs": ListT(record(x=FLOAT, y=FLOAT, x2=FLOAT, y2=FLOAT))},

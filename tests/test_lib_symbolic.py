@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from compiler.errors import Diagnostics, EvalError
-from compiler.expr.compile import Scope, Site, compile_expr, new_env, run
-from compiler.expr.types import INT, STR, ListT, record
-from compiler.sample.rng import Rng
-from compiler.verify.score import score, wrong_answer
+from tessera.errors import Diagnostics, EvalError
+from tessera.expr.compile import Scope, Site, compile_expr, new_env, run
+from tessera.expr.types import INT, STR, ListT, record
+from tessera.sample.rng import Rng
+from tessera.verify.score import score, wrong_answer
 
 CLOCK = record(hour=INT, minute=INT, label=STR)
 SCOPE = Scope({"clocks": ListT(CLOCK), "t": CLOCK, "n": INT, "word": STR}, allow_random=True)

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler.cli import main
-from compiler.errors import CompileFailed, Diagnostics
-from compiler.expr.compile import Site, parse
-from compiler.load import yaml_source
-from compiler.load.yaml_source import (MAX_DEPTH, MAX_FILE_BYTES, MAX_ITEMS, MAX_KEYS, MAX_NODES, MAX_SCALAR_CHARS,
+from tessera.cli import main
+from tessera.errors import CompileFailed, Diagnostics
+from tessera.expr.compile import Site, parse
+from tessera.load import yaml_source
+from tessera.load.yaml_source import (MAX_DEPTH, MAX_FILE_BYTES, MAX_ITEMS, MAX_KEYS, MAX_NODES, MAX_SCALAR_CHARS,
                                        parse_yaml, read_yaml, scalar_offsets)
-from compiler.taxonomy import compile_taxonomy
+from tessera.taxonomy import compile_taxonomy
 from tests.test_fuzz import ERROR_LINE, SUMMARY_LINE, make_subset_root
 
 

@@ -21,8 +21,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("openrlhf")
 pytest.importorskip("datasets")
 
-from compiler.errors import TesseraError
-from compiler.verify.score import wrong_answer
+from tessera.errors import TesseraError
+from tessera.verify.score import wrong_answer
 from tests.test_training import (  # noqa: F401 - built_dataset is a fixture, used by name
     CONFIGS,
     REWARD_FILE,
@@ -33,9 +33,9 @@ from tests.test_training import (  # noqa: F401 - built_dataset is a fixture, us
     built_dataset,
     read_with_openrlhf,
 )
-from training.export import export_offline
-from training.launch import WANDB_KEY_PLACEHOLDER, build_launch, validate_with_openrlhf
-from training.reward import MACRO_METRIC
+from tessera.training.export import export_offline
+from tessera.training.launch import WANDB_KEY_PLACEHOLDER, build_launch, validate_with_openrlhf
+from tessera.training.reward import MACRO_METRIC
 
 N_SAMPLES = 4
 

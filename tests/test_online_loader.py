@@ -23,12 +23,13 @@ pytest.importorskip("ray")
 pq = pytest.importorskip("pyarrow.parquet")
 from PIL import Image  # noqa: E402
 
-from compiler.errors import TesseraError  # noqa: E402
-from compiler.trace.instance import generate  # noqa: E402
+import tessera  # noqa: E402
+from tessera.errors import TesseraError  # noqa: E402
+from tessera.trace.instance import generate  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tests.test_training import TASKS, CharProcessor, Params, answer_text  # noqa: E402
-from training.export import export_online  # noqa: E402
-from training.launch import build_launch  # noqa: E402
+from tessera.training.export import export_online  # noqa: E402
+from tessera.training.launch import build_launch  # noqa: E402
 
 ENV = "TESSERA_AGENT_CONFIG"
 IMAGE_OPEN = "<|vision_start|>"  # one per image placeholder in CharProcessor's Qwen2.5-VL chat template
@@ -166,7 +167,7 @@ def test_the_launchers_agent_file_loads_through_openrlhf_with_no_environment(vll
     executor = vllm_engine.module._load_agent_executor(agent_path)
     from openrlhf.utils.agent import AgentExecutorBase
 
-    from training.online import AgentExecutor as OnlineExecutor
+    from tessera.training.online import AgentExecutor as OnlineExecutor
 
     assert isinstance(executor, AgentExecutorBase) and isinstance(executor, OnlineExecutor)
     assert "agent_module" not in sys.modules  # loaded exactly as OpenRLHF does: unregistered
@@ -204,16 +205,15 @@ def test_missing_or_broken_settings_stop_the_engine_with_a_message(vllm_engine, 
     copy.write_text((ROOT / "training" / "agent.py").read_text())
     beside = copy.with_name("tessera_agent.json")
     cases = [
-        (beside, '{"code_root": %s, "curriculum": {}}' % json.dumps(str(ROOT)),
+        (beside, '{"tessera_version": %s, "curriculum": {}}' % json.dumps(tessera.__version__),
          f"{beside}: agent settings lack state_dir, ckpt_path, restore, run (an engine never falls back to defaults"),
-        (beside, json.dumps({"code_root": str(ROOT), **full, "curriculm": {}}),
-         f"{beside}: unknown key(s) curriculm"),
-        (beside, json.dumps({"code_root": str(ROOT), **full, "curriculum": {"threshold": 2}}), "threshold"),
-        (beside, json.dumps({"code_root": str(ROOT), **full})[:-1],
-         f"{copy}: not inside a Tessera checkout and no readable 'code_root' in {beside} (JSONDecodeError: "),
-        (beside, json.dumps([str(ROOT)]), f"no readable 'code_root' in {beside} (TypeError: "),
-        (beside, json.dumps({"code_root": str(tmp_path), **full}),
-         f"`training` resolves to {ROOT / 'training' / 'online.py'}, not the Tessera code at {tmp_path}"),
+        (beside, json.dumps({**full, "curriculm": {}}), f"{beside}: unknown key(s) curriculm"),
+        (beside, json.dumps({**full, "curriculum": {"threshold": 2}}), "threshold"),
+        (beside, json.dumps(full)[:-1], f"{beside}: {beside} is not valid JSON"),
+        (beside, json.dumps([str(ROOT)]), f"{beside}: agent settings are a JSON object, got list"),
+        (beside, json.dumps({"tessera_version": "0.0.1", **full}),
+         f"{copy}: the run was written by tessera 0.0.1, but this engine imports tessera {tessera.__version__} "
+         f"from {ROOT / 'compiler'}; install tessera 0.0.1 on every node"),
     ]
     for path, text, expected in cases:
         path.write_text(text)
@@ -289,17 +289,17 @@ except ImportError:  # the same stand-in as the fixture: vllm_engine.py needs on
     vllm.utils = types.ModuleType("vllm.utils"); vllm.utils.random_uuid = lambda: uuid.uuid4().hex
     sys.modules.update({"vllm": vllm, "vllm.inputs": vllm.inputs, "vllm.utils": vllm.utils})
 from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
-assert "training" not in sys.modules
+assert "tessera" not in sys.modules
 executor = _load_agent_executor(sys.argv[1])
 s = executor.settings
 print(json.dumps({"run": s.run, "state_dir": s.state_dir, "buffer": s.curriculum.buffer_size,
-                  "training": sys.modules["training.online"].__file__}))
+                  "online": sys.modules["tessera.training.online"].__file__}))
 """
 
 
 def test_a_fresh_engine_process_loads_the_run_copy_from_anywhere(engine_env, tmp_path, taxonomy):
     """As in a new vLLM actor process: nothing of Tessera imported, another working directory, no PYTHONPATH and no
-    settings variable — the copy finds the code root and the settings beside it."""
+    settings variable — the copy imports the installed tessera and finds the settings beside it."""
     import os
     import subprocess
 
@@ -316,4 +316,4 @@ def test_a_fresh_engine_process_loads_the_run_copy_from_anywhere(engine_env, tmp
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"run": "online-loader", "state_dir": str(tmp_path / "run" / "curriculum"), "buffer": 6,
-                    "training": str(ROOT / "training" / "online.py")}
+                    "online": str(ROOT / "training" / "online.py")}

@@ -6,9 +6,9 @@ import os
 import subprocess
 import sys
 
-from compiler.cli import main, write_instance
-from compiler.trace.instance import generate
-from compiler.trace.replay import replay_trace
+from tessera.cli import main, write_instance
+from tessera.trace.instance import generate
+from tessera.trace.replay import replay_trace
 from tests.conftest import ROOT
 
 
@@ -23,7 +23,7 @@ def test_many_seeds_replay_in_a_separate_process(taxonomy, tmp_path):
             inst = generate(taxonomy.tasks[tid], seed, (seed * 3) % 10, vocab=taxonomy.vocab)
             write_instance(inst, tmp_path / tid)
             written += 1
-    proc = subprocess.run([sys.executable, "-m", "compiler.cli", "--root", str(ROOT), "replay", str(tmp_path),
+    proc = subprocess.run([sys.executable, "-m", "tessera.cli", "--root", str(ROOT), "replay", str(tmp_path),
                            "--json"], capture_output=True, text=True, env=_env())
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
@@ -43,7 +43,7 @@ def test_tampered_trace_is_detected(taxonomy, tmp_path, capsys):
 
 
 def test_replay_notices_changed_task_definition(library_copy, monkeypatch):
-    from compiler.taxonomy import compile_taxonomy
+    from tessera.taxonomy import compile_taxonomy
 
     monkeypatch.chdir(library_copy)
     tax = compile_taxonomy(library_copy)
@@ -59,7 +59,7 @@ def test_replay_notices_changed_task_definition(library_copy, monkeypatch):
 def test_same_seed_same_bytes_in_another_process(taxonomy):
     task = taxonomy.tasks["shapes.shape_field.relation"]
     here = generate(task, 11, 7, vocab=taxonomy.vocab)
-    code = ("from compiler.taxonomy import compile_taxonomy; from compiler.trace.instance import generate;"
+    code = ("from compiler.taxonomy import compile_taxonomy; from tessera.trace.instance import generate;"
             "import hashlib; t = compile_taxonomy(); i = generate(t.tasks['shapes.shape_field.relation'], 11, 7,"
             " vocab=t.vocab); print(i.instance_id, hashlib.sha256(i.png).hexdigest())")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), cwd=ROOT)

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from compiler.errors import CompileFailed
-from compiler.taxonomy import compile_taxonomy
-from compiler.trace.instance import generate
-from compiler.trace.replay import replay_trace
+from tessera.errors import CompileFailed
+from tessera.taxonomy import compile_taxonomy
+from tessera.trace.instance import generate
+from tessera.trace.replay import replay_trace
 
 TAXONOMY = """\
 taxonomy: scene-test
@@ -152,7 +152,7 @@ def test_grid_and_hex_cells(tmp_path):
     assert rm["cells[0]"]["bbox"] == pytest.approx([0, 0, 100, 100])
     assert rm["cells[1]"]["bbox"] == pytest.approx([200, 100, 300, 200])
     # Hex cells: the centre of cell (0, 0) is purple, and a point between rows of the offset hexes too.
-    from compiler.render.frames import GridFrame
+    from tessera.render.frames import GridFrame
 
     f = GridFrame((300, 0, 600, 200), 2, 3, True)
     cx, cy = f.point(0.5, 0.5)
@@ -180,7 +180,7 @@ def test_lines_paths_text_and_angle_geometry(tmp_path):
 
 
 def test_fitted_text_fits_its_width(tmp_path):
-    from compiler.render.marks import MIN_FONT
+    from tessera.render.marks import MIN_FONT
 
     root = build(tmp_path, """\
         t: "{s: 'Quarterly revenue by region'}"
@@ -263,7 +263,7 @@ def test_ramp_colour_matches_the_cell(tmp_path):
           - rect: {each: cells, as: k, x: k.c, y: 0, fill: "ramp(k.v, 0, 40, 'reds')"}
         """)
     _, inst = sample(root)
-    from compiler.render.theme import ramp_rgb
+    from tessera.render.theme import ramp_rgb
 
     rm = inst.trace["render"]["render_map"]
     for i in (0, 4):
@@ -300,7 +300,7 @@ def test_overlapping_group_members_are_redrawn_then_refused(tmp_path):
           - circle: {each: dots, as: d, x: d.x, y: d.y, r: 10, group: dots}
         """)
     tax = compile_taxonomy(root)
-    from compiler.errors import SamplingFailed
+    from tessera.errors import SamplingFailed
 
     with pytest.raises(SamplingFailed, match="overlap"):
         generate(tax.tasks["demo.g.t"], 0, 0, vocab=tax.vocab)
@@ -312,7 +312,7 @@ def test_marks_outside_the_canvas_are_refused(tmp_path):
           - circle: {x: d.x, y: d.y, r: 10, bind: d}
         """)
     tax = compile_taxonomy(root)
-    from compiler.errors import SamplingFailed
+    from tessera.errors import SamplingFailed
 
     with pytest.raises(SamplingFailed, match="outside the canvas"):
         generate(tax.tasks["demo.g.t"], 0, 0, vocab=tax.vocab)
@@ -325,7 +325,7 @@ def test_text_crossed_by_a_stroke_is_refused(tmp_path):
           - line: {x: 100, y: 100, x2: 300, y2: 100}
         """)
     tax = compile_taxonomy(root)
-    from compiler.errors import SamplingFailed
+    from tessera.errors import SamplingFailed
 
     with pytest.raises(SamplingFailed, match="crossed"):
         generate(tax.tasks["demo.g.t"], 0, 0, vocab=tax.vocab)
@@ -337,7 +337,7 @@ def test_text_that_cannot_fit_is_refused(tmp_path):
           - text: {x: 200, y: 100, text: "'an extremely long label that cannot possibly fit'", fit: 20}
         """)
     tax = compile_taxonomy(root)
-    from compiler.errors import SamplingFailed
+    from tessera.errors import SamplingFailed
 
     with pytest.raises(SamplingFailed, match="does not fit"):
         generate(tax.tasks["demo.g.t"], 0, 0, vocab=tax.vocab)
@@ -419,7 +419,7 @@ def test_component_limits_are_enforced(tmp_path):
         with: {items: dots, size: "d -> d.w"}
         """, components={"dots": COMPONENT})
     tax = compile_taxonomy(root)
-    from compiler.errors import SamplingFailed
+    from tessera.errors import SamplingFailed
 
     with pytest.raises(SamplingFailed, match="at most 3 items"):
         generate(tax.tasks["demo.g.t"], 0, 0, vocab=tax.vocab)
@@ -475,12 +475,12 @@ def test_text_spots_take_the_first_clear_candidate(tmp_path):
 
 
 def test_ink_on_reads_the_fill():
-    from compiler.expr.lib_color import ink_on_color, ramp_hex
+    from tessera.expr.lib_color import ink_on_color, ramp_hex
 
     assert ink_on_color("black") == "white" and ink_on_color("yellow") == "ink"
     assert ink_on_color("#101010") == "white" and ink_on_color("#f0f0f0") == "ink"
     assert ramp_hex(0, 0, 10, "blues") == "#eff5fc" and ramp_hex(99, 0, 10, "blues") == "#084594"
-    from compiler.errors import EvalError
+    from tessera.errors import EvalError
 
     with pytest.raises(EvalError, match="unknown palette 'rainbow'"):
         ramp_hex(1, 0, 2, "rainbow")
@@ -502,7 +502,7 @@ def test_component_requirements_check_the_arguments(tmp_path):
         with: {items: dots, size: "d -> d.w"}
         """, components={"dots": guarded})
     tax = compile_taxonomy(root)
-    from compiler.errors import SamplingFailed
+    from tessera.errors import SamplingFailed
 
     with pytest.raises(SamplingFailed, match=r"component 'dots' requires positive_sizes: `all\(items, d -> size\(d\) > "
                                              r"0\)` is false for the arguments given at .*g.yaml:8:10"):

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from compiler.errors import Diagnostics, EvalError
-from compiler.expr.compile import Budget, Scope, Site, compile_expr, new_env, run
-from compiler.expr.lib_treemap import squarify
-from compiler.expr.types import FLOAT, INT, ListT
+from tessera.errors import Diagnostics, EvalError
+from tessera.expr.compile import Budget, Scope, Site, compile_expr, new_env, run
+from tessera.expr.lib_treemap import squarify
+from tessera.expr.types import FLOAT, INT, ListT
 
 
 def _check_tiling(values, rects):

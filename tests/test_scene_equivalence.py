@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.trace.instance import generate
+from tessera.trace.instance import generate
 
 BEFORE = json.loads((Path(__file__).parent / "data" / "answers_before_scene_language.json").read_text())
 TASKS = sorted({key.split("|")[0] for key in BEFORE})

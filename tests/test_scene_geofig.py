@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.render.marks import RenderRejected
+from tessera.render.marks import RenderRejected
 from tests.test_lib_icons import render_grammar
 
 

@@ -2,8 +2,8 @@
 frame is fitted, so the plane's ranges must act as scales then too)."""
 from __future__ import annotations
 
-from compiler.render.frames import PlaneFrame
-from compiler.trace.instance import generate
+from tessera.render.frames import PlaneFrame
+from tessera.trace.instance import generate
 
 
 def test_plane_axis_scale_matches_the_fitted_frame():

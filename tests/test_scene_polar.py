@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from compiler.codegen.scene import accepts_kind
-from compiler.expr.types import INT, STR, ListT, RecordT
-from compiler.render.frames import BandScale, LinearScale, PolarFrame, sector_extent
+from tessera.codegen.scene import accepts_kind
+from tessera.expr.types import INT, STR, ListT, RecordT
+from tessera.render.frames import BandScale, LinearScale, PolarFrame, sector_extent
 
 
 def test_sector_extent():

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from compiler.render.scene import render_scene
-from compiler.sample.rng import Rng
-from compiler.trace.instance import object_paths
+from tessera.render.scene import render_scene
+from tessera.sample.rng import Rng
+from tessera.trace.instance import object_paths
 
 
 def render(taxonomy, grammar: str, state: dict, seed: int = 1, level: int = 0):
@@ -70,7 +70,7 @@ def test_spinner_binds_every_sector_as_a_wedge_of_its_share(taxonomy):
 
 def _grammar(library_copy, name: str, body: str):
     """Compile the library with one extra grammar (grammars/test/NAME.yaml) and return the taxonomy."""
-    from compiler.taxonomy import compile_taxonomy
+    from tessera.taxonomy import compile_taxonomy
 
     (library_copy / "grammars" / "test").mkdir(exist_ok=True)
     (library_copy / "grammars" / "test" / f"{name}.yaml").write_text(f"grammar: test.{name}\n" + body)
@@ -142,7 +142,7 @@ def test_tile_grid_marks_and_separates_tiles(taxonomy):
 
 
 def test_ink_on_picks_a_readable_text_colour():
-    from compiler.expr.lib_color import ink_on_color as ink_on_name
+    from tessera.expr.lib_color import ink_on_color as ink_on_name
 
     assert [ink_on_name(c) for c in ("white", "yellow", "black", "blue", "#fafaf4", "#202020")] == \
         ["ink", "ink", "white", "white", "ink", "white"]

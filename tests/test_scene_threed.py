@@ -8,13 +8,13 @@ import shutil
 
 import pytest
 
-from compiler.errors import EvalError
-from compiler.render.camera import FIT_MARGIN, CameraFrame
-from compiler.render.scene import render_scene
-from compiler.render.space import Camera, box_corners, box_faces, fit
-from compiler.sample.rng import Rng
-from compiler.taxonomy import compile_taxonomy
-from compiler.trace.instance import generate, object_paths
+from tessera.errors import EvalError
+from tessera.render.camera import FIT_MARGIN, CameraFrame
+from tessera.render.scene import render_scene
+from tessera.render.space import Camera, box_corners, box_faces, fit
+from tessera.sample.rng import Rng
+from tessera.taxonomy import compile_taxonomy
+from tessera.trace.instance import generate, object_paths
 from tests.conftest import LIBRARY_DIRS, ROOT
 
 W = H = 300

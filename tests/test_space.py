@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from compiler.render.space import (
+from tessera.render.space import (
     ISO_ELEVATION, LIGHT_DIR, Camera, Solid, box_corners, box_faces, cylinder_faces, fit, id_buffer, paint_order,
     polygon3, prism_faces, project_face, project_faces, pyramid_faces, visibility,
 )

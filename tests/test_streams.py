@@ -1,9 +1,9 @@
 """The four seed streams are independent: a render change never moves the state or the answer, and so on."""
 from __future__ import annotations
 
-from compiler.sample.rng import Rng, derive_seed
-from compiler.trace.instance import generate
-from compiler.trace.replay import replay_trace
+from tessera.sample.rng import Rng, derive_seed
+from tessera.trace.instance import generate
+from tessera.trace.replay import replay_trace
 
 
 def test_stream_seeds_are_distinct_and_stable():

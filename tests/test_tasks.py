@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from compiler.trace.instance import generate
-from compiler.trace.replay import replay_trace
-from compiler.verify.score import score, wrong_answer
+from tessera.trace.instance import generate
+from tessera.trace.replay import replay_trace
+from tessera.verify.score import score, wrong_answer
 from tests.conftest import ROOT
 from tests.oracles import ORACLES, same_answer
 
@@ -17,7 +17,7 @@ SEEDS = (0, 1, 2)
 
 
 def _task_ids():
-    from compiler.taxonomy import compile_taxonomy
+    from tessera.taxonomy import compile_taxonomy
 
     return sorted(compile_taxonomy(ROOT).tasks)
 

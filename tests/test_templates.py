@@ -11,12 +11,12 @@ import sys
 import pytest
 from jinja2.sandbox import SandboxedEnvironment
 
-from compiler.errors import Diagnostics, EvalError, Position
-from compiler.expr import template as T
-from compiler.expr.template import MAX_OUTPUT, Template, compile_template
-from compiler.expr.types import BOOL, FLOAT, INT, STR, FnT, ListT, RecordT
-from compiler.taxonomy import compile_taxonomy
-from compiler.trace.instance import generate
+from tessera.errors import Diagnostics, EvalError, Position
+from tessera.expr import template as T
+from tessera.expr.template import MAX_OUTPUT, Template, compile_template
+from tessera.expr.types import BOOL, FLOAT, INT, STR, FnT, ListT, RecordT
+from tessera.taxonomy import compile_taxonomy
+from tessera.trace.instance import generate
 from tests.conftest import ROOT
 from tests.test_errors import diagnostics, write
 
@@ -421,7 +421,7 @@ def test_hostile_prompts_are_positioned_in_the_yaml_file(library_copy, monkeypat
 def test_cli_refuses_a_hostile_template_with_exit_2_and_no_traceback(library_copy):
     write(library_copy, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", "(((((((((n)))))))))"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "compiler.cli", "compile", str(library_copy)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "tessera.cli", "compile", str(library_copy)], capture_output=True,
                           text=True, env=env, cwd=library_copy, timeout=300)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr

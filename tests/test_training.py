@@ -27,18 +27,19 @@ pytest.importorskip("openrlhf", reason="install the train extra: make test")
 torch = pytest.importorskip("torch")
 from PIL import Image  # noqa: E402
 
-from compiler.cli import main  # noqa: E402
-from compiler.trace.instance import generate  # noqa: E402
-from compiler.verify.score import wrong_answer  # noqa: E402
+from tessera.cli import main  # noqa: E402
+from tessera.trace.instance import generate  # noqa: E402
+from tessera.verify.score import wrong_answer  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
-from training.chat import extract_response  # noqa: E402
-from training.curriculum import Curriculum, CurriculumConfig, CurriculumService, CurriculumStore  # noqa: E402
-from training.export import export_offline, export_online  # noqa: E402
-from training.launch import build_launch, load_config, validate_with_openrlhf  # noqa: E402
+from tessera.training.chat import extract_response  # noqa: E402
+from tessera.training.curriculum import Curriculum, CurriculumConfig, CurriculumService, CurriculumStore  # noqa: E402
+from tessera.training.export import export_offline, export_online  # noqa: E402
+from tessera.training.launch import build_launch, load_config, validate_with_openrlhf  # noqa: E402
 
 TASKS = ("charts.bar_chart.extremum_label", "shapes.shape_field.relation", "shapes.shape_grid.row_extreme")
 REWARD_FILE = ROOT / "training" / "reward_func.py"
-DOMAIN_KEYS = {f"domain/{d}/{k}" for d in ("charts", "shapes") for k in ("correct", "share")}
+GROUP_KEYS = {f"domain/{d}/{k}" for d in ("charts", "shapes") for k in ("correct", "share")} | \
+    {f"level/{level}/{k}" for level in range(10) for k in ("correct", "share")}
 CONFIGS = sorted((ROOT / "training" / "configs").glob("*.yaml"))
 
 
@@ -124,8 +125,8 @@ shard_size: 5
 
 @pytest.fixture(scope="module")
 def built_dataset(taxonomy, tmp_path_factory) -> Path:
-    from compiler.export.build import build
-    from compiler.export.config import load_build_config
+    from tessera.export.build import build
+    from tessera.export.config import load_build_config
 
     config = tmp_path_factory.mktemp("cfg") / "small.yaml"
     config.write_text(BUILD.lstrip())
@@ -211,7 +212,7 @@ def test_reward_function_loaded_and_called_by_openrlhf(built_dataset, tmp_path):
             assert logs["answer_accuracy"] == out["scores"].item() and logs["format_rate"] == 1.0
             assert logs[f"domain/{datasource}/correct"] == out["scores"].item()  # tests/test_metrics.py: the rest
             assert logs[f"domain/{datasource}/share"] == 1.0
-            assert set(logs) == {"answer_accuracy", "format_rate", *DOMAIN_KEYS}
+            assert set(logs) == {"answer_accuracy", "format_rate", *GROUP_KEYS}
             assert engine.calls[0]["images"], "the image reached the engine"
 
 
@@ -306,7 +307,7 @@ def test_export_command_and_its_errors(built_dataset, tmp_path, capsys):
 
 # -- the online executor ----------------------------------------------------------------------------------------
 def make_executor(tmp_path, **curriculum):
-    from training.online import AgentExecutor, AgentSettings
+    from tessera.training.online import AgentExecutor, AgentSettings
 
     settings = AgentSettings.from_mapping({"curriculum": curriculum, "state_dir": str(tmp_path / "state"),
                                            "ckpt_path": str(tmp_path / "ckpt"), "shared": False})
@@ -361,7 +362,7 @@ def test_online_rows_give_every_sample_of_a_group_the_same_instance(taxonomy, tm
             assert out["prompt"] == prompt and out["label"] == label_text  # OpenRLHF maps eval datasources by prompt
             assert out["instance_id"] == fresh.instance_id
             assert out["extra_logs"]["level"] == level
-            assert set(out["extra_logs"]) == {"answer_accuracy", "format_rate", *DOMAIN_KEYS, "level",
+            assert set(out["extra_logs"]) == {"answer_accuracy", "format_rate", *GROUP_KEYS, "level",
                                               "curriculum_level_mean", "gated"}
             start, end = out["action_ranges"][0]
             assert out["observation_tokens"][:start] == engine.calls[0]["prompt_ids"] and end == len(
@@ -436,7 +437,7 @@ def test_curriculum_state_survives_checkpoint_save_and_restore(tmp_path):
     (ckpt / "_actor" / "latest").write_text("global_step20")  # no snapshot for it: the last state written
     latest = CurriculumService(config, CurriculumStore(tmp_path / "state", ckpt), restore=True)
     assert latest.restored_from.endswith("curriculum.json") and latest.curriculum.level("a") == 2
-    from training.curriculum import CurriculumActor
+    from tessera.training.curriculum import CurriculumActor
 
     actor = CurriculumActor({"curriculum": {"buffer_size": 4}, "state_dir": str(tmp_path / "state"),
                              "ckpt_path": str(ckpt), "restore": True})  # the shared Ray actor's body
@@ -516,7 +517,7 @@ def test_launcher_refusals(tmp_path, capsys):
 def test_one_curriculum_is_shared_by_every_engine_under_ray(taxonomy, tmp_path):
     """Under Ray (as inside OpenRLHF's rollout actors) the executors of all engines talk to one named actor."""
     ray = pytest.importorskip("ray")
-    from training.online import AgentExecutor, AgentSettings, RayCurriculum
+    from tessera.training.online import AgentExecutor, AgentSettings, RayCurriculum
 
     started_here = not ray.is_initialized()
     if started_here:

@@ -16,14 +16,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import compiler.cli
-import compiler.trace.replay
-from compiler.cli import main, write_instance
-from compiler.export.build import build
-from compiler.export.config import load_build_config
-from compiler.export.rows import write_shard
-from compiler.trace.instance import generate
-from compiler.validate.untrusted import (
+import tessera.cli
+import tessera.trace.replay
+from tessera.cli import main, write_instance
+from tessera.export.build import build
+from tessera.export.config import load_build_config
+from tessera.export.rows import write_shard
+from tessera.trace.instance import generate
+from tessera.validate.untrusted import (
     MAX_JSON_DEPTH,
     MAX_RESPONSE_BYTES,
     MAX_TRACE_BYTES,
@@ -58,9 +58,9 @@ def dataset(tmp_path_factory, taxonomy) -> Path:
 @pytest.fixture(autouse=True)
 def compiled_once(monkeypatch, taxonomy):
     """The CLI and dataset replay use the session's taxonomy instead of compiling it on every call."""
-    monkeypatch.setattr(compiler.cli, "_compile", lambda root: taxonomy)
-    monkeypatch.setattr(compiler.trace.replay, "_init_dataset_worker",
-                        lambda root: compiler.trace.replay._DATASET_WORKER.update(taxonomy=taxonomy))
+    monkeypatch.setattr(tessera.cli, "_compile", lambda root: taxonomy)
+    monkeypatch.setattr(tessera.trace.replay, "_init_dataset_worker",
+                        lambda root: tessera.trace.replay._DATASET_WORKER.update(taxonomy=taxonomy))
 
 
 def run(capsys, *argv, limit: float = 120.0) -> tuple[int, str, str]:
@@ -576,8 +576,8 @@ def _mutate(value, path, new):
 def test_fuzzed_traces_replay_or_get_a_message(sampled, taxonomy):
     import random
 
-    from compiler.errors import TesseraError
-    from compiler.trace.replay import rebuild
+    from tessera.errors import TesseraError
+    from tessera.trace.replay import rebuild
 
     *_, trace_file, _ = sampled
     original = json.loads(trace_file.read_text())
@@ -603,12 +603,12 @@ def test_fuzzed_traces_replay_or_get_a_message(sampled, taxonomy):
 def test_fuzzed_rows_are_checked_not_raised(dataset, taxonomy):
     import random
 
-    from compiler.export.rows import SCHEMA
-    from compiler.trace.replay import _replay_row
-    from compiler.validate.dataset import DatasetReport, _check_row
-    from compiler.validate.untrusted import check_row
+    from tessera.export.rows import SCHEMA
+    from tessera.trace.replay import _replay_row
+    from tessera.validate.dataset import DatasetReport, _check_row
+    from tessera.validate.untrusted import check_row
 
-    compiler.trace.replay._DATASET_WORKER["taxonomy"] = taxonomy
+    tessera.trace.replay._DATASET_WORKER["taxonomy"] = taxonomy
     base = pq.read_table(shard_of(dataset)).to_pylist()[0]
     rng = random.Random(4)
     odd = [*ODD_VALUES, b"", b"\x89PNG\r\n\x1a\n", "[" * 5000, '{"type": "integer"}', '{"kind": "bbox", "value": 3}']

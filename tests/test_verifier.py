@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from compiler.verify.score import MAX_TAIL, final_json, score, wrong_answer
+from tessera.verify.score import MAX_TAIL, final_json, score, wrong_answer
 
 
 def label(kind, answer, items=None, **extra):

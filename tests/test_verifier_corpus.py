@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.verify.score import score
+from tessera.verify.score import score
 from tests.data.verifier_corpus import make_corpus
 
 CORPUS = Path(__file__).parent / "data" / "verifier_corpus"

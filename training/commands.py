@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compiler.errors import TesseraError
+from tessera.errors import TesseraError
 
 EXIT_OK = 0
 
@@ -43,7 +43,7 @@ def cmd_export(args) -> int:
         if args.dataset:
             raise TesseraError("--format openrlhf-online writes (task, seed, level) rows from the taxonomy; "
                                "it takes no DATASET")
-        from compiler.cli import _compile
+        from tessera.cli import _compile
 
         info = export_online(_compile(args.root), Path(args.out), rows_per_task=args.rows_per_task or 1024,
                              eval_rows_per_task=args.eval_rows_per_task, seed=args.seed, tasks=args.task,

@@ -27,8 +27,8 @@ from collections import deque
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from compiler.errors import TesseraError
-from compiler.sample.rng import Rng, derive_seed
+from tessera.errors import TesseraError
+from tessera.sample.rng import Rng, derive_seed
 
 GATES = ("off", "drop", "downweight")
 STATE_FORMAT = "tessera.curriculum/1"

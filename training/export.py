@@ -31,9 +31,9 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-from compiler.errors import TesseraError
-from compiler.sample.rng import Rng, derive_seed
-from compiler.trace.instance import canonical_json
+from tessera.errors import TesseraError
+from tessera.sample.rng import Rng, derive_seed
+from tessera.trace.instance import canonical_json
 
 from .reward import EVAL_DATASOURCE, eval_weights
 
@@ -59,7 +59,7 @@ def _pyarrow():
 # used, ids name files only after they match the builder's pattern, and images come from the row's bytes — a path in
 # a row is never opened, so an export can neither write outside --out nor copy a file into the prompt set.
 def read_manifest(dataset: Path) -> dict:
-    from compiler.validate.untrusted import read_manifest as read_checked
+    from tessera.validate.untrusted import read_manifest as read_checked
 
     if not os.path.lexists(dataset / "manifest.json"):
         raise TesseraError(f"{dataset}: no manifest.json (not a finished `tessera build` dataset)")
@@ -82,7 +82,7 @@ def _split_files(dataset: Path, split: str, entry: dict) -> list[Path]:
 def _iter_rows(dataset: Path, files: list[Path], columns: tuple[str, ...]):
     """Rows of the shards with `columns` checked (ids, types, sizes) and JSON columns parsed; a bad row raises an
     error naming the shard, the row and the field."""
-    from compiler.validate.untrusted import check_row, iter_shard, row_where
+    from tessera.validate.untrusted import check_row, iter_shard, row_where
 
     for f in files:
         name = str(f.relative_to(dataset))
@@ -232,7 +232,7 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
                 else:
                     image = png  # held until the split is written: bytes mode needs the split's images in memory
                 label = r["label_parsed"]
-                label.update(task=r["task"], domain=r["domain"], domains=shares, instance_id=iid)
+                label.update(task=r["task"], domain=r["domain"], domains=shares, instance_id=iid, level=r["level"])
                 if weights is not None:
                     label["eval_weight"] = weights[r["domain"]]
                 kept[r["task"]].append({
@@ -421,7 +421,7 @@ def trainer_usage(fmt: str, out: Path, summary: dict) -> dict:
                                           f"custom_reward_function.path={reward}",
                                           "custom_reward_function.name=compute_score"]}
     return {"load": f"datasets.load_dataset('parquet', data_dir='{out / 'data'}')",
-            "reward": f"from training.trl_reward import tessera_reward  # {reward}"}
+            "reward": f"from tessera.training.trl_reward import tessera_reward  # {reward}"}
 
 
 def export_trainer(dataset: Path, out: Path, fmt: str, rows_per_task: int | None = None,

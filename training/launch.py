@@ -27,14 +27,15 @@ from pathlib import Path
 
 import yaml
 
-from compiler.errors import TesseraError
+from tessera import __version__
+from tessera.errors import TesseraError
 
 from .curriculum import CurriculumConfig
 from .export import EXPORT_FORMAT, offline_flags, online_flags
 from .reward import MACRO_METRIC
 
 TRAINING_DIR = Path(__file__).resolve().parent
-REPO_ROOT = TRAINING_DIR.parent
+REPO_ROOT = TRAINING_DIR.parent  # a checkout's root, or the installed `tessera` package: both hold training/
 MODES = ("offline", "online")
 CONFIG_KEYS = {"name", "model", "mode", "data", "output", "cluster", "eval", "curriculum", "openrlhf"}
 AGENT_ENV = "TESSERA_AGENT_CONFIG"
@@ -172,7 +173,7 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
         raise TesseraError(f"{where}: openrlhf sets {', '.join(owned)}, which the launcher sets from the config "
                            f"(model, data, output, cluster, curriculum)")
 
-    # Under `ray job submit` the repository is shipped as the job's working directory: name files relative to it.
+    # Under `ray job submit` the folder holding training/ is shipped as the job's working directory: name files relative to it.
     code_path = (lambda p: str(p.relative_to(REPO_ROOT))) if ray_address else (lambda p: str(p))
     argv = [sys.executable if not ray_address else "python3", "-m", "openrlhf.cli.train_ppo_ray",
             "--actor.model_name_or_path", str(cfg["model"]),
@@ -206,7 +207,7 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
             argv += ["--train.agent_func_path", str(agent_dir / "agent.py")]
             launch_files[str(agent_dir / "agent.py")] = (TRAINING_DIR / "agent.py").read_text()
             launch_files[str(agent_dir / AGENT_SETTINGS_FILE)] = json.dumps(
-                {"code_root": str(REPO_ROOT), **settings}, indent=2, sort_keys=True) + "\n"
+                {"tessera_version": __version__, **settings}, indent=2, sort_keys=True) + "\n"
             notes.append(f"writes {agent_dir}/agent.py and {AGENT_SETTINGS_FILE} (the agent settings) before starting")
         if curriculum.gate == "downweight":
             estimator = flags.get("algo.advantage.estimator", "gae")
@@ -234,7 +235,8 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
         argv = ["ray", "job", "submit", "--address", str(ray_address), "--runtime-env-json",
                 json.dumps(runtime_env, sort_keys=True), "--", *argv]
         env = {}
-        notes.append("multi-node: the export, output and model folders must be on storage every node reads")
+        notes.append("multi-node: the export, output and model folders must be on storage every node reads, and "
+                     f"every node's Python needs tessera {__version__} installed")
     info = _export_info(export)
     if info is None:
         notes.append(f"{export}: no export yet — write it with `tessera export` before training")

@@ -27,28 +27,23 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 import threading
 from collections import OrderedDict
 from copy import deepcopy
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_ROOT = str(Path(__file__).resolve().parent.parent)
-if _ROOT not in sys.path:
-    sys.path.append(_ROOT)
+from openrlhf.utils.agent import AgentExecutorBase
 
-from openrlhf.utils.agent import AgentExecutorBase  # noqa: E402
-
-from compiler.errors import SamplingFailed, TesseraError  # noqa: E402
-from compiler.taxonomy import compile_taxonomy  # noqa: E402
-from compiler.trace.instance import generate  # noqa: E402
-from compiler.verify.score import score  # noqa: E402
-from training.chat import extract_response  # noqa: E402
-from training.curriculum import (  # noqa: E402
+from tessera.errors import SamplingFailed, TesseraError
+from tessera.taxonomy import compile_taxonomy
+from tessera.trace.instance import generate
+from tessera.verify.score import score
+from tessera.training.chat import extract_response
+from tessera.training.curriculum import (
     CurriculumActor, CurriculumConfig, CurriculumService, service_from_settings)
-from training.export import CURRICULUM  # noqa: E402
-from training.reward import MAX_EVAL_WEIGHT, Scored, sample_logs, valid_eval_weight  # noqa: E402
+from tessera.training.export import CURRICULUM
+from tessera.training.reward import MAX_EVAL_WEIGHT, Scored, sample_logs, valid_eval_weight
 
 CONFIG_ENV = "TESSERA_AGENT_CONFIG"
 SETTINGS_FILE = "tessera_agent.json"  # beside the agent file OpenRLHF loads
@@ -73,7 +68,7 @@ class AgentSettings:
     @classmethod
     def from_mapping(cls, data: dict, where: str = CONFIG_ENV) -> "AgentSettings":
         data = dict(data)
-        data.pop("code_root", None)  # read by the agent shim before this module is importable
+        data.pop("tessera_version", None)  # checked by the agent shim (training/agent.py)
         curriculum = CurriculumConfig.from_mapping(data.pop("curriculum", None), f"{where}: curriculum")
         known = {"root", "state_dir", "ckpt_path", "restore", "shared", "run", "gate_timeout"}
         unknown = sorted(set(data) - known)
@@ -328,7 +323,7 @@ class AgentExecutor(AgentExecutorBase):
 
         s = score(inst.label, extract_response(text))
         scored = Scored(float(s.reward), float(s.answer), float(s.format), inst.task.domain, s.reason,
-                        row.eval_weight)
+                        row.eval_weight, level)
         curriculum_row = row.level is None and self.settings.curriculum.enabled
         if curriculum_row:
             mean_level = float(await self.backend.record(row.task, level, scored.answer))

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from compiler.verify.score import score
+from tessera.verify.score import score
 
 from .chat import extract_response
 
@@ -44,6 +44,7 @@ class Scored:
     domain: str | None
     reason: str
     eval_weight: float | None = None  # set on evaluation rows: the reward is then answer · eval_weight
+    level: int | None = None  # the instance's difficulty level (0-9), when the label or row says it
 
     @property
     def logged_reward(self) -> float:
@@ -85,7 +86,7 @@ def score_transcript(query, prompt, label) -> Scored:
         domain = lab.get("domain")
         return Scored(float(s.reward), float(s.answer), float(s.format),
                       domain if isinstance(domain, str) else None, s.reason,
-                      None if weight is None else float(weight))
+                      None if weight is None else float(weight), known_level(lab.get("level")))
     except Exception as exc:  # noqa: BLE001 - an exception inside OpenRLHF's rollout silently breaks the run
         return Scored(0.0, 0.0, 0.0, None, f"reward error: {type(exc).__name__}")
 
@@ -114,12 +115,25 @@ def domain_shares(labels) -> dict[str, float]:
     return dict(sorted(shares.items()))
 
 
+LEVELS = range(10)
+
+
+def known_level(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value in LEVELS else None
+
+
 def sample_logs(scored: Scored, shares: dict[str, float]) -> dict[str, float]:
     """The per-sample values OpenRLHF averages into the step's metrics (same keys for every sample, each in [0, 1]).
-    accuracy of domain d over a step = mean(domain/<d>/correct) / mean(domain/<d>/share), exactly."""
+    accuracy of domain d over a step = mean(domain/<d>/correct) / mean(domain/<d>/share), exactly; the same for
+    level L with level/<L>/correct and level/<L>/share (the pass rate per level; all ten levels are always logged,
+    so every sample has the same keys)."""
     logs = {"answer_accuracy": scored.answer, "format_rate": scored.format}
     for d in shares:
         inside = 1.0 if scored.domain == d else 0.0
         logs[f"domain/{d}/correct"] = scored.answer * inside
         logs[f"domain/{d}/share"] = inside
+    for level in LEVELS:
+        inside = 1.0 if scored.level == level else 0.0
+        logs[f"level/{level}/correct"] = scored.answer * inside
+        logs[f"level/{level}/share"] = inside
     return logs

@@ -9,16 +9,16 @@ reward, so nothing here raises: an unreadable label or response scores 0.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-
-# Loaded by path, possibly where tessera is not installed as a package: make the repository importable.
-_ROOT = str(Path(__file__).resolve().parent.parent)
-if _ROOT not in sys.path:
-    sys.path.append(_ROOT)
 
 import torch  # noqa: E402
 
-from training.reward import domain_shares, sample_logs, score_transcript  # noqa: E402
+try:
+    from tessera.training.reward import domain_shares, sample_logs, score_transcript
+except ModuleNotFoundError as exc:  # loaded by path into a Python without the package: say which Python
+    if exc.name != "tessera":
+        raise
+    raise ModuleNotFoundError(f"{__file__}: the tessera package is not installed in {sys.executable}; install it "
+                              f"(`pip install tessera`, the same version on every node) where the trainer runs") from None
 
 
 def reward_func(queries, prompts, labels, **kwargs):

@@ -11,13 +11,14 @@ It returns one float per completion, the verifier's reward (0.95 · answer + 0.0
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-_ROOT = str(Path(__file__).resolve().parent.parent)
-if _ROOT not in sys.path:
-    sys.path.append(_ROOT)
-
-from training.reward import score_transcript  # noqa: E402
+try:
+    from tessera.training.reward import score_transcript
+except ModuleNotFoundError as exc:  # loaded by path into a Python without the package: say which Python
+    if exc.name != "tessera":
+        raise
+    raise ModuleNotFoundError(f"{__file__}: the tessera package is not installed in {sys.executable}; install it "
+                              f"(`pip install tessera`, the same version on every node) where the trainer runs") from None
 
 
 def completion_text(completion) -> str:

@@ -2,7 +2,7 @@
 
 A row is a pure function of (build config, the task's inputs, the code). The task's inputs are its program, its
 grammar, its contract, the components its scene expands, and the vocabulary; the code is every file of the
-`compiler` package (fonts and themes included) and the library versions `versions()` names. Each shard carries a
+`tessera` package (fonts and themes included) and the library versions `versions()` names. Each shard carries a
 record of these hashes in its Parquet metadata, so a resume never mixes rows of two specs or two versions, and a
 shard copied in from another build is caught by `validate`.
 """
@@ -18,7 +18,7 @@ from ..trace.instance import versions
 
 RECORD_KEY = b"tessera.build"  # Parquet key-value metadata of a shard
 RECORD_FORMAT = "tessera.shard/1"
-PACKAGE = Path(__file__).resolve().parent.parent  # the `compiler` package
+PACKAGE = Path(__file__).resolve().parent.parent  # the `tessera` package (the compiler/ folder of a checkout)
 TASK_PARTS = ("program", "grammar", "contract", "components", "vocab")
 
 
@@ -37,11 +37,16 @@ def _code_files_sha(package: Path) -> str:
 CODE_SUFFIXES = (".py", ".lark", ".ttf", ".otf", ".json", ".yaml", ".yml")  # what the compiler runs or reads
 
 
+# Installed from a wheel, the package also holds training/ and the YAML library (library/): neither shapes a row
+# through the code (the library is hashed per task), and leaving them out keeps a wheel's hash equal to a checkout's.
+NOT_CODE = ("training", "library")
+
+
 def _package_files(package: Path) -> list[Path]:
     # Only what the compiler runs or reads: an editor's swap file or a bytecode cache is not a code change.
     return sorted(p for p in package.rglob("*")
                   if p.suffix in CODE_SUFFIXES and not p.name.startswith(".") and "__pycache__" not in p.parts
-                  and p.is_file())
+                  and p.relative_to(package).parts[0] not in NOT_CODE and p.is_file())
 
 
 def code_sha256() -> str:

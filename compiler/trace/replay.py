@@ -172,6 +172,30 @@ def replay_files(trace_path: Path, taxonomy) -> ReplayResult:
     return result
 
 
+def trace_files(paths) -> list[Path]:
+    """The trace files named by `paths`: files as given, folders searched for *.trace.json."""
+    from ..validate.untrusted import regular_file
+
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(p.rglob("*.trace.json")))
+        elif os.path.lexists(p):
+            regular_file(p, "trace")  # a FIFO or device named on the command line is refused, not opened
+            files.append(p)
+        else:
+            raise TesseraError(f"no such file or folder: {p}")
+    if not files:
+        raise TesseraError("no trace files found (looked for *.trace.json)")
+    return files
+
+
+def is_dataset(p: Path) -> bool:
+    """A built dataset (a manifest or Parquet shards), as opposed to a folder of `tessera sample` output."""
+    p = Path(p)
+    return p.is_dir() and ((p / "manifest.json").exists() or any((p / "data").glob("*.parquet")))
+
+
 # -- whole datasets -----------------------------------------------------------------------------------------------
 _DATASET_WORKER: dict = {}
 

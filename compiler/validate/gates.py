@@ -5,7 +5,6 @@ parts (PNG bytes, prompt, label, witness, trace) so `tessera validate` can re-ru
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
