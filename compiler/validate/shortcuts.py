@@ -51,11 +51,12 @@ def _lettered_runs(prompt: str) -> list[list[str]]:
 
 
 def _parsed(value: Any) -> Any:
+    """A dataset row holds JSON text ('"B"'); an instance record the value itself ("B")."""
     if isinstance(value, str):
         try:
             return json.loads(value)
         except ValueError:
-            return None
+            return value
     return value
 
 
