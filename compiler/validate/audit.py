@@ -24,13 +24,15 @@ import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .phash import BYTES as HASH_BYTES, SIDE as HASH_SIDE, dhash
-from .shortcuts import OPTION_RULES, answer_index, option_texts
+from .shortcuts import (OPTION_RULES, answer_index, as_fraction, edit_distance, fraction_slips, numbers,
+                        option_texts)
 from .untrusted import (MAX_SHARD_BYTES, MAX_SHARD_ROWS, Shard, UntrustedInput, check_row, decode_png_bounded,
                         is_int, read_bytes, read_manifest, row_where, sha256_file, shown)
 
@@ -403,6 +405,62 @@ def options_only(rows: list[Row]) -> dict | None:
             "best_accuracy": rules[best]["accuracy"]}
 
 
+def option_features(texts: list[str], i: int) -> list[str]:
+    """What a model could see in option i without the image: its rank among the options, and how each other
+    option differs from it (the signed offset and ratio of numbers and times, the edit distance of text)."""
+    n = len(texts)
+    feats = [f"n:{n}"]
+    nums = numbers(texts)
+    if nums is not None:
+        v = nums.values
+        feats.append(f"rank:{sorted(v).index(v[i])}/{n}")
+        parts = [as_fraction(f, x) for f, x in zip(nums.fractions, v)] if any(nums.fractions) else None
+        slips = fraction_slips(*parts[i]) if parts and parts[i] else {}
+        for j in range(n):
+            if j != i:
+                feats.append(f"d:{v[j] - v[i]:+.4g}")
+                if v[i]:
+                    feats.append(f"r:{v[j] / v[i]:.4g}")
+                if slips and parts[j]:
+                    feats += [f"s:{name}" for name, x in slips.items() if x == Fraction(*parts[j])]
+    else:
+        lengths = [len(t) for t in texts]
+        feats.append(f"lrank:{sorted(lengths).index(lengths[i])}/{n}")
+        folded = [t.casefold() for t in texts]
+        feats += [f"e:{min(edit_distance(folded[i], folded[j]), 6)}" for j in range(n) if j != i]
+    return feats
+
+
+def cv_options_learned(rows: list[Row], fold: np.ndarray) -> float:
+    """A naive Bayes scorer of 'is this the right option' over option_features, trained on the other folds; the
+    highest-scoring option is picked (a tie is a guess among the tied). The rules of shortcuts.py are fixed; this one
+    learns whatever relation the task's wrong options keep to the right one."""
+    shown_rows = [(r, f) for r, f in zip(rows, fold) if r.options and r.right is not None]
+    if not shown_rows:
+        return 0.0
+    feats = [[Counter(option_features(r.options, i)) for i in range(len(r.options))] for r, _ in shown_rows]
+    expected = 0.0
+    for k in range(FOLDS):
+        right, wrong = Counter(), Counter()
+        for (r, f), per_option in zip(shown_rows, feats):
+            if f != k:
+                for i, c in enumerate(per_option):
+                    (right if i == r.right else wrong).update(c)
+        if not right:
+            continue
+        vocab = len(set(right) | set(wrong)) + 1
+        n_right, n_wrong = sum(right.values()) + vocab, sum(wrong.values()) + vocab
+        for (r, f), per_option in zip(shown_rows, feats):
+            if f != k:
+                continue
+            scores = [sum(c * (math.log((right[t] + 1) / n_right) - math.log((wrong[t] + 1) / n_wrong))
+                          for t, c in per_option[i].items()) for i in range(len(per_option))]
+            best = max(scores)
+            tied = [i for i, sc in enumerate(scores) if math.isclose(sc, best, rel_tol=1e-9, abs_tol=1e-9)]
+            expected += (r.right in tied) / len(tied)
+    return expected / len(shown_rows)
+
+
 def _ranks(values: list[float]) -> np.ndarray:
     order = np.argsort(values, kind="stable")
     ranks = np.empty(len(values))
@@ -594,6 +652,7 @@ def audit_task(rows: list[Row], bits: int) -> dict:
                          "prompt_lookup": cv_prompt_lookup(rows, fold), "naive_bayes": cv_naive_bayes(rows, fold),
                          "folds": FOLDS}
     if opts:
+        opts["learned"] = cv_options_learned(rows, fold)
         info["options_only"] = opts
     info["images"] = hash_diversity(rows, bits)
     info["levels"] = level_figures(rows)
@@ -695,7 +754,10 @@ def _pooled_yes(tasks: dict) -> float | None:
     return sum(y["yes"] for y in yes) / n if n else None
 
 
-def run_audit(dataset: Path, out: Path, overrides: dict[str, float] | None = None, progress=None) -> AuditResult:
+def run_audit(dataset: Path, out: Path, overrides: dict[str, float] | None = None, progress=None,
+              near_duplicate_bits: int | None = None) -> AuditResult:
+    """near_duplicate_bits: the dHash distance at or under which two images count as near-duplicates (default: the
+    build's own bound from the manifest, 12 unless its config says otherwise)."""
     dataset, out = Path(dataset), Path(out)
     if out.exists() and not out.is_dir():
         raise AuditInputError(f"{out}: --out is a file; give a folder for the report")
@@ -703,6 +765,10 @@ def run_audit(dataset: Path, out: Path, overrides: dict[str, float] | None = Non
     manifest, rows, cost = read_dataset(dataset, out, progress)
     th, source = thresholds_for(manifest, overrides or {})
     bits = manifest.get("split_overlap", {}).get("near_duplicate_bits", 12)
+    if near_duplicate_bits is not None:
+        if not 0 <= near_duplicate_bits <= HASH_BITS:
+            raise AuditInputError(f"--near-duplicate-bits should be 0..{HASH_BITS}, got {near_duplicate_bits}")
+        bits = near_duplicate_bits
     by_task: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
         by_task[r.task].append(r)

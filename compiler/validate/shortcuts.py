@@ -216,20 +216,21 @@ def _round_offset(d: float) -> bool:
     return any(math.isclose(mantissa, m, rel_tol=1e-9) for m in _ROUND_MANTISSAS) or math.isclose(mantissa, 10)
 
 
-def _fraction_slips(a: int, b: int) -> set[Fraction]:
+def fraction_slips(a: int, b: int) -> dict[str, Fraction]:
     """The off-by-one readings of a fraction a/b: numerator or denominator ±1, the complement (b − a)/b, the
     part-to-rest ratio a/(b − a) and 1/(a + 1). Directed: they are made from a/b, not the other way round."""
-    out = {Fraction(a + 1, b), Fraction(a - 1, b), Fraction(a, b + 1), Fraction(b - a, b)}
+    out = {"numerator+1": Fraction(a + 1, b), "numerator-1": Fraction(a - 1, b), "denominator+1": Fraction(a, b + 1),
+           "complement": Fraction(b - a, b)}
     if b > 1:
-        out.add(Fraction(a, b - 1))
+        out["denominator-1"] = Fraction(a, b - 1)
     if b != a:
-        out.add(Fraction(a, b - a))
+        out["part_to_rest"] = Fraction(a, b - a)
     if a != -1:
-        out.add(Fraction(1, a + 1))
+        out["unit"] = Fraction(1, a + 1)
     return out
 
 
-def _as_fraction(written: tuple[int, int] | None, value: float) -> tuple[int, int] | None:
+def as_fraction(written: tuple[int, int] | None, value: float) -> tuple[int, int] | None:
     if written is not None:
         return written
     return (int(value), 1) if value == int(value) else None  # a decimal among fractions has no parts
@@ -242,10 +243,10 @@ def _numeric_step(nums: Numbers, i: int, j: int) -> bool:
         minutes = round(d)
         return minutes in _TIME_STEPS or (minutes > 0 and minutes % 60 == 0)
     if any(f is not None for f in nums.fractions):  # fractions: their slips, whole numbers read as n/1
-        fi, fj = _as_fraction(nums.fractions[i], a), _as_fraction(nums.fractions[j], b)
+        fi, fj = as_fraction(nums.fractions[i], a), as_fraction(nums.fractions[j], b)
         if fi is None or fj is None:
             return False
-        return Fraction(*fj) in _fraction_slips(*fi)
+        return Fraction(*fj) in fraction_slips(*fi).values()
     if _round_offset(d):
         return True
     return a != 0 and any(math.isclose(b / a, r, rel_tol=1e-9) for r in _RATIOS)
