@@ -233,3 +233,27 @@ def test_entropy_and_growth():
     assert figures["flat"] and not figures["answer_or_work_grows"] and figures["answer_figure"] == "answer_magnitude"
     rising = [row(i, "p", str(i % 10), level=i % 10, work=float(i % 10), value=i % 10) for i in range(40)]
     assert level_figures(rising)["answer_or_work_grows"]
+
+
+def test_hash_diversity_counts_each_pair_once_in_any_chunking():
+    from compiler.validate.audit import cross_task_near_duplicates, hash_diversity
+
+    def h(ones: int) -> bytes:
+        return (b"\xff" * (ones // 8) + bytes([(0xff << (8 - ones % 8)) & 0xff] if ones % 8 else b"")).ljust(32, b"\0")
+
+    rows = [row(i, "p", "a") for i in range(4)]
+    for r, ones in zip(rows, (0, 3, 200, 203)):
+        r.phash = h(ones)
+    rows[3].split = "validation"
+    for chunk in (1, 2, 256):
+        info = hash_diversity(rows, bits=12, chunk=chunk)
+        assert info["pairs"] == 6 and sum(info["histogram"]) == 6
+        assert info["near_duplicate_pairs"] == 2  # 0–3 and 200–203
+        assert info["split_near_duplicate_pairs"] == 1  # 200 (train) – 203 (validation)
+        assert info["min_distance"] == 3
+    rows[2].task = rows[3].task = "u.u.u"
+    cross = cross_task_near_duplicates(rows, bits=12)
+    assert cross["pairs"] == 0  # the near pairs are within a task
+    rows[1].task = "u.u.u"
+    cross = cross_task_near_duplicates(rows, bits=12)
+    assert cross["pairs"] == 1 and cross["task_pairs"][0]["tasks"] == ["t.t.t", "u.u.u"]

@@ -541,20 +541,46 @@ def pairwise_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 HIST_BIN = 8
 
 
-def hash_diversity(rows: list[Row], bits: int) -> dict:
+def hash_diversity(rows: list[Row], bits: int, chunk: int = 256) -> dict:
+    """Distances between every pair of a task's images (a chunk of rows at a time, so a large task stays small in
+    memory): their histogram, and the near-duplicate pairs (within `bits`), also those across splits."""
     m = _hash_matrix([r.phash for r in rows])
-    d = pairwise_distances(m, m)
-    iu = np.triu_indices(len(rows), k=1)
-    pairs = d[iu]
-    hist = np.bincount(np.minimum(pairs // HIST_BIN, HASH_BITS // HIST_BIN), minlength=HASH_BITS // HIST_BIN + 1)
-    near = [(int(i), int(j)) for i, j, x in zip(*iu, pairs) if x <= bits]
-    splits = [r.split for r in rows]
-    cross_split = [(i, j) for i, j in near if splits[i] != splits[j]]
-    return {"pairs": int(len(pairs)), "min_distance": int(pairs.min()) if len(pairs) else None,
-            "median_distance": float(np.median(pairs)) if len(pairs) else None,
-            "histogram": hist.tolist(), "near_duplicate_pairs": len(near),
-            "split_near_duplicate_pairs": len(cross_split),
-            "examples": [[rows[i].instance_id, rows[j].instance_id, int(d[i, j])] for i, j in near[:5]]}
+    n = len(rows)
+    hist = np.zeros(HASH_BITS // HIST_BIN + 1, dtype=np.int64)
+    splits = np.array([r.split for r in rows])
+    near = cross_split = 0
+    examples: list = []
+    low, total = None, 0
+    for start in range(0, n, chunk):
+        d = pairwise_distances(m[start:start + chunk], m)
+        ii, jj = _upper_pairs(d.shape[0], n, start)
+        pairs = d[ii, jj]
+        total += len(pairs)
+        if not len(pairs):
+            continue
+        hist += np.bincount(np.minimum(pairs // HIST_BIN, HASH_BITS // HIST_BIN), minlength=len(hist))
+        low = int(pairs.min()) if low is None else min(low, int(pairs.min()))
+        hit = pairs <= bits
+        near += int(hit.sum())
+        cross_split += int((splits[ii[hit] + start] != splits[jj[hit]]).sum())
+        for i, j, x in zip(ii[hit][:5], jj[hit][:5], pairs[hit][:5]):
+            if len(examples) < 5:
+                examples.append([rows[i + start].instance_id, rows[j].instance_id, int(x)])
+    median = _histogram_median(hist) if total else None
+    return {"pairs": total, "min_distance": low, "median_bin": median, "histogram": hist.tolist(),
+            "near_duplicate_pairs": near, "split_near_duplicate_pairs": cross_split, "examples": examples}
+
+
+def _upper_pairs(rows_in_chunk: int, n: int, start: int) -> tuple[np.ndarray, np.ndarray]:
+    """(i within the chunk, j over all rows) with start + i < j: each pair once."""
+    i, j = np.nonzero(np.arange(n)[None, :] > (np.arange(rows_in_chunk) + start)[:, None])
+    return i, j
+
+
+def _histogram_median(hist: np.ndarray) -> int:
+    """Lower edge of the histogram bin holding the median distance."""
+    cum = np.cumsum(hist)
+    return int(np.searchsorted(cum, cum[-1] / 2)) * HIST_BIN
 
 
 def cross_task_near_duplicates(rows: list[Row], bits: int) -> dict:

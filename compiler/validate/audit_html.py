@@ -163,7 +163,8 @@ def write_html(report: dict, path: Path) -> None:
                f"{th['min_rows']:g} rows are never flagged. Baselines are 5-fold cross-validated.</p>"
                "<table id='tasks'><tr><th>task</th><th>rows</th><th>answers</th><th>entropy</th>"
                "<th>top share (limit)</th><th>yes share</th><th>letters</th><th>chance</th><th>majority</th>"
-               "<th>same prompt</th><th>naive Bayes</th><th>options-only best</th><th>min hash dist</th>"
+               "<th>same prompt</th><th>naive Bayes</th><th>options-only best (rows)</th><th>options learned</th>"
+               "<th>min hash dist</th>"
                "<th>near dups</th><th>grows with level</th></tr>")
     from .audit import top_share_limit
 
@@ -184,6 +185,7 @@ def write_html(report: dict, path: Path) -> None:
               f"<td>{pct(b['prompt_lookup'])}</td><td>{pct(b['naive_bayes'])}</td>"
             + _cell(f"{pct(opts['best_accuracy'])} {esc(opts['best_rule'])} ({opts['rows']})" if opts else "—",
                     (t, "options_only") in flagged)
+            + f"<td>{pct(opts['learned']) if opts else '—'}</td>"
             + f"<td>{i['images']['min_distance'] if i['images']['min_distance'] is not None else '—'}</td>"
               f"<td>{i['images']['near_duplicate_pairs']}</td>"
             + _cell(esc(", ".join(grows)) or "nothing", (t, "level_growth") in flagged) + "</tr>")
