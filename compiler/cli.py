@@ -447,7 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("dataset")
     c.add_argument("--out", required=True, help="folder for index.html, audit.json and the hash cache")
     c.add_argument("--threshold", action="append", metavar="NAME=VALUE",
-                   help="override a threshold (options_only_margin, yes_share_min, yes_share_max, top_share_floor, "
+                   help="override a threshold (options_only_margin, options_learned_margin, yes_share_min, yes_share_max, "
+                        "top_share_floor, "
                         "top_share_per_k, level_growth, min_rows); repeatable")
     c.add_argument("--near-duplicate-bits", type=int, metavar="N",
                    help="dHash distance that counts as a near-duplicate (default: the build's own, from its manifest)")

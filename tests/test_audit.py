@@ -97,6 +97,9 @@ def test_option_task_shortcut_exceeds_the_default_threshold(report_dir):
     hits = [v for v in report["violations"] if v["threshold"] == "options_only"]
     assert [v["task"] for v in hits] == [OPTION_TASK]
     assert report["worst"]["options_only"][0]["task"] == OPTION_TASK
+    # the learned scorer finds the same relation from the options alone
+    assert opts["learned"] > opts["chance"] + 0.15
+    assert [v["task"] for v in report["violations"] if v["threshold"] == "options_learned"] == [OPTION_TASK]
     assert report["threshold_sources"]["options_only_margin"] == "default"
 
 
@@ -107,14 +110,16 @@ def test_exit_status_and_listing(capsys, dataset, report_dir, tmp_path):
     assert code == 1
     assert f"exceeded options_only: {OPTION_TASK}: rule derived is right" in stdout
     code, stdout, _ = audit(capsys, dataset, tmp_path, "--threshold", "options_only_margin=1",
+                            "--threshold", "options_learned_margin=1",
                             "--threshold", "yes_share_min=0", "--threshold", "yes_share_max=1")
     assert code == 0, stdout
     report = json.loads((tmp_path / "audit.json").read_text())
     assert report["ok"] and report["threshold_sources"]["options_only_margin"] == "command line"
     code, stdout, _ = audit(capsys, dataset, tmp_path, "--threshold", "options_only_margin=1",
+                            "--threshold", "options_learned_margin=1",
                             "--threshold", "yes_share_min=0.99", "--threshold", "yes_share_max=1")
     assert code == 1
-    assert f"exceeded yes_share: {YES_TASK}:" in stdout
+    assert f"exceeded yes_share: {YES_TASK}:" in stdout and "options_" not in stdout
     # too few rows to flag: reported, never flagged
     code, _, _ = audit(capsys, dataset, tmp_path, "--threshold", "min_rows=27")
     assert code == 0
@@ -125,7 +130,7 @@ def test_build_config_thresholds_and_command_line_override(capsys, dataset, repo
     ds = tmp_path / "ds"
     shutil.copytree(dataset, ds)
     manifest = json.loads((ds / "manifest.json").read_text())
-    manifest["config"]["audit"] = {"options_only_margin": 0.9, "yes_share_min": 0.0}
+    manifest["config"]["audit"] = {"options_only_margin": 0.9, "options_learned_margin": 0.9, "yes_share_min": 0.0}
     (ds / "manifest.json").write_text(json.dumps(manifest))
     code, _, _ = audit(capsys, ds, tmp_path / "rep")
     report = json.loads((tmp_path / "rep" / "audit.json").read_text())
@@ -257,3 +262,41 @@ def test_hash_diversity_counts_each_pair_once_in_any_chunking():
     rows[1].task = "u.u.u"
     cross = cross_task_near_duplicates(rows, bits=12)
     assert cross["pairs"] == 1 and cross["task_pairs"][0]["tasks"] == ["t.t.t", "u.u.u"]
+
+
+def test_learned_options_scorer_finds_a_relation_to_the_question():
+    import random
+
+    from compiler.validate.audit import cv_options_learned, question_tokens
+
+    def make(related: bool, seed: int) -> list[Row]:
+        rnd = random.Random(seed)
+        rows = []
+        for i in range(80):
+            f, r = rnd.randrange(8), rnd.randrange(1, 9)
+            square = f"{'abcdefgh'[f]}{r}"
+            others = set()
+            while len(others) < 3:  # squares off the piece's file and rank
+                g, s = rnd.randrange(8), rnd.randrange(1, 9)
+                if g != f and s != r:
+                    others.add(f"{'abcdefgh'[g]}{s}")
+            right = f"{'abcdefgh'[f]}{(r % 8) + 1}" if related else others.pop()
+            if not related:
+                g, s = rnd.randrange(8), rnd.randrange(1, 9)
+                others.add(f"{'abcdefgh'[(f + 1 + g % 7) % 8]}{s}")
+            options = sorted(others | {right})
+            rnd.shuffle(options)
+            prompt = f"Where can the rook on {square} move?\n" + "\n".join(
+                f"{chr(65 + k)}. {o}" for k, o in enumerate(options))
+            rw = row(i, prompt, chr(65 + options.index(right)))
+            rw.options, rw.right = options, options.index(right)
+            rows.append(rw)
+        return rows
+
+    related = make(True, 1)
+    square = related[0].prompt.split()[5]
+    assert question_tokens(related[0].prompt, related[0].options) == ["Where", "can", "the", "rook", "on", square,
+                                                                      "move"]  # the option lines are left out
+    assert cv_options_learned(related, folds(related)) > 0.8  # the right square shares the rook's file
+    unrelated = make(False, 2)
+    assert cv_options_learned(unrelated, folds(unrelated)) < 0.45  # chance is 0.25

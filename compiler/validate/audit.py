@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .phash import BYTES as HASH_BYTES, SIDE as HASH_SIDE, dhash
-from .shortcuts import (OPTION_RULES, answer_index, as_fraction, edit_distance, fraction_slips, numbers,
+from .shortcuts import (OPTION_LINE, OPTION_RULES, answer_index, as_fraction, edit_distance, fraction_slips, numbers,
                         option_texts)
 from .untrusted import (MAX_SHARD_BYTES, MAX_SHARD_ROWS, Shard, UntrustedInput, check_row, decode_png_bounded,
                         is_int, read_bytes, read_manifest, row_where, sha256_file, shown)
@@ -45,6 +45,7 @@ LEVEL_GROWTH_RHO = 0.5  # Spearman correlation of a figure's per-level means wit
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
     "options_only_margin": 0.10,  # each option task's best options-only rule ≤ chance + this
+    "options_learned_margin": 0.15,  # each option task's learned options-and-question scorer ≤ chance + this
     "yes_share_min": 0.40,  # each yes/no task's share of "yes" within [min, max]
     "yes_share_max": 0.60,
     "top_share_floor": 0.50,  # each task's top-answer share ≤ max(top_share_per_k / k, floor), k answers seen
@@ -54,6 +55,8 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 }
 THRESHOLD_HELP = {
     "options_only_margin": "an option task's best options-only rule may beat chance by at most this",
+    "options_learned_margin": "an option task's learned scorer (options and question words) may beat chance by at "
+                              "most this (it learns, so it is allowed more noise than the fixed rules)",
     "yes_share_min": "a yes/no task's share of yes answers must be at least this",
     "yes_share_max": "a yes/no task's share of yes answers must be at most this",
     "top_share_floor": "the top-answer share limit is max(top_share_per_k / k, top_share_floor)",
@@ -405,9 +408,26 @@ def options_only(rows: list[Row]) -> dict | None:
             "best_accuracy": rules[best]["accuracy"]}
 
 
-def option_features(texts: list[str], i: int) -> list[str]:
-    """What a model could see in option i without the image: its rank among the options, and how each other
-    option differs from it (the signed offset and ratio of numbers and times, the edit distance of text)."""
+_QUESTION_TOKEN = re.compile(r"\w(?:[\w:/.\-]*\w)?")
+MAX_QUESTION_MATCHES = 4
+
+
+def _shape(text: str) -> str:
+    return "".join("a" if c.isalpha() else "9" if c.isdigit() else c for c in text)
+
+
+def question_tokens(prompt: str, options: list[str]) -> list[str]:
+    """Words of the prompt outside its option lines (a square, a time, a label the question names)."""
+    shown_options = set(options)
+    lines = [ln for ln in prompt.splitlines() if not ((m := OPTION_LINE.match(ln)) and m[2] in shown_options)]
+    return _QUESTION_TOKEN.findall("\n".join(lines))
+
+
+def option_features(texts: list[str], i: int, question: list[str] = ()) -> list[str]:
+    """What a model could see in option i without the image: its rank among the options, how each other option
+    differs from it (the signed offset and ratio of numbers and times, fraction slips, the edit distance of text),
+    and how it differs from same-shaped words of the question, character by character ("f6" against "e4": +1, +2;
+    which of them stay equal; whether every step is as large)."""
     n = len(texts)
     feats = [f"n:{n}"]
     nums = numbers(texts)
@@ -428,17 +448,32 @@ def option_features(texts: list[str], i: int) -> list[str]:
         feats.append(f"lrank:{sorted(lengths).index(lengths[i])}/{n}")
         folded = [t.casefold() for t in texts]
         feats += [f"e:{min(edit_distance(folded[i], folded[j]), 6)}" for j in range(n) if j != i]
+    option = texts[i].strip()
+    shape = _shape(option)
+    matches = [t for t in dict.fromkeys(question) if t != option and _shape(t) == shape][:MAX_QUESTION_MATCHES]
+    for t in matches:
+        steps = [ord(a) - ord(b) for a, b in zip(option, t)]
+        moved = sorted(abs(x) for x in steps if x)
+        feats.append(f"qd:{steps}")
+        feats.append(f"qa:{moved}")
+        feats.append("qsame:" + "".join("=" if x == 0 else "~" for x in steps))
+        if len(moved) > 1 and len(set(moved)) == 1:
+            feats.append("qeven")
     return feats
 
 
 def cv_options_learned(rows: list[Row], fold: np.ndarray) -> float:
-    """A naive Bayes scorer of 'is this the right option' over option_features, trained on the other folds; the
-    highest-scoring option is picked (a tie is a guess among the tied). The rules of shortcuts.py are fixed; this one
-    learns whatever relation the task's wrong options keep to the right one."""
+    """A naive Bayes scorer of 'is this the right option' over option_features (the options and the question's words,
+    never the image), trained on the other folds; the highest-scoring option is picked (a tie is a guess among the
+    tied). The rules of shortcuts.py are fixed; this one learns whatever relation the task's wrong options keep to
+    the right one, or the right one to the question."""
     shown_rows = [(r, f) for r, f in zip(rows, fold) if r.options and r.right is not None]
     if not shown_rows:
         return 0.0
-    feats = [[Counter(option_features(r.options, i)) for i in range(len(r.options))] for r, _ in shown_rows]
+    feats = []
+    for r, _ in shown_rows:
+        question = question_tokens(r.prompt, r.options)
+        feats.append([Counter(option_features(r.options, i, question)) for i in range(len(r.options))])
     expected = 0.0
     for k in range(FOLDS):
         right, wrong = Counter(), Counter()
@@ -695,6 +730,11 @@ def _violations(task: str, info: dict, th: dict) -> list[dict]:
                     "limit": opts["chance"] + th["options_only_margin"],
                     "detail": f"rule {opts['best_rule']} is right {opts['best_accuracy']:.0%} of {opts['rows']} "
                               f"rows, chance {opts['chance']:.0%}"})
+    if opts and opts["learned"] > opts["chance"] + th["options_learned_margin"]:
+        out.append({"threshold": "options_learned", "task": task, "value": opts["learned"],
+                    "limit": opts["chance"] + th["options_learned_margin"],
+                    "detail": f"a scorer trained on the options and the question's words (no image) is right "
+                              f"{opts['learned']:.0%} of {opts['rows']} rows, chance {opts['chance']:.0%}"})
     yes = info.get("yes")
     if yes and not th["yes_share_min"] <= yes["share"] <= th["yes_share_max"]:
         out.append({"threshold": "yes_share", "task": task, "value": yes["share"],
@@ -753,6 +793,8 @@ def headline(tasks: dict, violations: list[dict], th: dict, cross: dict, rel: li
     return {
         "tasks": len(tasks), "rows": len(rows), "tasks_flaggable": len(big),
         "option_tasks_within_options_only_limit": [len(option_tasks) - len(by["options_only"]), len(option_tasks)],
+        "option_tasks_within_options_learned_limit": [len(option_tasks) - len(by["options_learned"]),
+                                                      len(option_tasks)],
         "yes_no_tasks_within_yes_share": [len(yes_tasks) - len(by["yes_share"]), len(yes_tasks)],
         "tasks_within_top_share_limit": [len(big) - len(by["top_share"]), len(big)],
         "tasks_whose_answer_or_work_grows": [len(big) - len(by["level_growth"]), len(big)],
@@ -764,6 +806,7 @@ def headline(tasks: dict, violations: list[dict], th: dict, cross: dict, rel: li
         "mean_prompt_lookup": _weighted(tasks, lambda i: i["baselines"]["prompt_lookup"]),
         "mean_naive_bayes": _weighted(tasks, lambda i: i["baselines"]["naive_bayes"]),
         "mean_options_only_best": _weighted(tasks, lambda i: (i.get("options_only") or {}).get("best_accuracy")),
+        "mean_options_learned": _weighted(tasks, lambda i: (i.get("options_only") or {}).get("learned")),
         "mean_options_only_chance": _weighted(tasks, lambda i: (i.get("options_only") or {}).get("chance")),
         "pooled_yes_share": _pooled_yes(tasks),
         "near_duplicate_pairs_within_tasks": sum(i["images"]["near_duplicate_pairs"] for i in tasks.values()),

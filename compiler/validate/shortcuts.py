@@ -30,7 +30,7 @@ from typing import Any
 
 # -- reading options --------------------------------------------------------------------------------------------
 # The `lettered` template filter writes "A. text" lines; "(A) text" and "A) text" are read too.
-_OPTION_LINE = re.compile(r"^\s*\(?([A-Z])[.)]\s*(.*?)\s*$")
+OPTION_LINE = re.compile(r"^\s*\(?([A-Z])[.)]\s*(.*?)\s*$")
 MAX_OPTIONS = 26
 
 
@@ -39,7 +39,7 @@ def _lettered_runs(prompt: str) -> list[list[str]]:
     runs: list[list[str]] = []
     current: list[str] | None = None
     for line in prompt.splitlines():
-        m = _OPTION_LINE.match(line)
+        m = OPTION_LINE.match(line)
         if m and current is not None and m[1] == chr(65 + len(current)) and len(current) < MAX_OPTIONS:
             current.append(m[2])
             continue
