@@ -876,9 +876,10 @@ def worst_offenders(tasks: dict, violations: list[dict], n: int = 5) -> dict:
             if name == "yes_share":
                 lo, hi = v["limit"]
                 return max(lo - v["value"], v["value"] - hi)
-            if name == "level_growth":
-                lv = tasks[v["task"]]["levels"]["growth"]
-                return -max((g["rho"] for g in lv.values()), default=0.0)
+            if name == "level_growth":  # how far the better of the answer and work figures is from growing
+                lv = tasks[v["task"]]["levels"]
+                return -max((g["rho"] for k, g in lv["growth"].items() if k in (lv["answer_figure"], "work")),
+                            default=0.0)
             return v["value"] - v["limit"]
         out[name] = [{"task": v["task"], "excess": excess(v), "detail": v["detail"]}
                      for v in sorted(hits, key=lambda v: (-excess(v), v["task"]))[:n]]
