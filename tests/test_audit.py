@@ -168,6 +168,8 @@ def test_bad_input_exits_2(capsys, dataset, tmp_path):
                          ("yes_share_min=0.7", "yes_share_min 0.7 is above yes_share_max 0.6")):
         code, _, err = audit(capsys, dataset, tmp_path / "rep", "--threshold", bad)
         assert code == 2 and message in err, (bad, err)
+    code, _, err = audit(capsys, dataset, tmp_path / "rep", "--near-duplicate-bits", "400")
+    assert code == 2 and "--near-duplicate-bits should be 0..256, got 400" in err
     (tmp_path / "file").write_text("x")
     code, _, err = audit(capsys, dataset, tmp_path / "file")
     assert code == 2 and "--out is a file" in err
@@ -300,3 +302,25 @@ def test_learned_options_scorer_finds_a_relation_to_the_question():
     assert cv_options_learned(related, folds(related)) > 0.8  # the right square shares the rook's file
     unrelated = make(False, 2)
     assert cv_options_learned(unrelated, folds(unrelated)) < 0.45  # chance is 0.25
+
+
+def test_a_malformed_row_is_named(capsys, dataset, tmp_path):
+    import hashlib
+
+    import pyarrow as pa
+
+    ds = tmp_path / "ds"
+    shutil.copytree(dataset, ds)
+    manifest = json.loads((ds / "manifest.json").read_text())
+    entry = manifest["splits"]["train"]["files"][0]
+    shard = ds / entry["name"]
+    table = pq.read_table(shard)
+    levels = table.column("level").to_pylist()
+    levels[3] = 42
+    table = table.set_column(table.schema.get_field_index("level"), "level", pa.array(levels, pa.int32()))
+    pq.write_table(table, shard)
+    entry["sha256"] = hashlib.sha256(shard.read_bytes()).hexdigest()  # a forged manifest that agrees
+    (ds / "manifest.json").write_text(json.dumps(manifest))
+    code, _, err = audit(capsys, ds, tmp_path / "rep")
+    assert code == 2
+    assert f"error: {entry['name']} row 3 (" in err and "field 'level': should be an integer 0..9, got 42" in err

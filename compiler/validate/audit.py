@@ -828,6 +828,8 @@ def run_audit(dataset: Path, out: Path, overrides: dict[str, float] | None = Non
     """near_duplicate_bits: the dHash distance at or under which two images count as near-duplicates (default: the
     build's own bound from the manifest, 12 unless its config says otherwise)."""
     dataset, out = Path(dataset), Path(out)
+    if near_duplicate_bits is not None and not 0 <= near_duplicate_bits <= HASH_BITS:
+        raise AuditInputError(f"--near-duplicate-bits should be 0..{HASH_BITS}, got {near_duplicate_bits}")
     if out.exists() and not out.is_dir():
         raise AuditInputError(f"{out}: --out is a file; give a folder for the report")
     out.mkdir(parents=True, exist_ok=True)
@@ -835,8 +837,6 @@ def run_audit(dataset: Path, out: Path, overrides: dict[str, float] | None = Non
     th, source = thresholds_for(manifest, overrides or {})
     bits = manifest.get("split_overlap", {}).get("near_duplicate_bits", 12)
     if near_duplicate_bits is not None:
-        if not 0 <= near_duplicate_bits <= HASH_BITS:
-            raise AuditInputError(f"--near-duplicate-bits should be 0..{HASH_BITS}, got {near_duplicate_bits}")
         bits = near_duplicate_bits
     by_task: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
