@@ -19,7 +19,8 @@ def test_numbers_are_read_as_shown(text, value):
     assert parse_number(text)[0] == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text", ["e4", "red", "A", "(3, 4)", "1/0", "1.5/2", "", "3/4/5"])
+@pytest.mark.parametrize("text", ["e4", "red", "A", "(3, 4)", "1/0", "1.5/2", "", "3/4/5", "9" * 5000,
+                                  "1/" + "7" * 5000, "9" * 31])
 def test_non_numbers(text):
     assert parse_number(text) is None
 
@@ -60,6 +61,10 @@ def test_medoid_numeric_is_nearest_the_mean():
 def test_medoid_text_by_edit_distance():
     assert edit_distance("kitten", "sitting") == 3
     assert edit_distance("", "abc") == 3
+    # options as long as a prompt allows still take no time: the first 200 characters are compared
+    assert edit_distance("a" * 30000, "b" * 30000) == 200
+    # the first and last agree in their first 200 characters: a tie, no pick
+    assert pick("medoid", ["x" * 30000, "y" * 30000, "x" * 29999 + "y"]) is None
     # "cat" is one edit from each of the others, which are two from each other
     assert pick("medoid", ["bat", "cat", "cut", "cab"]) == 1
     assert pick("medoid", ["red", "red", "blue"]) is None  # repeated options: no pick
@@ -113,7 +118,7 @@ def test_longest_and_shortest():
 
 
 def test_every_rule_returns_none_or_an_index():
-    cases = [["1", "2", "3", "4"], ["red", "blue"], ["1/2", "1/3", "2/3", "1/6"], ["1:00", "2:00"], ["a", "a"], [],
+    cases = [["9" * 30, "1", "2"], ["9" * 30 + "/7", "1/2", "3"], ["-1", "0", "1/1"], ["0", "0/5", "1"],["1", "2", "3", "4"], ["red", "blue"], ["1/2", "1/3", "2/3", "1/6"], ["1:00", "2:00"], ["a", "a"], [],
              ["x"]]
     for texts in cases:
         for name, p in rule_picks(texts).items():

@@ -101,22 +101,22 @@ class Numbers:
     time_period: int | None  # minutes around the dial (720 or 1440) when the options are times
 
 
+MAX_NUMBER_DIGITS = 30  # an option like "10**400" written out is text, not a number a rule can weigh
+
+
 def parse_number(text: str) -> tuple[float, tuple[int, int] | None, str, str] | None:
     """(value, (num, den) when written as a fraction, prefix, suffix) of one option text, or None."""
+    if len(text) > 2 * MAX_NUMBER_DIGITS + 20:
+        return None
     m = _NUMBER.fullmatch(text.strip().translate(_MINUSES))
-    if m is None:
+    if m is None or len(m["num"]) > MAX_NUMBER_DIGITS or len(m["den"] or "") > MAX_NUMBER_DIGITS:
         return None
-    try:
-        num = float(m["num"])
-    except ValueError:
-        return None
+    num = float(m["num"])
     if m["den"] is not None:
         den = int(m["den"])
         if den == 0 or "." in m["num"]:
             return None
         return num / den, (int(m["num"]), den), m["pre"], m["post"].strip()
-    if not math.isfinite(num):
-        return None
     return num, None, m["pre"], m["post"].strip()
 
 
@@ -177,8 +177,12 @@ def rule_median(texts: list[str]) -> int | None:
     return _unique_best([abs(v - mean) if v in middle else math.inf for v in nums.values], lowest=True)
 
 
+MAX_EDIT_CHARS = 200  # edit distance is quadratic: longer options are compared by their first 200 characters
+
+
 def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance (insert, delete, substitute, each 1)."""
+    """Levenshtein distance (insert, delete, substitute, each 1) of the first MAX_EDIT_CHARS characters."""
+    a, b = a[:MAX_EDIT_CHARS], b[:MAX_EDIT_CHARS]
     if len(a) < len(b):
         a, b = b, a
     previous = list(range(len(b) + 1))
