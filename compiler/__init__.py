@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # what the lazy attributes below resolve to, for type checker
 _API = {"compile", "generate", "score", "build", "replay", "Taxonomy", "Instance", "Score", "BuildResult",
         "ReplayResult"}
 _ERRORS = {"TesseraError", "CompileFailed", "SamplingFailed"}
-__all__ = sorted(_API | _ERRORS | {"__version__"})
+__all__ = ["BuildResult", "CompileFailed", "Instance", "ReplayResult", "SamplingFailed", "Score", "Taxonomy",
+           "TesseraError", "__version__", "build", "compile", "generate", "replay", "score"]
 
 
 def __getattr__(name: str):
