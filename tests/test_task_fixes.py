@@ -157,3 +157,61 @@ def test_chess_positions_have_one_king_per_side_apart_and_no_check(taxonomy):
                 assert all(t["kind"] != "king" for t in steps["attacked"])
             seen += 1
     assert seen >= N
+
+
+# -- weighted_graph.component_count: the piece count spreads over a range that grows with level ------------------
+def pieces(state: dict) -> int:
+    parent = list(range(state["n"]))
+
+    def root(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+    for e in state["edges"]:
+        parent[root(e["a"])] = root(e["b"])
+    return len({root(i) for i in range(state["n"])})
+
+
+def test_component_count_spreads_with_level(taxonomy):
+    per_level = {lv: Counter() for lv in range(10)}
+    for seed in range(200):
+        level = seed % 10
+        _, state, _, answer = draw(taxonomy, "graphs.weighted_graph.component_count", seed, level)
+        assert answer == pieces(state) == state["piece_count"]
+        assert 1 <= answer <= 2 + level // 2
+        per_level[level][answer] += 1
+    low = per_level[0] + per_level[1]
+    high = per_level[8] + per_level[9]
+    assert set(low) == {1, 2} and len(high) >= 5 and max(high) == 6
+    overall = sum(per_level.values(), Counter())
+    # uniform over 1..2 + level // 2 at each level: 1 and 2 are common overall (about 0.29 each), but no more
+    assert max(overall.values()) / sum(overall.values()) <= 0.4 and overall[1] + overall[2] <= 0.7 * 200, overall
+    # the other tasks keep the randomly drawn edges (and their bytes)
+    for task_id in taxonomy.tasks:
+        if task_id.startswith("graphs.weighted_graph.") and not task_id.endswith("component_count"):
+            assert taxonomy.tasks[task_id].queries["piece_draw"] == [0]
+
+
+# -- a move must move the point asked about -----------------------------------------------------------------------
+MOVES = {
+    "reflection in the x-axis": lambda x, y: (x, -y),
+    "reflection in the y-axis": lambda x, y: (-x, y),
+    "reflection in the line y = x": lambda x, y: (y, x),
+    "reflection in the line y = -x": lambda x, y: (-y, -x),
+    "rotation of 90° counterclockwise about the origin": lambda x, y: (-y, x),
+    "rotation of 90° clockwise about the origin": lambda x, y: (y, -x),
+    "rotation of 180° about the origin": lambda x, y: (-x, -y),
+}
+
+
+@pytest.mark.parametrize("task_id, moved, how", [
+    ("geometry.lattice_polygon.move_vertex", lambda st, steps: steps["corner"], lambda st, q: q["move"]),
+    ("geometry.transformed_shape.apply_to_point", lambda st, steps: st["probe"], lambda st, q: st["move"]),
+])
+def test_the_point_asked_about_is_not_fixed_by_the_move(taxonomy, task_id, moved, how):
+    assert set(MOVES) == set(taxonomy.vocab["plane_transformations"])
+    for seed in range(N):
+        query, state, steps, answer = draw(taxonomy, task_id, seed, seed % 10)
+        p = moved(state, steps)
+        image = MOVES[how(state, query)](p["x"], p["y"])
+        assert list(image) == answer and image != (p["x"], p["y"]), (task_id, seed)
