@@ -215,3 +215,48 @@ def test_the_point_asked_about_is_not_fixed_by_the_move(taxonomy, task_id, moved
         p = moved(state, steps)
         image = MOVES[how(state, query)](p["x"], p["y"])
         assert list(image) == answer and image != (p["x"], p["y"]), (task_id, seed)
+
+
+# -- the answer-format instruction and the contract agree ---------------------------------------------------------
+def _examples(instruction: str, answer_format: str) -> list[str]:
+    """The responses an instruction shows: each `for example X` (and `or Y`) as a whole final answer."""
+    tail = instruction.split("for example ", 1)[1].rstrip(".")
+    return tail.split(" or ") if answer_format == "json" else [tail]
+
+
+@pytest.mark.parametrize("answer_format", ["json", "boxed", "tag"])
+def test_every_contract_s_instruction_examples_earn_full_reward(taxonomy, answer_format):
+    """Each bundled contract's instruction, in every convention, shows answers that its own verifier reads as the
+    strict form: a prompt that says "give a fraction" must not invite the bare `4/5` that JSON cannot hold."""
+    from compiler.verify.score import format_instruction, score
+    truths = {("number", "probability"): 0.25, ("string", "clock_time"): "3:05", ("integer", "text"): 3,
+              ("number", "text"): 2.5, ("string", "text"): "red", ("option", "text"): "B",
+              ("boolean", "text"): True}
+    contracts = {task.contract.id: task.contract for task in taxonomy.tasks.values()}
+    checked = 0
+    for contract in contracts.values():
+        form = contract.spec.normalize.form
+        truth = truths.get((contract.type, form))
+        if truth is None:
+            continue  # lists, sets, coordinates: covered by tests/test_answer_formats.py
+        text = format_instruction(contract.type, contract.items, contract.spec.key, answer_format, form)
+        label = contract.label(truth, answer_format)
+        for example in _examples(text, answer_format):
+            got = score(label, "Working.\n" + example)
+            assert (got.answer, got.format) == (1.0, 1.0), (contract.id, answer_format, example, got)
+        checked += 1
+    assert checked >= 6
+
+
+def test_spinner_probability_prompt_says_how_to_write_a_fraction(taxonomy):
+    from compiler.trace.instance import generate
+    from compiler.verify.score import score
+    inst = generate(taxonomy.tasks["symbolic.spinner.color_probability"], 3, 4, vocab=taxonomy.vocab)
+    assert "Give a fraction or a decimal." in inst.prompt and 'or {"answer": "1/4"}.' in inst.prompt
+    num = round(inst.answer * 120)
+    quoted = f'{{"answer": "{num}/120"}}'
+    assert score(inst.label, quoted).reward == 1.0  # the form the instruction shows
+    assert score(inst.label, f'{{"answer": {inst.answer}}}').reward == 1.0
+    # a bare fraction is not JSON: the answer is read, the format point is not given (as the instruction implies)
+    bare = score(inst.label, f'{{"answer": {num}/120}}')
+    assert (bare.answer, bare.format) == (1.0, 0.0)
