@@ -14,7 +14,7 @@ from compiler.execute.program import run_program
 from compiler.sample.rng import STREAMS, Rng, derive_seed
 from compiler.sample.state import Rejected, SampleWork, sample_state
 from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
-from tests.oracles_boards import reachable  # noqa: E402
+from tests.oracles_boards import reachable
 
 N = 100  # instances per property, levels 0..9 in turn
 
@@ -144,7 +144,7 @@ def test_chess_positions_have_one_king_per_side_apart_and_no_check(taxonomy):
     seen = 0
     for task_id in tasks:
         for seed in range(N // len(tasks) + 10):
-            _, state, steps, answer = draw(taxonomy, task_id, seed, seed % 10)
+            _, state, steps, _ = draw(taxonomy, task_id, seed, seed % 10)
             kings = [p for p in state["pieces"] if p["kind"] == "king"]
             assert sorted(k["side"] for k in kings) == ["black", "white"], (task_id, seed)
             a, b = kings
@@ -260,3 +260,35 @@ def test_spinner_probability_prompt_says_how_to_write_a_fraction(taxonomy):
     # a bare fraction is not JSON: the answer is read, the format point is not given (as the instruction implies)
     bare = score(inst.label, f'{{"answer": {num}/120}}')
     assert (bare.answer, bare.format) == (1.0, 0.0)
+
+
+# -- option letters are never confusable with the options' own texts ------------------------------------------------
+def test_lettered_refuses_an_option_that_reads_as_an_option_letter():
+    from tests.test_templates import check, render_error
+    message = render_error("{{ xs | lettered }}", {"xs": ["F", "a", "H", "K"]})
+    assert message == ("template at t:1:1: filter 'lettered': option B reads 'a', which is also an option letter "
+                       "(A to D), so an answer cannot tell them apart; label the scene's objects from a letter past "
+                       "the options (letter(4 + i))")
+    t, _ = check("{{ xs | lettered }}", {"xs"})
+    assert t.render({"xs": ["E", "F", "G", "H"]}) == "A. E\nB. F\nC. G\nD. H"  # letters past the options are fine
+    assert t.render({"xs": ["A3", "B1"]}) == "A. A3\nB. B1"
+
+
+def test_no_option_task_offers_a_node_lettered_like_an_option(taxonomy):
+    from compiler.trace.instance import generate
+    option_tasks = sorted(t for t, task in taxonomy.tasks.items() if task.contract.id == "option_letter")
+    assert len(option_tasks) >= 13
+    seen = 0
+    for task_id in option_tasks:
+        for seed in range(8):
+            inst = generate(taxonomy.tasks[task_id], seed, (3 * seed) % 10, vocab=taxonomy.vocab)
+            lines = [ln for ln in inst.prompt.splitlines() if len(ln) > 3 and ln[0].isupper() and ln[1:3] == ". "]
+            letters = {ln[0] for ln in lines}
+            assert all(ln[3:].strip().upper() not in letters for ln in lines), (task_id, seed, lines)
+            seen += 1
+    assert seen >= 100
+    # the graph tasks with options letter their nodes past the option letters A to D, in the image too
+    for task_id in ("graphs.weighted_graph.neighbor_option", "graphs.rooted_tree.common_ancestor"):
+        for seed in range(N // 2):
+            _, state, _, _ = draw(taxonomy, task_id, seed, seed % 10)
+            assert all(v["label"] not in "ABCD" for v in state["nodes"]), (task_id, seed)
