@@ -103,6 +103,7 @@ MARKS = {
     "geometry.lattice_polygon": (lambda st: len(st["drawn"]) - len(st["vertices"]), {"points_inside": "m"}),
     "geometry.transformed_shape": (lambda st: len(st["drawn"]) - 2 * len(st["shape"]), {"apply_to_point": 1}),
     "icons.sequence": (lambda st: len(st["drawn"]), {"next_panel": 4}),
+    "geometry.circle_plane": (lambda st: len(st["drawn"]), {"nearest_point": "m", "points_in_circle": "m"}),
 }
 
 
