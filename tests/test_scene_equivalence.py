@@ -15,17 +15,35 @@ from tessera.trace.instance import generate
 
 BEFORE = json.loads((Path(__file__).parent / "data" / "answers_before_scene_language.json").read_text())
 TASKS = sorted({key.split("|")[0] for key in BEFORE})
+# Tasks whose answers changed on purpose after the record, and why; the rest must still agree.
+REDEFINED = {
+    **dict.fromkeys(["boards.chess.attacked_pieces", "boards.chess.count_on_shade", "boards.chess.move_count",
+                     "boards.chess.move_option"], "issue 11: legal positions (one king per side, kings apart, no check)"),
+    **dict.fromkeys(["boards.tiles.has_line", "geometry.circle_plane.circles_overlap",
+                     "geometry.transformed_shape.reflection_or_rotation", "graphs.digraph.has_cycle",
+                     "graphs.digraph.one_way_reach", "graphs.maze.goal_reachable",
+                     "graphs.weighted_graph.connected_pair", "shapes.shape_field.relation",
+                     "symbolic.balance_compare.heavier_pair"], "issue 11: yes/no outcome drawn with the query"),
+    "graphs.weighted_graph.component_count": "issue 11: the piece count is drawn, uniform over a range",
+    "geometry.lattice_polygon.move_vertex": "issue 11: never a vertex the move leaves in place",
+}
 
 
 def test_the_record_covers_every_task_that_had_a_layout(taxonomy):
     assert len(TASKS) == 89 and set(TASKS) <= set(taxonomy.tasks)
 
 
-@pytest.mark.parametrize("task_id", TASKS)
+def test_redefined_tasks_are_in_the_record():
+    assert set(REDEFINED) <= set(TASKS)
+
+
+@pytest.mark.parametrize("task_id", [t for t in TASKS if t not in REDEFINED])
 def test_same_query_and_answer_as_with_closed_layouts(taxonomy, task_id):
     task = taxonomy.tasks[task_id]
     for level in (0, 4, 9):
         for seed in range(4):
             was = BEFORE[f"{task_id}|{seed}|{level}"]
             inst = generate(task, seed, level, vocab=taxonomy.vocab)
-            assert (inst.trace["query"], inst.answer) == (was["query"], was["answer"]), (seed, level)
+            # query variables added since (issue 11: a grammar's show_* / outcome inputs) are not compared
+            query = {k: v for k, v in inst.trace["query"].items() if k in was["query"]}
+            assert (query, inst.answer) == (was["query"], was["answer"]), (seed, level)

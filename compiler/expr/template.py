@@ -171,7 +171,15 @@ def _fmt(v: Any) -> str:
 
 def _lettered(options) -> str:
     options = _need_list("lettered", options)
-    return _bounded("lettered", "\n".join(f"{chr(65 + i)}. {_fmt(o)}" for i, o in enumerate(options[:26])))
+    texts = [_fmt(o) for o in options[:26]]
+    letters = [chr(65 + i) for i in range(len(texts))]
+    for letter, text in zip(letters, texts):
+        # 'C. A': the answer "A" would read as option A; a scene's labels must start past the option letters
+        if text.strip().upper() in letters:
+            raise EvalError(f"filter 'lettered': option {letter} reads '{text.strip()}', which is also an option letter "
+                            f"(A to {letters[-1]}), so an answer cannot tell them apart; label the scene's objects "
+                            f"from a letter past the options (letter({len(letters)} + i))")
+    return _bounded("lettered", "\n".join(f"{letter}. {text}" for letter, text in zip(letters, texts)))
 
 
 def _plural(word: str, n: int = 2) -> str:

@@ -214,7 +214,9 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     body = task.prompts[template_index].render(values).strip()
     contract = task.contract
     answer_format = answer_format or contract.spec.format
-    prompt = f"{body}\n\n{format_instruction(contract.type, contract.items, contract.spec.key, answer_format)}"
+    instruction = format_instruction(contract.type, contract.items, contract.spec.key, answer_format,
+                                     contract.spec.normalize.form)
+    prompt = f"{body}\n\n{instruction}"
 
     label = contract.label(result.answer, answer_format)
     witness = _witness(task, result.witness, paths, rendered.render_map)

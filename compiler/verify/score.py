@@ -824,8 +824,19 @@ def label_from_json(text: str) -> dict:
     return json.loads(text)
 
 
-def format_instruction(label_type: str, items: str | None, key: str = "answer", answer_format: str = "json") -> str:
-    """The answer-format sentence appended to every prompt, in the contract's convention (FORMATS)."""
+# What the answer is and one example of it, per contract form where the form changes what a right answer looks
+# like: a probability prompt that says "give a fraction" must say how a fraction is written in JSON (a bare 4/5 is
+# not JSON, so it earns no format point), and a clock time's example is a time, not "red".
+FORM_SHAPES = {
+    "probability": ("a probability, as a decimal or as a fraction in quotes", "0.25", '"1/4"'),
+    "clock_time": ("a time as h:mm", '"3:05"', None),
+}
+
+
+def format_instruction(label_type: str, items: str | None, key: str = "answer", answer_format: str = "json",
+                       form: str = "text") -> str:
+    """The answer-format sentence appended to every prompt, in the contract's convention (FORMATS) and, where the
+    contract's normalize form changes what an answer looks like (FORM_SHAPES), in that form."""
     shape = {
         "integer": "an integer", "number": "a number", "string": "a short text", "boolean": "true or false",
         "option": "the option letter", "list": f"a list of {items or 'string'}s in order",
@@ -836,14 +847,22 @@ def format_instruction(label_type: str, items: str | None, key: str = "answer", 
         "list": '["a", "b"]' if (items or "string") == "string" else "[1, 2]",
         "set": '["a", "b"]' if (items or "string") == "string" else "[1, 2]",
     }[label_type]
+    other = None  # a second example, in JSON only (boxed and tag write a fraction as it is)
+    if form in FORM_SHAPES and label_type in ("number", "string"):
+        shape, example, other = FORM_SHAPES[form]
     if answer_format == "boxed":
+        shown = _written_out(other or example)
+        shape = shape.replace(" in quotes", "")
         return (f"Think it through, then end your response with your final answer in \\boxed{{...}}: {shape}, "
-                f"for example \\boxed{{{_written_out(example)}}}.")
+                f"for example \\boxed{{{shown}}}.")
     if answer_format == "tag":
+        shown = _written_out(other or example)
+        shape = shape.replace(" in quotes", "")
         return (f"Think it through, then end your response with your final answer inside <answer></answer> tags: "
-                f"{shape}, for example <answer>{_written_out(example)}</answer>.")
+                f"{shape}, for example <answer>{shown}</answer>.")
+    also = f' or {{"{key}": {other}}}' if other else ""
     return (f'Think it through, then end your response with a JSON object {{"{key}": ...}} whose value is {shape}, '
-            f'for example {{"{key}": {example}}}.')
+            f'for example {{"{key}": {example}}}{also}.')
 
 
 def _written_out(example: str) -> str:
