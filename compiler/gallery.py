@@ -1,5 +1,6 @@
 """The main job on the bundled taxonomy: compile it, build a small dataset (taxonomy/builds/demo.yaml), validate
-and replay the dataset, and write a gallery page (image, prompt, answer, witness box) of its rows."""
+and replay the dataset, audit it (`tessera audit`: shortcuts a model could learn without the image), and write a
+gallery page (image, prompt, answer, witness box) of its rows that links to the audit."""
 from __future__ import annotations
 
 import html
@@ -51,13 +52,23 @@ def run_demo(root: Path, out: Path, per_task: int | None, con) -> int:
     matched = sum(r.ok for r in replays)
     con.print(f"validate: {'valid' if report.ok else 'INVALID: ' + '; '.join(report.problems[:5])}; "
               f"replay: {matched}/{len(replays)} byte for byte")
-    gallery = write_gallery(dataset, out / "gallery", tax.name)
-    con.print(f"dataset: [bold]{dataset}[/]   gallery: [bold]{gallery}[/]")
+    from .validate.audit import run_audit
+    from .validate.audit_html import headline_rows
+
+    with _progress() as progress:
+        audit = run_audit(dataset, out / "audit", None, progress)
+    # A few rows per task are too few to flag a task (the audit's min_rows): the demo shows the report, and the
+    # thresholds are enforced where they mean something, on a recipe build (`tessera audit`).
+    figures = dict(headline_rows(audit.report))
+    con.print(f"audit: {figures['tasks (rows)']}; {len(audit.violations)} threshold(s) exceeded")
+    gallery = write_gallery(dataset, out / "gallery", tax.name, audit=Path("..") / "audit" / "index.html")
+    con.print(f"dataset: [bold]{dataset}[/]   gallery: [bold]{gallery}[/]   audit: [bold]{out / 'audit' / 'index.html'}[/]")
     return 0 if report.ok and matched == len(replays) else 1
 
 
-def write_gallery(dataset: Path, folder: Path, name: str) -> Path:
-    """One card per row: the picture with its witness drawn over it, the prompt, the answer."""
+def write_gallery(dataset: Path, folder: Path, name: str, audit: Path | None = None) -> Path:
+    """One card per row: the picture with its witness drawn over it, the prompt, the answer; `audit` is the
+    audit report to link to (relative to the gallery page)."""
     partial = folder.with_name(folder.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
@@ -68,7 +79,7 @@ def write_gallery(dataset: Path, folder: Path, name: str) -> Path:
             rel = f"{row['task']}/{row['instance_id']}.png"
             (partial / rel).write_bytes(row["image"]["bytes"])
             cards.append(_card(row, rel))
-    (partial / "index.html").write_text(_page(name, dataset, cards))
+    (partial / "index.html").write_text(_page(name, dataset, cards, audit))
     if folder.exists():
         shutil.rmtree(folder)
     partial.rename(folder)
@@ -109,7 +120,8 @@ def witness_geometries(wit: dict) -> list[list[float]]:
     return list(value)
 
 
-def _page(name: str, dataset: Path, cards: list[str]) -> str:
+def _page(name: str, dataset: Path, cards: list[str], audit: Path | None = None) -> str:
+    link = f' The <a href="{html.escape(audit.as_posix())}">audit</a> of this dataset.' if audit else ""
     return f"""<!doctype html><meta charset="utf-8"><title>Tessera gallery — {html.escape(name)}</title>
 <style>body{{font-family:sans-serif;margin:16px;background:#f4f4f6}}.grid{{display:grid;
 grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:14px}}.card{{background:#fff;padding:10px;
@@ -117,4 +129,4 @@ border-radius:8px;box-shadow:0 1px 3px #0002}}.img{{position:relative}}.img img{
 .box{{position:absolute;border:2px solid #e0f;box-sizing:border-box}}.pt{{position:absolute;width:8px;height:8px;
 margin:-4px;background:#e0f;border-radius:50%}}pre{{white-space:pre-wrap;font-size:12px}}.meta{{font-size:13px}}
 </style><h1>Tessera gallery — {html.escape(name)}</h1><p>{len(cards)} rows of {html.escape(str(dataset))}.
-Magenta boxes are the image-space witnesses.</p><div class="grid">{''.join(cards)}</div>"""
+Magenta boxes are the image-space witnesses.{link}</p><div class="grid">{''.join(cards)}</div>"""

@@ -72,6 +72,12 @@ def test_demo_writes_gallery(capsys, tmp_path, taxonomy):
     assert (out / "dataset" / "manifest.json").exists()
     assert not (out / "gallery.partial").exists()
     assert "replay: " in stdout and "valid" in stdout
+    # the audit of the demo build, linked from the gallery: every row counted, none flagged (too few rows per task)
+    audit = json.loads((out / "audit" / "audit.json").read_text())
+    assert audit["headline"]["rows"] == 2 * len(taxonomy.tasks) and audit["headline"]["tasks"] == len(taxonomy.tasks)
+    assert f"audit: {len(taxonomy.tasks)} ({2 * len(taxonomy.tasks)} rows; 0 with enough rows to flag); " \
+           f"0 threshold(s) exceeded" in stdout
+    assert '<a href="../audit/index.html">audit</a>' in page and (out / "audit" / "index.html").is_file()
     # A demo folder built from other inputs (an older checkout) is rebuilt, not refused: the demo owns its folder.
     manifest_path = out / "dataset" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
