@@ -28,6 +28,16 @@ from compiler.trace.instance import generate  # noqa: E402
 LEVELS = (0, 3, 6, 9)
 GROWTH = 1.5  # level 9's state size, work or answer size over level 0's
 ANSWER_GROWTH = 1.25  # a numeric answer's mean magnitude, level 9 over level 0
+# Numeric answers that name a place or read a fixed scale: their range is the picture's format, not the level's
+# doing (NUMERIC FLAT does not apply; FLAT still does — their levels must add objects or work).
+BOUNDED = {
+    "games.connect_four.winning_column": "a column number, 1-7",
+    "games.tic_tac_toe.winning_cell": "a cell number, 1-9",
+    "geometry.protractor.ray_angle": "an angle read off a protractor, 0-180",
+    "symbolic.clock_row.hand_angle": "the angle between two hands, 0-180",
+    "symbolic.clock_row.elapsed_minutes": "minutes between two clock faces, under 12 hours",
+    "symbolic.gauge.read_value": "a reading on a fixed dial",
+}
 
 
 def state_size(value) -> int:
@@ -73,7 +83,7 @@ def _ratio(hi: float, lo: float) -> float:
     return hi / lo if lo > 0 else (math.inf if hi > 0 else 1.0)
 
 
-def verdict(prof: dict) -> list[str]:
+def verdict(prof: dict, task_id: str = "") -> list[str]:
     """The flags of one task's profile (empty: its levels grow)."""
     lo, hi = prof[min(prof)], prof[max(prof)]
     flags = []
@@ -83,7 +93,7 @@ def verdict(prof: dict) -> list[str]:
     size_grows = _ratio(hi["size"], lo["size"]) >= GROWTH
     if not (size_grows or work_grows or answer_grows) or hi["marks"] <= lo["marks"]:
         flags.append("FLAT")
-    if lo["numeric"] and hi["numeric"] and _ratio(hi["answer"], lo["answer"]) < ANSWER_GROWTH and \
+    if task_id not in BOUNDED and lo["numeric"] and hi["numeric"] and _ratio(hi["answer"], lo["answer"]) < ANSWER_GROWTH and \
             _ratio(hi["answer_max"], lo["answer_max"]) < ANSWER_GROWTH:
         flags.append("NUMERIC FLAT")
     return flags
@@ -104,7 +114,7 @@ def main() -> int:
         if (args.domain and task.domain != args.domain) or (args.task and not tid.startswith(args.task)):
             continue
         prof = profile(task, tax.vocab, args.seeds)
-        flags = verdict(prof)
+        flags = verdict(prof, tid)
         report[tid] = {"levels": prof, "flags": flags}
         if flags:
             flagged[tid] = flags

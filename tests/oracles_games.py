@@ -13,9 +13,11 @@ def _ttt_board(state):
     return board
 
 
-def _ttt_wins(state):
+def _ttt_wins(state, other: bool = False):
     board = _ttt_board(state)
     me = "X" if sum(1 for b in board if b) % 2 == 0 else "O"
+    if other:
+        me = "O" if me == "X" else "X"
     out = []
     for k in range(9):
         if board[k]:
@@ -30,11 +32,17 @@ def _ttt_wins(state):
 def _ttt_winning_cell(tr):
     wins = _ttt_wins(tr["state"])
     assert len(wins) == 1
+    if tr["level"] >= 5:  # the other player threatens elsewhere: a decoy
+        theirs = _ttt_wins(tr["state"], other=True)
+        assert theirs and wins[0] not in theirs
     return wins[0]
 
 
 def _ttt_winning_count(tr):
-    return len(_ttt_wins(tr["state"]))
+    cells = set(_ttt_wins(tr["state"]))
+    if tr["level"] >= 5:  # either player's winning cells, each once
+        cells |= set(_ttt_wins(tr["state"], other=True))
+    return len(cells)
 
 
 ORACLES = {
