@@ -37,6 +37,7 @@ BOUNDED = {
     "symbolic.clock_row.hand_angle": "the angle between two hands, 0-180",
     "symbolic.clock_row.elapsed_minutes": "minutes between two clock faces, under 12 hours",
     "symbolic.gauge.read_value": "a reading on a fixed dial",
+    "charts.donut.share_sum": "a percentage of one whole, at most 100",
 }
 
 

@@ -183,12 +183,49 @@ def test_bar_charts_vary_topic_and_read_values_off_the_axis(tax):
     assert labelled_by_level[4] == {True, False}
 
 
-def test_unlabelled_bar_chart_ticks_every_step(tax):
+@pytest.mark.parametrize("grammar_task", ["charts.grouped_bars.store_total", "charts.stacked_bars.fruit_total",
+                                          "charts.heatmap.top_row_total", "charts.treemap.kth_largest"])
+def test_sales_charts_draw_their_goods_from_the_vocabulary(tax, grammar_task):
+    task = tax.tasks[grammar_task]
+    goods = set()
+    for seed in range(25):  # 25 states per grammar, 100 over the four
+        state = sample_state(task.grammar, seed % 10, tax.vocab, Rng(seed), {"target": 1}, Budget())
+        topic = state["goods"]
+        goods.add(topic["goods"])
+        names = state.get("fruits") or state.get("names")
+        assert set(names) <= set(topic["categories"])
+        assert not set(names) & set(tax.vocab["colors"])  # bars are coloured: no colour word names a category
+    assert len(goods) >= 3
+
+
+def test_line_chart_labels_by_level_and_reads_exactly_without_them(tax):
+    task = tax.tasks["charts.line_chart.mean_value"]
+    seen = {}
+    for lv in range(10):
+        for seed in range(10):
+            state = sample_state(task.grammar, lv, tax.vocab, Rng(seed * 13 + lv), {}, Budget())
+            seen.setdefault(lv, set()).add(state["labelled"])
+            if not state["labelled"]:
+                assert all(p["value"] % state["step"] == 0 for p in state["points"])
+    assert seen[0] == seen[2] == {True} and seen[7] == seen[9] == {False} and seen[5] == {True, False}
+    inst = generate(task, 3, 9, vocab=tax.vocab)
+    assert inst.trace["state"]["topic"]["measure"] in inst.prompt
+
+
+def test_value_labels_follow_the_level(tax, monkeypatch):
+    import compiler.render.marks as marks
+
+    drawn = []
+    plain = marks._plain_text
+    monkeypatch.setattr(marks, "_plain_text", lambda ctx, v, opts, s, *a: drawn.append(s) or plain(ctx, v, opts, s, *a))
     task = tax.tasks["charts.bar_chart.value_difference"]
-    inst = generate(task, 2, 8, vocab=tax.vocab)
-    state = inst.trace["state"]
-    assert not state["labelled"] and "fruit" not in inst.prompt.split("\n")[0] or state["topic"]["noun"] == "fruit"
-    # no value label was drawn: bars + ticks + category labels + title only, and the answer is the exact difference
-    values = [b["value"] for b in state["bars"]]
-    assert inst.answer == max(values) - min(values)
-    assert state["topic"]["title"] in inst.trace["state"]["topic"]["title"]
+    for lv, seed in [(0, 1), (1, 2), (8, 2), (9, 5)]:
+        drawn.clear()
+        inst = generate(task, seed, lv, vocab=tax.vocab)
+        state = inst.trace["state"]
+        values = [str(b["value"]) for b in state["bars"]]
+        if lv < 3:  # one value label per bar (text marks; axis ticks are guides)
+            assert sorted(d for d in drawn if d.isdigit()) == sorted(values)
+        else:
+            assert not state["labelled"] and not [d for d in drawn if d.isdigit()]
+            assert inst.answer == max(b["value"] for b in state["bars"]) - min(b["value"] for b in state["bars"])
