@@ -30,9 +30,9 @@ def first_mode(values):
 
 
 def _bar_extremum(tr):
-    bars = tr["state"]["bars"]
-    pick = max if tr["query"]["extreme"] == "highest" else min
-    return pick(bars, key=lambda b: b["value"])["label"]
+    # the extreme bar, or from level 6 the second in that order
+    bars = sorted(tr["state"]["bars"], key=lambda b: b["value"], reverse=tr["query"]["extreme"] == "highest")
+    return bars[0 if tr["level"] < 6 else 1]["label"]
 
 
 def _bar_difference(tr):

@@ -50,9 +50,13 @@ def square(state: dict, r: int, c: int) -> str:
 
 
 def _move_count(tr):
-    mover = step(tr, "mover")
+    # levels 0-3: the named piece; 4-6: every piece of its kind and side; 7-9: every piece of its side
+    mover, level = step(tr, "mover"), tr["level"]
     assert mover["kind"] == tr["query"]["kind"]
-    return len(reachable(tr["state"], mover, captures=True))
+    pieces = tr["state"]["pieces"]
+    movers = [mover] if level < 4 else [p for p in pieces if p["side"] == mover["side"]
+                                         and (level >= 7 or p["kind"] == mover["kind"])]
+    return sum(len(reachable(tr["state"], p, captures=True)) for p in movers)
 
 
 def _attacked(tr):

@@ -3,38 +3,59 @@ from __future__ import annotations
 
 from tests.oracles import step
 
-TTT_LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
-
 
 def _ttt_board(state):
-    board = [""] * 9
+    side = state["side"]
+    board = [""] * (side * side)
     for p in state["pieces"]:
-        board[p["row"] * 3 + p["col"]] = p["player"]
-    return board
+        board[p["row"] * side + p["col"]] = p["player"]
+    return board, side
 
 
-def _ttt_wins(state):
-    board = _ttt_board(state)
-    me = "X" if sum(1 for b in board if b) % 2 == 0 else "O"
+def _ttt_lines(side):
+    """Every line of three cells on a side × side board (8 on 3×3, 24 on 4×4), enumerated independently."""
     out = []
-    for k in range(9):
+    for r in range(side):
+        for c in range(side):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(r + k * dr, c + k * dc) for k in range(3)]
+                if all(0 <= y < side and 0 <= x < side for y, x in cells):
+                    out.append(tuple(y * side + x for y, x in cells))
+    return out
+
+
+def _ttt_wins(state, other: bool = False):
+    board, side = _ttt_board(state)
+    me = "X" if sum(1 for b in board if b) % 2 == 0 else "O"
+    if other:
+        me = "O" if me == "X" else "X"
+    out = []
+    for k in range(side * side):
         if board[k]:
             continue
         trial = board[:]
         trial[k] = me
-        if any(trial[a] == trial[b] == trial[c] == me for a, b, c in TTT_LINES):
+        if any(trial[a] == trial[b] == trial[c] == me for a, b, c in _ttt_lines(side)):
             out.append(k + 1)
     return out
 
 
 def _ttt_winning_cell(tr):
+    assert tr["state"]["side"] == (3 if tr["level"] < 6 else 4)
+    assert len(_ttt_lines(tr["state"]["side"])) == (8 if tr["level"] < 6 else 24)
     wins = _ttt_wins(tr["state"])
     assert len(wins) == 1
+    if tr["level"] >= 5:  # the other player threatens elsewhere: a decoy
+        theirs = _ttt_wins(tr["state"], other=True)
+        assert theirs and wins[0] not in theirs
     return wins[0]
 
 
 def _ttt_winning_count(tr):
-    return len(_ttt_wins(tr["state"]))
+    cells = set(_ttt_wins(tr["state"]))
+    if tr["level"] >= 5:  # either player's winning cells, each once
+        cells |= set(_ttt_wins(tr["state"], other=True))
+    return len(cells)
 
 
 ORACLES = {

@@ -133,8 +133,11 @@ def _circles_overlap(tr):
 
 
 def _area_multiple_of_pi(tr):
-    r = step(tr, "ring")["r"]
-    return r * r if tr["query"]["measure"] == "area" else 2 * r
+    # the circles the prompt names (1 + level // 4 of them), their areas or circumferences added up
+    rings = [c for c in tr["state"]["circles"] if c["name"] in step(tr, "names")]
+    assert len(rings) == min(len(tr["state"]["circles"]), 1 + tr["level"] // 4)
+    area = tr["query"]["measure"] == "area"
+    return sum(c["r"] * c["r"] if area else 2 * c["r"] for c in rings)
 
 
 def _perimeter(tr):

@@ -95,8 +95,9 @@ def _wg_neighbor_option(tr):
 # -- directed graphs --------------------------------------------------------------------------------------------
 def _dg_arrow_count(tr):
     end = "b" if tr["query"]["direction"] == "into" else "a"
-    v = step(tr, "node")["id"]
-    return sum(e[end] == v for e in tr["state"]["edges"])
+    picked = {v["id"] for v in step(tr, "picked")}
+    assert len(picked) == 1 + tr["level"] // 4
+    return sum(e[end] in picked for e in tr["state"]["edges"])
 
 
 def _dg_reach(tr):
@@ -192,8 +193,10 @@ def _maze_dead_ends(tr):
         openings[p["a"]] += 1
         openings[p["b"]] += 1
     by_row = tr["query"]["scope"] == "row"
-    line = step(tr, "line")
-    return sum(k == 1 and divmod(cell, st["cols"])[0 if by_row else 1] == line for cell, k in enumerate(openings))
+    line, width = step(tr, "line"), step(tr, "width")
+    assert width == min(1 + tr["level"] // 3, st["rows"] if by_row else st["cols"])
+    return sum(k == 1 and line <= divmod(cell, st["cols"])[0 if by_row else 1] < line + width
+               for cell, k in enumerate(openings))
 
 
 ORACLES = {

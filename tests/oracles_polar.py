@@ -28,7 +28,9 @@ def _donut_largest(tr):
 
 
 def _donut_sum(tr):
-    return sum(s["share"] for s in step(tr, "pair"))
+    pair = step(tr, "pair")
+    assert len(pair) == min(len(tr["state"]["slices"]) - 1, 2 + tr["level"] // 4)
+    return sum(s["share"] for s in pair)
 
 
 def _gauge_value(tr):

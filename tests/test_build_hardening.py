@@ -280,8 +280,8 @@ def partial(two_cfg, taxonomy, tmp_path_factory):
 EDITS = {  # kind → (file, text, replacement): each a change of what the charts task's rows are made from
     "program": ("programs/charts/bar_chart/value_difference.yaml",
                 "summary: Difference between", "summary: The difference between"),
-    "grammar": ("grammars/charts/bar_chart.yaml", "summary: Vertical bars, one per fruit",
-                "summary: Upright bars, one per fruit"),
+    "grammar": ("grammars/charts/bar_chart.yaml", "Vertical bars, one per category",
+                "Upright bars, one per category"),
     "contract": ("contracts/integer_exact.yaml", "summary: An integer, exact match", "summary: An integer, exactly"),
     "component": ("components/bar_chart.yaml", "summary: Vertical bars from zero", "summary: Upright bars from zero"),
     "vocab": ("taxonomy/vocab.yaml", "fruits: [apple, banana, cherry,", "fruits: [apple, fig, banana, cherry,"),

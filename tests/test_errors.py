@@ -205,7 +205,7 @@ def test_templates_are_sandboxed(library_copy, monkeypatch):
         prompt: "{% for i in range(9) %}{{ bars.__class__ }}{% endfor %}{{ cycler }}"
         """)
     got = diagnostics(library_copy)
-    known = "(known here: bars, level, n, top, vocab)"
+    known = "(known here: bars, labelled, level, n, step, top, topic, vocab)"
     assert got == [  # each at its token's column
         "programs/bad/template.yaml:8:13: error: templates may only print values, use if and filters; 'for' is not "
         "allowed",
@@ -232,7 +232,7 @@ def test_sampler_errors_are_counted_under_the_failing_step(library_copy, monkeyp
     tax = compile_taxonomy(library_copy)
     # The error names the operator's position (issue 9, class 4: run-time errors are positioned).
     with pytest.raises(SamplingFailed, match=r"\(grammar:error:top ×200\); last error: "
-                                             r"grammars/charts/bar_chart\.yaml:5:11: division by zero"):
+                                             r"grammars/charts/bar_chart\.yaml:8:11: division by zero"):
         generate(tax.tasks["charts.bar_chart.value_difference"], 1, 0, vocab=tax.vocab)
 
 

@@ -26,6 +26,15 @@ REDEFINED = {
                      "symbolic.balance_compare.heavier_pair"], "issue 11: yes/no outcome drawn with the query"),
     "graphs.weighted_graph.component_count": "issue 11: the piece count is drawn, uniform over a range",
     "geometry.lattice_polygon.move_vertex": "issue 11: never a vertex the move leaves in place",
+    **dict.fromkeys(["charts.bar_chart.count_above_mean", "charts.bar_chart.extremum_label",
+                     "charts.bar_chart.sorted_labels", "charts.bar_chart.value_difference",
+                     "charts.line_chart.count_rises", "charts.line_chart.largest_change",
+                     "charts.line_chart.mean_value", "geometry.circle_plane.area_multiple_of_pi",
+                     "graphs.digraph.arrow_count", "graphs.maze.dead_ends", "icons.odd_one_out.odd_panel",
+                     "icons.sequence.next_count", "shapes.shape_grid.column_color_count",
+                     "shapes.shape_grid.common_shape_option", "shapes.shape_grid.empty_cells",
+                     "shapes.shape_grid.row_extreme"],
+                    "issue 11: redesigned so that every level is harder (or chart topics from vocabularies)"),
 }
 
 

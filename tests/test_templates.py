@@ -369,7 +369,7 @@ RECORDED = {
     ("boards.tiles.longest_run", 0, 0): "Rows are numbered from 1 at the top and columns from 1 at the left. What is "
                                         "the greatest number of tiles of one colour that stand next to each other "
                                         "without a break in column 2?",
-    ("charts.treemap.kth_largest", 9, 5): "Which fruit sold the most boxes?",
+    ("charts.treemap.kth_largest", 9, 5): "Which blend sold the most packs?",
     ("boards.sudoku.missing_digit", 0, 1): "In this puzzle every row, every column and every box (outlined by thick "
                                            "lines) holds each digit from 1 to 4 exactly once. Row 4 has exactly one "
                                            "empty cell. Which digit belongs there? Rows are numbered from the top and "

@@ -146,4 +146,5 @@ class TaxonomySpec(Model):
 
 
 class VocabSpec(Model):
-    vocab: dict[str, list[str] | list[int]]
+    # lists of words or numbers, or of records (a chart topic: its title, unit, nouns and categories)
+    vocab: dict[str, list[str] | list[int] | list[dict[str, str | list[str]]]]

@@ -287,9 +287,14 @@ class Composer:
     def draw(self, cm: CMark, values: dict, obj, item, ctx: Ctx) -> None:
         spec = MARKS[cm.kind]
         try:
+            options = cm.options
             if values.get("spots") is not None:
                 values = self.first_clear_spot(cm, values, item, ctx)
-            drawn: Drawn = spec.draw(ctx, values, cm.options)
+                if values.pop("$crossed", False):
+                    # `clear: prefer` found no spot clear of strokes: the text knocks the strokes out behind it
+                    # (a halo in the background colour), so no axis or rim runs through its letters.
+                    options = {**options, "halo": True}
+            drawn: Drawn = spec.draw(ctx, values, options)
         except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
             raise EvalError(f"{cm.kind} mark at {cm.where_text}: {type(exc).__name__}: {exc}") from None
         except EvalError as exc:
@@ -334,7 +339,7 @@ class Composer:
         dry = Ctx(_DryPainter(p, recorder), ctx.frame, ctx.sizes)
         first = MARKS[cm.kind].draw(dry, values, cm.options).bbox
         ax, ay = ctx.frame.point(values["x"], values["y"])
-        fallback = None
+        fallback, fewest = None, None
         for (x, y), side in zip(candidates, sides):
             trial = {**values, "x": x, "y": y}
             bx, by = ctx.frame.point(x, y)
@@ -359,8 +364,10 @@ class Composer:
                 continue
             inner = (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)
             if cm.clear and self.crosses(inner, key):
-                if cm.clear == "prefer" and fallback is None:
-                    fallback = trial
+                if cm.clear == "prefer":
+                    crossings = self.crossings(inner, key)  # the spot crossed by the fewest strokes is the fallback
+                    if fewest is None or crossings < fewest:
+                        fallback, fewest = {**trial, "$crossed": True}, crossings
                 continue
             return trial
         if fallback is not None:  # `clear: prefer`: no spot is clear of strokes; the first legible one will do
@@ -383,6 +390,13 @@ class Composer:
         x0, y0, x1, y1 = box
         near = np.nonzero((lo[:, 0] < x1) & (hi[:, 0] > x0) & (lo[:, 1] < y1) & (hi[:, 1] > y0))[0]
         return any(keys[i] != key and _segment_hits_box(*segs[i], box) for i in near.tolist())
+
+    def crossings(self, box: tuple, key) -> int:
+        """How many strokes drawn so far for other items cross the inside of the box."""
+        x0, y0, x1, y1 = box
+        return sum(1 for seg, k in self.strokes
+                   if k != key and min(seg[0], seg[2]) < x1 and max(seg[0], seg[2]) > x0
+                   and min(seg[1], seg[3]) < y1 and max(seg[1], seg[3]) > y0 and _segment_hits_box(*seg, box))
 
     def check_text_clear(self) -> None:
         for box, key, where in self.texts:

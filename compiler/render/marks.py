@@ -24,6 +24,9 @@ from .pictograms import PICTOGRAMS, pictogram
 RGB = tuple[int, int, int]
 
 MIN_FONT = 7.0  # fitted text never shrinks below this many pixels
+# Text a scene sizes itself (a size in px, or in frame units that a zoomed panel shrinks) is never drawn under this
+# many canvas pixels (before the theme's font scale): digits under about 7 px tall are guessed, not read.
+MIN_TEXT_PX = 10.0
 
 
 class RenderRejected(Exception):
@@ -532,9 +535,12 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     dx, dy = _offset(v)
     x, y = x + dx, y + dy
     bold = opts["weight"] == "bold"
-    size = ctx.size(v.get("size", 13.0), "size") * ctx.theme.font_scale  # `sizes: frame`: in frame units
+    size = ctx.size(v.get("size", 13.0), "size")  # `sizes: frame`: in frame units
     if size <= 0 or size > 400:
         raise EvalError(f"text size must be in (0, 400] px, got {size:g}")
+    if size < MIN_TEXT_PX - 1e-9 and s.strip():
+        raise RenderRejected(f"text '{s[:30]}' would be {size:.1f} px, under the {MIN_TEXT_PX:g} px floor: illegible")
+    size *= ctx.theme.font_scale
     fit, wrap, max_h = (ctx.size(v[k], k) if v.get(k) is not None else None for k in ("fit", "wrap", "height"))
     rot = _number(v.get("rotate", 0.0), "rotate")
     if fit is None and wrap is None and max_h is None and not rot and not opts["halo"]:
