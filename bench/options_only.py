@@ -29,8 +29,8 @@ from compiler.validate.shortcuts import OPTION_RULES, option_texts  # noqa: E402
 MARGIN = 0.10
 
 
-def quick_instance(task, seed: int, level: int, vocab: dict) -> tuple[str, str]:
-    """(prompt body, answer letter) without drawing the scene; same state, query and prompt as generate()."""
+def quick_instance(task, seed: int, level: int, vocab: dict) -> tuple[str, str, dict]:
+    """(prompt body, answer letter, state) without drawing the scene; same state, query and prompt as generate()."""
     seeds = {name: derive_seed(seed, task.id, name) for name in ("state", "query", "prompt")}
     q_rng = Rng(seeds["query"])
     q = q_rng.choice(task.query_space())
@@ -47,7 +47,7 @@ def quick_instance(task, seed: int, level: int, vocab: dict) -> tuple[str, str]:
     values = {**state, **q, **result.steps, "level": level, "vocab": vocab}
     p_rng = Rng(seeds["prompt"])
     body = task.prompts[p_rng.below(len(task.prompts))].render(values)
-    return body, result.answer
+    return body, result.answer, state
 
 
 def rank_rules(count: int) -> dict:
@@ -103,24 +103,37 @@ def chess_pattern(prompt: str, texts: list[str]) -> int | None:
     return fits[0] if len(fits) == 1 else None
 
 
-# Rules that read the question too, for the tasks whose question names what the options must fit.
-QUESTION_RULES = {"boards.chess.move_option": chess_pattern}
+def panel_medoid(prompt: str, texts: list[str], state: dict) -> int | None:
+    """icons.sequence.next_panel from the drawn options alone: the candidate panel nearest the others (the number
+    of properties in which it differs from each, summed), or None on a tie. Decoys that each change one property of
+    the right panel make it the medoid."""
+    options = state.get("options") or []
+    if len(options) != len(texts):
+        return None
+    dist = [sum(sum(a[k] != b[k] for k in a) for b in options) for a in options]
+    best = [i for i, d in enumerate(dist) if d == min(dist)]
+    return best[0] if len(best) == 1 else None
+
+
+# Task rules: what a model could use besides the option texts, from the question or the drawn candidates.
+TASK_RULES = {"boards.chess.move_option": lambda prompt, texts, state: chess_pattern(prompt, texts),
+              "icons.sequence.next_panel": panel_medoid}
 
 
 def measure(task, n: int, vocab: dict, render: bool) -> tuple[dict[str, float], float, int]:
     """Accuracy of every rule (and of `prior`: the option text most often right, learned on the other half of the
-    instances; and of `question`, where the task has a question rule) over n instances, with chance."""
-    hits = {name: 0.0 for name in RULES} | {"prior": 0.0, "question": 0.0}
-    question_rule = QUESTION_RULES.get(task.id)
+    instances; and of `task`, the task's rule in TASK_RULES where it has one) over n instances, with chance."""
+    hits = {name: 0.0 for name in RULES} | {"prior": 0.0, "task": 0.0}
+    task_rule = TASK_RULES.get(task.id)
     rows = []
     chance, done = 0.0, 0
     for i in range(n):
         level, seed = i % 10, 10_000 + i // 10
         if render:
             inst = generate(task, seed, level, vocab=vocab)
-            prompt, answer = inst.prompt, inst.answer
+            prompt, answer, state = inst.prompt, inst.answer, inst.trace["state"]
         else:
-            prompt, answer = quick_instance(task, seed, level, vocab)
+            prompt, answer, state = quick_instance(task, seed, level, vocab)
         texts = option_texts({"prompt": prompt, "answer_type": "option"})
         if not texts:
             continue
@@ -129,8 +142,8 @@ def measure(task, n: int, vocab: dict, render: bool) -> tuple[dict[str, float], 
         for name, rule in RULES.items():
             pick = rule(texts)
             hits[name] += guess if pick is None else float(pick == right)
-        pick = question_rule(prompt, texts) if question_rule else None
-        hits["question"] += guess if pick is None else float(pick == right)
+        pick = task_rule(prompt, texts, state) if task_rule else None
+        hits["task"] += guess if pick is None else float(pick == right)
         rows.append((texts, right))
         chance += guess
         done += 1
@@ -162,7 +175,7 @@ def main() -> int:
     tax = compile_taxonomy(ROOT)
     ids = [t for t in sorted(tax.tasks) if tax.tasks[t].answer_type == "option"
            and fnmatch.fnmatch(t, args.tasks)]
-    rules = list(RULES) + ["prior", "question"]
+    rules = list(RULES) + ["prior", "task"]
     print(f"options-only accuracy over {args.n} instances per task (levels 0..9); rank<k>: always the k-th smallest "
           "numeric option (diagnostic)")
     print(f"{'task':48} {'n':>4} {'chance':>7} " + " ".join(f"{r:>8}" for r in rules) + f" {'best-ch':>8}")
