@@ -16,7 +16,7 @@ from compiler.validate.shortcuts import OPTION_RULES, option_texts
 from tests.conftest import ROOT
 from tests.oracles import step  # first: it loads every domain's oracle module
 from tests.oracles_boards import OPTION_FITS as BOARD_FITS
-from tests.oracles_boards import STEPS, reachable, square
+from tests.oracles_boards import reachable, square
 from tests.oracles_games import _lens_image
 from tests.oracles_geometry import MATRICES, apply
 from tests.oracles_graphs import _joined, _up
@@ -172,8 +172,7 @@ def test_chess_wrong_options_are_on_the_move_pattern(taxonomy):
         options = tr["steps"]["options"]
         assert set(options) <= pattern, (level, options, pattern)
         assert len([o for o in options if o in legal]) == 1
-        assert len(options) == 4
-        assert mover["kind"] in STEPS
+        assert len(options) == min(4, 1 + len(pattern - legal)) and len(options) >= 3
 
 
 def test_sequence_candidates_cross_two_changes(taxonomy):
