@@ -81,8 +81,12 @@ def test_derived_times_like_clock_slips():
 
 
 def test_derived_fraction_slips_like_spinner():
-    # right 3/8; wrong ones 3/5 = k/(n-k), 5/8 = (n-k)/n, 4/8 (written as shown) and 2/8
+    # right 3/8; wrong ones 3/5 = a/(b-a), 5/8 = (b-a)/b, and 4/9 made from none of them
     assert pick("derived", ["3/5", "3/8", "5/8", "4/9"]) == 1
+    # right 2/5 (as a spinner draws it): 3/5 = (a+1)/b, 2/3 = a/(b-a), 1/3 = 2/6 = a/(b+1), reduced as shown
+    assert pick("derived", ["1/3", "3/5", "2/5", "2/3"]) == 2
+    # whole numbers are n/1: 1 = 4/4 is (a+1)/b of 3/4, and 1/4 its complement
+    assert pick("derived", ["1", "3/4", "1/4", "5/9"]) == 1
     # complement: 3/10 and 7/10 share a denominator anyway; 1/4 + 3/4 = 1 with nothing else shared
     assert pick("derived", ["1/4", "3/4", "2/9"]) is None  # 1/4 and 3/4 are each one step from the other: a tie
 
