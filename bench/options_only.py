@@ -16,6 +16,8 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -24,6 +26,7 @@ from compiler.sample.rng import Rng, derive_seed  # noqa: E402
 from compiler.sample.state import Rejected, SampleWork, sample_state  # noqa: E402
 from compiler.taxonomy import compile_taxonomy  # noqa: E402
 from compiler.trace.instance import generate  # noqa: E402
+from compiler.validate.audit import Row, cv_options_learned  # noqa: E402
 from compiler.validate.shortcuts import OPTION_RULES, option_texts  # noqa: E402
 
 MARGIN = 0.10
@@ -123,12 +126,13 @@ TASK_RULES = {"boards.chess.move_option": lambda prompt, texts, state: chess_pat
 def measure(task, n: int, vocab: dict, render: bool) -> tuple[dict[str, float], float, int]:
     """Accuracy of every rule (and of `prior`: the option text most often right, learned on the other half of the
     instances; and of `task`, the task's rule in TASK_RULES where it has one) over n instances, with chance."""
-    hits = {name: 0.0 for name in RULES} | {"prior": 0.0, "task": 0.0}
+    hits = {name: 0.0 for name in RULES} | {"prior": 0.0, "learned": 0.0, "task": 0.0}
     task_rule = TASK_RULES.get(task.id)
     rows = []
     chance, done = 0.0, 0
     for i in range(n):
-        level, seed = i % 10, 10_000 + i // 10
+        # a seed per instance: levels with the same state rules would repeat a seed's scene (and leak across folds)
+        level, seed = i % 10, 10_000 + i
         if render:
             inst = generate(task, seed, level, vocab=vocab)
             prompt, answer, state = inst.prompt, inst.answer, inst.trace["state"]
@@ -144,22 +148,26 @@ def measure(task, n: int, vocab: dict, render: bool) -> tuple[dict[str, float], 
             hits[name] += guess if pick is None else float(pick == right)
         pick = task_rule(prompt, texts, state) if task_rule else None
         hits["task"] += guess if pick is None else float(pick == right)
-        rows.append((texts, right))
+        rows.append((texts, right, prompt))
         chance += guess
         done += 1
     hits["prior"] = sum(_prior_hits(rows[k::2], rows[1 - k::2]) for k in (0, 1))
+    # the audit's naive Bayes scorer over option relations and the question's words (5 folds by position here)
+    audit_rows = [Row(f"{i % 5:08x}", "train", task.id, 0, "option", prompt, "", None, None, None, None, texts, right)
+                  for i, (texts, right, prompt) in enumerate(rows)]
+    hits["learned"] = cv_options_learned(audit_rows, np.array([i % 5 for i in range(len(rows))])) * len(rows)
     return {k: v / max(done, 1) for k, v in hits.items()}, chance / max(done, 1), done
 
 
 def _prior_hits(train: list, test: list) -> float:
     """Hits on `test` of picking the option text with the highest right-answer share in `train` (ties: a guess)."""
     shown, right_count = {}, {}
-    for texts, right in train:
+    for texts, right, _ in train:
         for t in texts:
             shown[t] = shown.get(t, 0) + 1
         right_count[texts[right]] = right_count.get(texts[right], 0) + 1
     total = 0.0
-    for texts, right in test:
+    for texts, right, _ in test:
         share = [right_count.get(t, 0) / shown[t] if t in shown else 0.25 for t in texts]
         best = [i for i, v in enumerate(share) if v == max(share)]
         total += (1.0 / len(best)) if right in best else 0.0
@@ -175,7 +183,7 @@ def main() -> int:
     tax = compile_taxonomy(ROOT)
     ids = [t for t in sorted(tax.tasks) if tax.tasks[t].answer_type == "option"
            and fnmatch.fnmatch(t, args.tasks)]
-    rules = list(RULES) + ["prior", "task"]
+    rules = list(RULES) + ["prior", "learned", "task"]
     print(f"options-only accuracy over {args.n} instances per task (levels 0..9); rank<k>: always the k-th smallest "
           "numeric option (diagnostic)")
     print(f"{'task':48} {'n':>4} {'chance':>7} " + " ".join(f"{r:>8}" for r in rules) + f" {'best-ch':>8}")

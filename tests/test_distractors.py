@@ -9,9 +9,11 @@ import sys
 from collections import Counter
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from compiler.trace.instance import generate
+from compiler.validate.audit import Row, cv_options_learned
 from compiler.validate.shortcuts import OPTION_RULES, option_texts
 from tests.conftest import ROOT
 from tests.oracles import step  # first: it loads every domain's oracle module
@@ -162,8 +164,9 @@ def test_clock_options_all_fit_the_question(taxonomy):
 
 
 def test_chess_wrong_options_are_on_the_move_pattern(taxonomy):
-    """Every option is a square the piece's pattern reaches on an empty board; the wrong ones are taken or behind a
-    piece (so the question alone, which names the piece and its square, cannot tell them apart)."""
+    """Every option is a square the piece's pattern reaches on an empty board, all at one distance from it; the wrong
+    ones are taken or behind a piece (so the question alone, which names the piece and its square, cannot tell them
+    apart)."""
     for level, tr in _traces(taxonomy, "boards.chess.move_option"):
         st, mover = tr["state"], tr["steps"]["mover"]
         alone = {**st, "pieces": [mover]}
@@ -172,7 +175,10 @@ def test_chess_wrong_options_are_on_the_move_pattern(taxonomy):
         options = tr["steps"]["options"]
         assert set(options) <= pattern, (level, options, pattern)
         assert len([o for o in options if o in legal]) == 1
-        assert len(options) == min(4, 1 + len(pattern - legal)) and len(options) >= 3
+        assert 3 <= len(options) <= 4
+        # all at one distance from the piece: the right one is not simply the nearest
+        at = {max(abs(int(o[1:]) - (st["rows"] - mover["row"])), abs(ord(o[0]) - 65 - mover["col"])) for o in options}
+        assert len(at) == 1, (level, options, square(st, mover["row"], mover["col"]))
 
 
 def test_sequence_candidates_cross_two_changes(taxonomy):
@@ -218,21 +224,27 @@ TASK_RULES = {"boards.chess.move_option": lambda prompt, texts, state: chess_pat
 @pytest.mark.parametrize("task_id", _option_tasks())
 def test_no_options_only_rule_beats_chance_by_ten_points(taxonomy, task_id):
     """200 instances over levels 0..9: each rule of OPTION_RULES (and the task's own rule reading the question or the
-    drawn candidates) is right at most 10 points more often than a guess (a rule that cannot decide is a guess)."""
+    drawn candidates) is right at most 10 points more often than a guess (a rule that cannot decide is a guess), the
+    audit's learned scorer at most 15."""
     task = taxonomy.tasks[task_id]
     rules = dict(OPTION_RULES)
     if task_id in TASK_RULES:
         rules["task"] = TASK_RULES[task_id]
-    hits, chance = Counter(), 0.0
+    hits, chance, rows = Counter(), 0.0, []
     count = 200
     for i in range(count):
-        prompt, answer, state = quick_instance(task, 9000 + i // 10, i % 10, taxonomy.vocab)
+        prompt, answer, state = quick_instance(task, 9000 + i, i % 10, taxonomy.vocab)
         texts = option_texts({"prompt": prompt, "answer_type": "option"})
         right, guess = LETTERS.index(answer), 1.0 / len(texts)
         chance += guess
+        rows.append(Row(f"{i % 5:08x}", "train", task_id, i % 10, "option", prompt, "", None, None, None, None, texts,
+                        right))
         for name, rule in rules.items():
             pick = rule(prompt, texts, state) if name == "task" else rule(texts)
             hits[name] += guess if pick is None else float(pick == right)
     chance /= count
     over = {name: round(h / count, 3) for name, h in hits.items() if h / count > chance + 0.10}
     assert not over, f"chance {chance:.3f}: {over}"
+    # the audit's learned scorer (naive Bayes over option relations and the question's words), at its own margin
+    learned = cv_options_learned(rows, np.array([i % 5 for i in range(count)]))
+    assert learned <= chance + 0.15, f"chance {chance:.3f}: learned {learned:.3f}"
