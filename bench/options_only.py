@@ -21,15 +21,34 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.execute.program import run_program  # noqa: E402
-from compiler.sample.rng import Rng, derive_seed  # noqa: E402
-from compiler.sample.state import Rejected, SampleWork, sample_state  # noqa: E402
-from compiler.taxonomy import compile_taxonomy  # noqa: E402
-from compiler.trace.instance import generate  # noqa: E402
-from compiler.validate.audit import Row, cv_options_learned  # noqa: E402
-from compiler.validate.shortcuts import OPTION_RULES, option_texts  # noqa: E402
+from compiler.execute.program import run_program
+from compiler.sample.rng import Rng, derive_seed
+from compiler.sample.state import Rejected, SampleWork, sample_state
+from compiler.taxonomy import compile_taxonomy
+from compiler.trace.instance import generate
+from compiler.validate.audit import Row, cv_options_learned
+from compiler.validate.shortcuts import OPTION_RULES
 
 MARGIN = 0.10
+_OPTION_LINE = re.compile(r"^([A-Z])[.)] (.*)$")
+
+
+def options_shown(prompt: str) -> tuple[list[str], list[str]]:
+    """(letters, texts) of the last run of lettered lines, letters rising but possibly skipping one (ray optics
+    letters its points past F, the focal points' mark); shortcuts.option_texts reads only unbroken A, B, C runs."""
+    runs, letters, texts = [], [], []
+    for line in prompt.splitlines():
+        m = _OPTION_LINE.match(line)
+        if m and (not letters or m.group(1) > letters[-1]):
+            letters.append(m.group(1))
+            texts.append(m.group(2))
+            continue
+        if len(letters) >= 2:
+            runs.append((letters, texts))
+        letters, texts = ([m.group(1)], [m.group(2)]) if m and m.group(1) == "A" else ([], [])
+    if len(letters) >= 2:
+        runs.append((letters, texts))
+    return runs[-1] if runs else ([], [])
 
 
 def quick_instance(task, seed: int, level: int, vocab: dict) -> tuple[str, str, dict]:
@@ -138,10 +157,10 @@ def measure(task, n: int, vocab: dict, render: bool) -> tuple[dict[str, float], 
             prompt, answer, state = inst.prompt, inst.answer, inst.trace["state"]
         else:
             prompt, answer, state = quick_instance(task, seed, level, vocab)
-        texts = option_texts({"prompt": prompt, "answer_type": "option"})
-        if not texts:
+        letters, texts = options_shown(prompt)
+        if answer not in letters:
             continue
-        right = "ABCDEFGH".index(answer)
+        right = letters.index(answer)
         guess = 1.0 / len(texts)
         for name, rule in RULES.items():
             pick = rule(texts)

@@ -14,7 +14,7 @@ import pytest
 
 from compiler.trace.instance import generate
 from compiler.validate.audit import Row, cv_options_learned
-from compiler.validate.shortcuts import OPTION_RULES, option_texts
+from compiler.validate.shortcuts import OPTION_RULES
 from tests.conftest import ROOT
 from tests.oracles import step  # first: it loads every domain's oracle module
 from tests.oracles_boards import OPTION_FITS as BOARD_FITS
@@ -27,9 +27,12 @@ from tests.oracles_icons import PANEL_KEYS, expected_next
 from tests.oracles_symbolic import _minutes, _text
 
 sys.path.insert(0, str(ROOT))
-from bench.options_only import chess_pattern, panel_medoid, quick_instance  # noqa: E402
-
-LETTERS = "ABCDEFGH"
+from bench.options_only import (
+    chess_pattern,
+    options_shown,
+    panel_medoid,
+    quick_instance,
+)
 
 
 def _matching(options, correct) -> list[int]:
@@ -71,8 +74,10 @@ def _neighbor_fits(tr):
 
 
 def _lens_fits(tr):
+    """Indices in the listed (alphabetical) order of the points, lettered in random order along the axis."""
     v = _lens_image(tr["state"])
-    return [i for i, p in enumerate(tr["state"]["points"]) if p["x"] == v]
+    listed = sorted(tr["state"]["points"], key=lambda p: p["name"])
+    return [i for i, p in enumerate(listed) if p["x"] == v]
 
 
 def _shape_fits(tr):
@@ -110,9 +115,9 @@ def test_one_right_option_and_distinct_wrong_ones(taxonomy, task_id):
     for level in (0, 2, 5, 9):
         for seed in range(3):
             inst = generate(task, 500 + seed, level, vocab=taxonomy.vocab)
-            texts = option_texts({"prompt": inst.prompt, "answer_type": "option"})
-            assert texts and len(texts) >= 2 and len(set(texts)) == len(texts), (level, seed, texts)
-            assert FITS[task_id](inst.trace) == [LETTERS.index(inst.answer)], (level, seed, texts)
+            letters, texts = options_shown(inst.prompt)
+            assert len(texts) >= 2 and len(set(texts)) == len(texts), (level, seed, texts)
+            assert FITS[task_id](inst.trace) == [letters.index(inst.answer)], (level, seed, texts)
 
 
 # -- near misses: what each task's wrong options must be --------------------------------------------------------
@@ -234,8 +239,8 @@ def test_no_options_only_rule_beats_chance_by_ten_points(taxonomy, task_id):
     count = 200
     for i in range(count):
         prompt, answer, state = quick_instance(task, 9000 + i, i % 10, taxonomy.vocab)
-        texts = option_texts({"prompt": prompt, "answer_type": "option"})
-        right, guess = LETTERS.index(answer), 1.0 / len(texts)
+        letters, texts = options_shown(prompt)
+        right, guess = letters.index(answer), 1.0 / len(texts)
         chance += guess
         rows.append(Row(f"{i % 5:08x}", "train", task_id, i % 10, "option", prompt, "", None, None, None, None, texts,
                         right))
