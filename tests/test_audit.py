@@ -31,8 +31,38 @@ shard_size: 30
 """
 
 
+# The clock task's wrong options as they were before issue 11 (the right time ±10/30/60 minutes): a shortcut the
+# audit must find. The bundled task no longer has it, so the build uses a copy of the library with this program.
+SLIPS_PROGRAM = """
+task: symbolic.clock_row.time_after_option
+grammar: symbolic.clock_row
+summary: Choose, among lettered times, the time a clock will show some minutes later.
+operations: [lookup, formula, matching]
+bucket: math
+compute:
+  pick: choice(clocks)
+  delta: 5 * randint(2, 12 + 12 * level)
+  right: format_time(add_minutes(pick, delta))
+  slips: "[-delta, delta + 60, delta - 60, delta + 30, delta - 30, delta + 10, delta - 10]"
+  others: "difference(unique(map(slips, d -> format_time(add_minutes(pick, d)))), [right])"
+  options: "shuffle(union([right], sample(others, 3 + level // 4)))"
+answer: {value: "letter(index(options, right))", contract: option_letter}
+witness: {bbox: pick}
+prompt: |-
+  What time will clock {{ pick.label }} show {{ delta }} minutes from now?
+  {{ options | lettered }}
+"""
+
+
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory, taxonomy):
+def dataset(tmp_path_factory):
+    from tessera.taxonomy import compile_taxonomy
+
+    root = tmp_path_factory.mktemp("library")
+    for d in ("taxonomy", "grammars", "programs", "contracts", "components"):
+        shutil.copytree(ROOT / d, root / d)
+    (root / "programs" / "symbolic" / "clock_row" / "time_after_option.yaml").write_text(SLIPS_PROGRAM.lstrip())
+    taxonomy = compile_taxonomy(root)
     cfg = tmp_path_factory.mktemp("cfg") / "audit.yaml"
     cfg.write_text(textwrap.dedent(CONFIG).lstrip())
     out = tmp_path_factory.mktemp("ds") / "ds"

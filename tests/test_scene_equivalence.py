@@ -36,6 +36,13 @@ REDEFINED = {
                      "shapes.shape_grid.row_extreme"],
                     "issue 11: redesigned so that every level is harder (or chart topics from vocabularies)"),
 }
+# Option tasks whose wrong options were redrawn since (issue 11: distractors that need the image). The query is
+# drawn first and stays; the right option keeps its meaning, but its letter moves with the options.
+OPTIONS_REDRAWN = {
+    "boards.chess.move_option", "boards.tiles.largest_area_option", "graphs.rooted_tree.common_ancestor",
+    "graphs.weighted_graph.neighbor_option", "icons.icon_field.common_kind_option", "icons.sequence.next_panel",
+    "symbolic.clock_row.time_after_option", "symbolic.spinner.probability_option",
+}
 
 
 def test_the_record_covers_every_task_that_had_a_layout(taxonomy):
@@ -55,4 +62,7 @@ def test_same_query_and_answer_as_with_closed_layouts(taxonomy, task_id):
             inst = generate(task, seed, level, vocab=taxonomy.vocab)
             # query variables added since (issue 11: a grammar's show_* / outcome inputs) are not compared
             query = {k: v for k, v in inst.trace["query"].items() if k in was["query"]}
+            if task_id in OPTIONS_REDRAWN:
+                assert query == was["query"], (seed, level)
+                continue
             assert (query, inst.answer) == (was["query"], was["answer"]), (seed, level)

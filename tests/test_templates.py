@@ -360,7 +360,7 @@ def test_every_bundled_template_renders(taxonomy, monkeypatch):
 # Prompt bodies recorded on main (87021fd) before templates were narrowed: the same bytes come out.
 RECORDED = {
     ("boards.tiles.largest_area_option", 0, 0): "Tiles of the same colour that share a side belong to one area. "
-                                                "Which colour forms the largest area?\nA. orange\nB. red\nC. green",
+                                                "Which colour forms the largest area?\nA. red\nB. green\nC. orange",
     ("geometry.transformed_shape.apply_to_point", 0, 2): "Figure ABC is mapped onto figure A'B'C' by a reflection "
                                                          "or a rotation about the origin.\nThe same transformation is "
                                                          "applied to point P. What are the coordinates of the image "
