@@ -10,6 +10,7 @@ from ..expr.lib_place import PlacementFailed
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
+from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_CONTRAST, mark_contrast
 from .theme import pick_theme
 
 MIN_MARK_PX = 2.0
@@ -28,10 +29,12 @@ class RenderResult:
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
-                 scale: float = 1.0, budget: Budget | None = None) -> RenderResult:
-    theme = pick_theme(rng)
+                 scale: float = 1.0, budget: Budget | None = None, variety: str = "none") -> RenderResult:
+    theme = pick_theme(rng, variety)
     env = {**state, "level": level, "vocab": vocab, "$budget": budget if budget is not None else Budget(),
            "$rng": rng}
+    if grammar.fonts is not None:
+        env["$fonts"] = grammar.fonts
     env.setdefault("canvas", {"width": grammar.width, "height": grammar.height})
     painter = Painter(grammar.width, grammar.height, theme, paths, scale)
     try:
@@ -41,6 +44,8 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
         raise RenderRejected(f"{exc}: placement") from None
     _check_legibility(painter)
     rgb = painter.pixels()
+    if painter.backdrop is not None:
+        _check_contrast(painter, rgb)
     return RenderResult(encode_png(rgb), painter.render_map,
                         {"theme": theme.to_trace(), "marks": painter.marks, **decisions}, rgb)
 
@@ -65,3 +70,17 @@ def _check_legibility(p: Painter) -> None:
                         b[1] < a[3] + GAP_PX
                 if touching:
                     raise RenderRejected(f"{pa} and {pb} overlap")
+
+
+def _check_contrast(p: Painter, rgb) -> None:
+    """With variety: every answer-bearing mark and every text must stand clear of what is behind it (the theme's
+    background and texture for marks, whatever was drawn under it for text), measured on the pixels."""
+    for text, contrast in p.text_contrast:
+        if contrast < MIN_TEXT_CONTRAST:
+            raise RenderRejected(f"text '{text[:30]}' has contrast ΔE {contrast:.1f} < {MIN_TEXT_CONTRAST:g} "
+                                 f"against what is behind it: contrast")
+    for path, entry in p.render_map.items():
+        contrast = mark_contrast(rgb, p.backdrop, entry["bbox"])
+        if contrast < MIN_MARK_CONTRAST:
+            raise RenderRejected(f"{path} has contrast ΔE {contrast:.1f} < {MIN_MARK_CONTRAST:g} against the "
+                                 f"background: contrast")
