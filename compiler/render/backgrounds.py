@@ -7,12 +7,14 @@ contrast floor below is measured on every render with variety, so a texture can 
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 TEXTURES = ("plain", "gradient", "grain", "grid_paper", "dots", "mottle", "fibres")
 
-# CIE76 ΔE in Lab between a mark and what is behind it. 2.3 is "just noticeable"; marks and text must stand well
-# clear of that. The default look (variety none) measures ≥ 25 for every answer-bearing mark of the library.
+# Colour difference (color_distance: black–white 100, about CIE76 ΔE) between a mark and what is behind it. Marks
+# and text must stand well clear of "just noticeable" (the classic muted grey on white measures about 37).
 MIN_MARK_CONTRAST = 18.0
 MIN_TEXT_CONTRAST = 18.0
 
@@ -32,56 +34,89 @@ def splitmix_uniform(seed: int, n: int, salt: int = 0) -> np.ndarray:
     return (z >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
+TILE = 256  # noise textures read a fixed tile of SplitMix64 noise at an offset and orientation the seed picks
+
+
+@lru_cache(maxsize=4)
+def _noise_tile(salt: int) -> np.ndarray:
+    return (splitmix_uniform(0x7E55E7A, TILE * TILE, salt).reshape(TILE, TILE) - 0.5).astype(np.float32)
+
+
+def _tiled(salt: int, u: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Noise in [-0.5, 0.5) covering width × height: the tile, transposed or flipped and shifted as u says."""
+    tile = _noise_tile(salt)
+    if u[0] < 0.5:
+        tile = tile.T
+    if u[1] < 0.5:
+        tile = tile[::-1]
+    ox, oy = int(u[2] * TILE), int(u[3] * TILE)
+    reps = ((height + oy) // TILE + 1, (width + ox) // TILE + 1)
+    return np.tile(tile, reps)[oy:oy + height, ox:ox + width]
+
+
 def texture(kind: str, background: tuple, seed: int, width: int, height: int, strong: bool) -> np.ndarray:
     """A (height, width, 3) uint8 backdrop: the background colour with the texture's light variation."""
     dark = sum(background) < 384  # on dark themes the variation goes up instead of down
     sign = 1.0 if dark else -1.0
     amp = 7.0 if strong else 4.0
-    u = splitmix_uniform(seed, 4, 1)  # the texture's own parameters
+    u = splitmix_uniform(seed, 8, 1)  # the texture's own parameters
     ys = np.arange(height, dtype=np.float32)[:, None]
     xs = np.arange(width, dtype=np.float32)[None, :]
+    out = np.empty((height, width, 3), dtype=np.uint8)
+    out[:] = background
     if kind == "plain":
-        delta = np.zeros((height, width), dtype=np.float32)
-    elif kind == "gradient":
+        return out
+    if kind == "gradient":  # linear in x and y: a row and a column, added by broadcasting
         ang = u[0] * 2 * np.pi
-        t = xs * np.float32(np.cos(ang)) + ys * np.float32(np.sin(ang))
-        t = (t - t.min()) / max(1e-9, float(t.max() - t.min()))
-        delta = sign * amp * 2.0 * t
+        tx, ty = xs * np.float32(np.cos(ang)), ys * np.float32(np.sin(ang))
+        tx -= tx.min()
+        ty -= ty.min()
+        k = np.float32(sign * amp * 2.0 / max(1e-9, float(tx.max() + ty.max())))
+        delta = tx * k + ty * k
     elif kind == "grain":
-        delta = (splitmix_uniform(seed, width * height, 2).reshape(height, width).astype(np.float32) - 0.5) * \
-            np.float32(amp * 1.6)
-    elif kind == "mottle":  # soft blotches: coarse noise, bilinearly enlarged
+        delta = _tiled(2, u[4:8], width, height) * np.float32(amp * 1.6)
+    elif kind == "mottle":  # soft blotches: coarse noise, bilinearly enlarged (along x on the coarse rows, then y)
         cw, ch = max(2, width // 48 + 2), max(2, height // 48 + 2)
-        coarse = splitmix_uniform(seed, cw * ch, 3).reshape(ch, cw).astype(np.float32)
+        coarse = splitmix_uniform(seed, cw * ch, 3).reshape(ch, cw).astype(np.float32) * np.float32(sign * amp * 1.5)
         gy = np.linspace(0, ch - 1, height, dtype=np.float32)
         gx = np.linspace(0, cw - 1, width, dtype=np.float32)
         y0, x0 = np.floor(gy).astype(int).clip(0, ch - 2), np.floor(gx).astype(int).clip(0, cw - 2)
         fy, fx = (gy - y0)[:, None], (gx - x0)[None, :]
-        rows0, rows1 = coarse[y0], coarse[y0 + 1]
-        top = rows0[:, x0] * (1 - fx) + rows0[:, x0 + 1] * fx
-        bottom = rows1[:, x0] * (1 - fx) + rows1[:, x0 + 1] * fx
-        delta = sign * amp * 1.5 * (top * (1 - fy) + bottom * fy)
+        across = coarse[:, x0] * (1 - fx) + coarse[:, x0 + 1] * fx  # ch × width
+        delta = across[y0] * (1 - fy) + across[y0 + 1] * fy
     elif kind == "fibres":  # paper fibres: short horizontal streaks
-        noise = splitmix_uniform(seed, width * height, 4).reshape(height, width).astype(np.float32)
-        k = 9
-        run = np.cumsum(np.pad(noise, ((0, 0), (k, 0))), axis=1)
-        delta = ((run[:, k:] - run[:, :-k]) / k - 0.5) * np.float32(amp * 2.5)
+        noise = _tiled(4, u[4:8], width + 9, height)
+        run = np.cumsum(noise, axis=1)
+        delta = (run[:, 9:] - run[:, :-9]) * np.float32(amp * 2.5 / 9)
     elif kind in ("grid_paper", "dots"):
         step = int(12 + u[1] * 12)
         ox, oy = int(u[2] * step), int(u[3] * step)
         cols = (np.arange(width) - ox) % step
         rows = (np.arange(height) - oy) % step
         if kind == "grid_paper":
-            on = (cols == 0)[None, :] | (rows == 0)[:, None]
-            level = amp * 2.2
+            line = np.clip(np.asarray(background) + sign * amp * 2.2, 0, 255).astype(np.uint8)
+            out[:, cols == 0] = line
+            out[rows == 0, :] = line
         else:
-            on = (cols < 2)[None, :] & (rows < 2)[:, None]
-            level = amp * 3.0
-        delta = on.astype(np.float32) * np.float32(sign * level)
+            dot = np.clip(np.asarray(background) + sign * amp * 3.0, 0, 255).astype(np.uint8)
+            out[np.ix_(rows < 2, cols < 2)] = dot
+        return out
     else:  # pragma: no cover - pick_theme only names the kinds above
         raise ValueError(f"unknown texture {kind!r}")
-    out = np.asarray(background, dtype=np.float32)[None, None, :] + delta[..., None]
-    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+    for c in range(3):
+        out[..., c] = np.clip(delta + np.float32(background[c] + 0.5), 0, 255).astype(np.uint8)
+    return out
+
+
+# A perceptual colour difference on the scale of CIE76 ΔE (black–white 100) that is cheap enough to run over every
+# mark of every render: the "redmean" weighted RGB distance, scaled so black to white is 100.
+def color_distance(a: np.ndarray, b) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float32)
+    b = np.asarray(b, dtype=np.float32)
+    rmean = (a[..., 0] + b[..., 0]) * np.float32(0.5 / 256)
+    d = a - b
+    d *= d
+    return np.sqrt((2 + rmean) * d[..., 0] + 4 * d[..., 1] + (3 - rmean) * d[..., 2]) * np.float32(100 / 765)
 
 
 def to_lab(rgb: np.ndarray) -> np.ndarray:
@@ -103,13 +138,20 @@ def delta_e(a, b) -> np.ndarray:
     return np.linalg.norm(to_lab(a) - to_lab(b), axis=-1)
 
 
-def mark_contrast(final: np.ndarray, backdrop: np.ndarray, bbox) -> float:
-    """How clearly a mark stands out from what the canvas held before anything was drawn: the 99th percentile ΔE
-    between the picture and the backdrop over the mark's box (its strongest pixels: thin strokes count)."""
+VISIBLE_SHARE = 0.01  # a mark is visible where at least this share of its box clears the floor (thin strokes)
+
+
+def mark_is_hidden(final: np.ndarray, backdrop: np.ndarray, bbox) -> bool:
+    """The theme (or its texture) hid the mark: under VISIBLE_SHARE of its box's pixels differ from the backdrop
+    by MIN_MARK_CONTRAST, where on the classic white page they would. A scene may draw a near-white heatmap cell on
+    purpose; a theme is to blame only where it takes a mark below the floor that the mark clears on white."""
     h, w = backdrop.shape[:2]
     x0, y0 = max(0, int(np.floor(bbox[0]))), max(0, int(np.floor(bbox[1])))
     x1, y1 = min(w, int(np.ceil(bbox[2]))), min(h, int(np.ceil(bbox[3])))
     if x1 <= x0 or y1 <= y0:
-        return 0.0
-    d = delta_e(final[y0:y1, x0:x1, :3], backdrop[y0:y1, x0:x1, :3])
-    return float(np.percentile(d, 99))
+        return False  # _check_legibility has judged its size and place
+    px = final[y0:y1, x0:x1, :3]
+    need = VISIBLE_SHARE * px.shape[0] * px.shape[1]
+    if np.count_nonzero(color_distance(px, backdrop[y0:y1, x0:x1]) >= MIN_MARK_CONTRAST) >= need:
+        return False
+    return np.count_nonzero(color_distance(px, (255.0, 255.0, 255.0)) >= MIN_MARK_CONTRAST) >= need

@@ -13,7 +13,7 @@ import numpy as np
 import skia
 
 from . import typefaces
-from .backgrounds import MIN_TEXT_CONTRAST, delta_e, texture
+from .backgrounds import MIN_TEXT_CONTRAST, color_distance, texture
 from .theme import Theme
 
 FONT_DIR = typefaces.FONT_DIR
@@ -23,7 +23,7 @@ DARK_INK = (30, 30, 35)  # the classic ink: what text in the theme's ink turns t
 
 @lru_cache(maxsize=1024)
 def face_font(family: str, size: float, bold: bool) -> skia.Font:
-    font = skia.Font(typefaces.typeface(family, bold), size)
+    font = skia.Font(typefaces.typeface(family, bold), size * typefaces.size_adjust(family))
     # Fixed rasterisation settings: no hinting, no subpixel positioning, plain anti-aliasing.
     font.setEdging(skia.Font.Edging.kAntiAlias)
     font.setHinting(skia.FontHinting.kNone)
@@ -63,9 +63,12 @@ class Painter:
                                     self.pixel_height, theme.name in ("dark", "blueprint", "high_contrast")
                                     or theme.texture in ("grid_paper", "dots"))
             if theme.texture != "plain":
-                rgba = np.dstack([self.backdrop, np.full(self.backdrop.shape[:2], 255, np.uint8)])
-                self.canvas.drawImage(skia.Image.fromarray(np.ascontiguousarray(rgba),
-                                                           skia.ColorType.kRGBA_8888_ColorType), 0, 0)
+                rgba = np.empty(self.backdrop.shape[:2] + (4,), dtype=np.uint8)
+                rgba[..., :3] = self.backdrop
+                rgba[..., 3] = 255
+                info = skia.ImageInfo.Make(self.pixel_width, self.pixel_height, skia.kRGBA_8888_ColorType,
+                                           skia.kPremul_AlphaType)
+                self.canvas.writePixels(info, rgba, self.pixel_width * 4, 0, 0)
         if scale != 1.0:
             self.canvas.scale(scale, scale)
         self.render_map: dict[str, dict] = {}
@@ -178,9 +181,9 @@ class Painter:
         under = np.empty((y1 - y0, x1 - x0, 4), dtype=np.uint8)
         self.surface.readPixels(info, under, (x1 - x0) * 4, x0, y0)
         behind = under[..., :3].reshape(-1, 3).mean(axis=0)
-        contrast = float(delta_e(color, behind))
+        contrast = float(color_distance(color, behind))
         if contrast < MIN_TEXT_CONTRAST and color == self.theme.ink:
-            other = float(delta_e(DARK_INK, behind))
+            other = float(color_distance(DARK_INK, behind))
             if other > contrast:
                 color, contrast = DARK_INK, other
         self.text_contrast.append((text, contrast))

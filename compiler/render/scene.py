@@ -10,7 +10,7 @@ from ..expr.lib_place import PlacementFailed
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
-from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_CONTRAST, mark_contrast
+from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_CONTRAST, mark_is_hidden
 from .theme import pick_theme
 
 MIN_MARK_PX = 2.0
@@ -77,10 +77,9 @@ def _check_contrast(p: Painter, rgb) -> None:
     background and texture for marks, whatever was drawn under it for text), measured on the pixels."""
     for text, contrast in p.text_contrast:
         if contrast < MIN_TEXT_CONTRAST:
-            raise RenderRejected(f"text '{text[:30]}' has contrast ΔE {contrast:.1f} < {MIN_TEXT_CONTRAST:g} "
+            raise RenderRejected(f"text '{text[:30]}' has contrast {contrast:.1f} < {MIN_TEXT_CONTRAST:g} "
                                  f"against what is behind it: contrast")
     for path, entry in p.render_map.items():
-        contrast = mark_contrast(rgb, p.backdrop, entry["bbox"])
-        if contrast < MIN_MARK_CONTRAST:
-            raise RenderRejected(f"{path} has contrast ΔE {contrast:.1f} < {MIN_MARK_CONTRAST:g} against the "
-                                 f"background: contrast")
+        if mark_is_hidden(rgb, p.backdrop, entry["bbox"]):
+            raise RenderRejected(f"{path} does not stand {MIN_MARK_CONTRAST:g} clear of the background (as it "
+                                 f"would on white): contrast")
