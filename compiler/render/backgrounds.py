@@ -16,7 +16,11 @@ TEXTURES = ("plain", "gradient", "grain", "grid_paper", "dots", "mottle", "fibre
 # Colour difference (color_distance: black–white 100, about CIE76 ΔE) between a mark and what is behind it. Marks
 # and text must stand well clear of "just noticeable" (the classic muted grey on white measures about 37).
 MIN_MARK_CONTRAST = 18.0
-MIN_TEXT_CONTRAST = 18.0
+# Text reads by lightness: WCAG's contrast ratio of relative luminances (1 = none, 21 = black on white). Light ink
+# swaps to the dark ink under READABLE_TEXT_RATIO; under MIN_TEXT_RATIO (and below what the text has on white) the
+# render is rejected.
+READABLE_TEXT_RATIO = 3.0
+MIN_TEXT_RATIO = 2.0
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -117,6 +121,22 @@ def color_distance(a: np.ndarray, b) -> np.ndarray:
     d = a - b
     d *= d
     return np.sqrt((2 + rmean) * d[..., 0] + 4 * d[..., 1] + (3 - rmean) * d[..., 2]) * np.float32(100 / 765)
+
+
+def luminance(rgb) -> float:
+    c = np.asarray(rgb, dtype=np.float64)[..., :3] / 255.0
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(np.sum(c * (0.2126, 0.7152, 0.0722), axis=-1))
+
+
+def contrast_ratio(a, b) -> float:
+    la, lb = luminance(a), luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def text_is_hidden(ratio: float, on_white: float) -> bool:
+    """The theme took the text below the floor, and below what the same colour has on a white page."""
+    return ratio < MIN_TEXT_RATIO and ratio < 0.9 * on_white
 
 
 def to_lab(rgb: np.ndarray) -> np.ndarray:

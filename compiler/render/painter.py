@@ -13,7 +13,7 @@ import numpy as np
 import skia
 
 from . import typefaces
-from .backgrounds import MIN_TEXT_CONTRAST, color_distance, texture
+from .backgrounds import READABLE_TEXT_RATIO, contrast_ratio, texture
 from .theme import Theme
 
 FONT_DIR = typefaces.FONT_DIR
@@ -57,7 +57,7 @@ class Painter:
         # What the canvas holds before any mark (pixels): contrast is measured against it. None: variety none,
         # whose look is today's and is not re-checked.
         self.backdrop: np.ndarray | None = None
-        self.text_contrast: list[tuple[str, float]] = []  # (text, ΔE against what was behind it), variety only
+        self.text_contrast: list[tuple[str, float, float]] = []  # (text, ratio behind it, ratio on white)
         if theme.name != "classic":
             self.backdrop = texture(theme.texture, theme.background, theme.texture_seed, self.pixel_width,
                                     self.pixel_height, theme.name in ("dark", "blueprint", "high_contrast")
@@ -181,12 +181,12 @@ class Painter:
         under = np.empty((y1 - y0, x1 - x0, 4), dtype=np.uint8)
         self.surface.readPixels(info, under, (x1 - x0) * 4, x0, y0)
         behind = under[..., :3].reshape(-1, 3).mean(axis=0)
-        contrast = float(color_distance(color, behind))
-        if contrast < MIN_TEXT_CONTRAST and color == self.theme.ink:
-            other = float(color_distance(DARK_INK, behind))
-            if other > contrast:
-                color, contrast = DARK_INK, other
-        self.text_contrast.append((text, contrast))
+        ratio = contrast_ratio(color, behind)
+        if ratio < READABLE_TEXT_RATIO and color == self.theme.ink:
+            other = contrast_ratio(DARK_INK, behind)
+            if other > ratio:
+                color, ratio = DARK_INK, other
+        self.text_contrast.append((text, ratio, contrast_ratio(color, (255, 255, 255))))
         return color
 
     def text_width(self, s: str, size: float, bold: bool = False) -> float:

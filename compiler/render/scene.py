@@ -10,7 +10,7 @@ from ..expr.lib_place import PlacementFailed
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
-from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_CONTRAST, mark_is_hidden
+from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_RATIO, mark_is_hidden, text_is_hidden
 from .theme import pick_theme
 
 MIN_MARK_PX = 2.0
@@ -75,10 +75,10 @@ def _check_legibility(p: Painter) -> None:
 def _check_contrast(p: Painter, rgb) -> None:
     """With variety: every answer-bearing mark and every text must stand clear of what is behind it (the theme's
     background and texture for marks, whatever was drawn under it for text), measured on the pixels."""
-    for text, contrast in p.text_contrast:
-        if contrast < MIN_TEXT_CONTRAST:
-            raise RenderRejected(f"text '{text[:30]}' has contrast {contrast:.1f} < {MIN_TEXT_CONTRAST:g} "
-                                 f"against what is behind it: contrast")
+    for text, ratio, on_white in p.text_contrast:
+        if text_is_hidden(ratio, on_white):
+            raise RenderRejected(f"text '{text[:30]}' has contrast ratio {ratio:.2f} < {MIN_TEXT_RATIO:g} against "
+                                 f"what is behind it: contrast")
     for path, entry in p.render_map.items():
         if mark_is_hidden(rgb, p.backdrop, entry["bbox"]):
             raise RenderRejected(f"{path} does not stand {MIN_MARK_CONTRAST:g} clear of the background (as it "

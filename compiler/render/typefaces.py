@@ -104,19 +104,25 @@ def fake_bold(family: str, bold: bool) -> bool:
     return bold and pool()[family].bold is None
 
 
+def _has_glyphs(tf: skia.Typeface, chars) -> bool:
+    """Every character maps to a glyph with an outline (some faces map a character to an empty glyph)."""
+    glyphs = tf.unicharsToGlyphs([ord(c) for c in chars])
+    if 0 in glyphs:
+        return False
+    font = skia.Font(tf, 32.0)
+    return all(not font.getPath(g).isEmpty() for g in set(glyphs))
+
+
 @lru_cache(maxsize=8192)
 def covers_text(family: str, bold: bool, text: str) -> bool:
-    chars = [c for c in set(text) if not c.isspace()]
-    if not chars:
-        return True
-    return all(g != 0 for g in typeface(family, bold).unicharsToGlyphs([ord(c) for c in chars]))
+    chars = sorted(c for c in set(text) if not c.isspace())
+    return not chars or _has_glyphs(typeface(family, bold), chars)
 
 
 def measure_coverage(path: Path) -> list[str]:
-    """The glyph classes a font file has every character of (used by vendor.py and the tests)."""
+    """The glyph classes a font file draws every character of (used by vendor.py and the tests)."""
     tf = font_manager().makeFromFile(str(path))
-    return [name for name, chars in GLYPH_CLASSES.items()
-            if all(g != 0 for g in tf.unicharsToGlyphs([ord(c) for c in chars]))]
+    return [name for name, chars in GLYPH_CLASSES.items() if _has_glyphs(tf, chars)]
 
 
 @lru_cache(maxsize=4096)
