@@ -21,7 +21,7 @@ from compiler.taxonomy import compile_taxonomy  # noqa: E402
 from compiler.trace.instance import generate  # noqa: E402
 
 
-def sheet(task_id: str, seed: int, variety: str = "strong", count: int = 12, cols: int = 4) -> tuple[bytes, list]:
+def sheet(task_id: str, seed: int, variety: str = "strong", count: int = 12, cols: int = 5) -> tuple[bytes, list]:
     tax = compile_taxonomy(Path(__file__).resolve().parents[1])
     task = tax.tasks[task_id]
     tiles, notes = [], []
