@@ -59,17 +59,20 @@ def _tiled(salt: int, u: np.ndarray, width: int, height: int) -> np.ndarray:
 
 
 def texture(kind: str, background: tuple, seed: int, width: int, height: int, strong: bool) -> np.ndarray:
-    """A (height, width, 3) uint8 backdrop: the background colour with the texture's light variation."""
+    """A (height, width, 4) uint8 RGBA backdrop (alpha 255): the background colour with the texture's light
+    variation."""
     dark = sum(background) < 384  # on dark themes the variation goes up instead of down
     sign = 1.0 if dark else -1.0
     amp = 7.0 if strong else 4.0
     u = splitmix_uniform(seed, 8, 1)  # the texture's own parameters
     ys = np.arange(height, dtype=np.float32)[:, None]
     xs = np.arange(width, dtype=np.float32)[None, :]
-    out = np.empty((height, width, 3), dtype=np.uint8)
+    rgba = np.empty((height, width, 4), dtype=np.uint8)  # RGBA: the painter writes it to the canvas as it is
+    rgba[..., 3] = 255
+    out = rgba[..., :3]
     out[:] = background
     if kind == "plain":
-        return out
+        return rgba
     if kind == "gradient":  # linear in x and y: a row and a column, added by broadcasting
         ang = u[0] * 2 * np.pi
         tx, ty = xs * np.float32(np.cos(ang)), ys * np.float32(np.sin(ang))
@@ -104,12 +107,12 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         else:
             dot = np.clip(np.asarray(background) + sign * amp * 3.0, 0, 255).astype(np.uint8)
             out[np.ix_(rows < 2, cols < 2)] = dot
-        return out
+        return rgba
     else:  # pragma: no cover - pick_theme only names the kinds above
         raise ValueError(f"unknown texture {kind!r}")
     for c in range(3):
         out[..., c] = np.clip(delta + np.float32(background[c] + 0.5), 0, 255).astype(np.uint8)
-    return out
+    return rgba
 
 
 # A perceptual colour difference on the scale of CIE76 ΔE (black–white 100) that is cheap enough to run over every
@@ -124,9 +127,12 @@ def color_distance(a: np.ndarray, b) -> np.ndarray:
 
 
 def luminance(rgb) -> float:
-    c = np.asarray(rgb, dtype=np.float64)[..., :3] / 255.0
-    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return float(np.sum(c * (0.2126, 0.7152, 0.0722), axis=-1))
+    """WCAG relative luminance of one colour (0..255 channels), in plain floats: it runs once per text."""
+    out = 0.0
+    for v, w in zip(rgb[:3], (0.2126, 0.7152, 0.0722)):
+        c = float(v) / 255.0
+        out += w * (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+    return out
 
 
 def contrast_ratio(a, b) -> float:

@@ -59,13 +59,11 @@ class Painter:
         self.backdrop: np.ndarray | None = None
         self.text_contrast: list[tuple[str, float, float]] = []  # (text, ratio behind it, ratio on white)
         if theme.name != "classic":
-            self.backdrop = texture(theme.texture, theme.background, theme.texture_seed, self.pixel_width,
-                                    self.pixel_height, theme.name in ("dark", "blueprint", "high_contrast")
-                                    or theme.texture in ("grid_paper", "dots"))
+            rgba = texture(theme.texture, theme.background, theme.texture_seed, self.pixel_width,
+                           self.pixel_height, theme.name in ("dark", "blueprint", "high_contrast")
+                           or theme.texture in ("grid_paper", "dots"))
+            self.backdrop = rgba[..., :3]
             if theme.texture != "plain":
-                rgba = np.empty(self.backdrop.shape[:2] + (4,), dtype=np.uint8)
-                rgba[..., :3] = self.backdrop
-                rgba[..., 3] = 255
                 info = skia.ImageInfo.Make(self.pixel_width, self.pixel_height, skia.kRGBA_8888_ColorType,
                                            skia.kPremul_AlphaType)
                 self.canvas.writePixels(info, rgba, self.pixel_width * 4, 0, 0)

@@ -8,6 +8,7 @@ fixed by the state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 # name → shades (RGB); shades of one name are perceptually the same colour word.
 COLORS: dict[str, list[tuple[int, int, int]]] = {
@@ -191,6 +192,14 @@ SERIES_FAMILIES = {"categorical": SERIES, "colour_blind_safe": ["blue", "orange"
 VARIETIES = ("none", "mild", "strong")
 
 
+@lru_cache(maxsize=1)
+def _mild_faces() -> list[str]:
+    from .typefaces import families
+
+    display = set(families(("handwriting", "rounded")))
+    return [f for f in families(("sans", "serif", "mono", "condensed", "slab")) if f not in display]
+
+
 def pick_theme(rng, variety: str = "none") -> Theme:
     """The render stream's look. `none` draws exactly what it always drew (same draws, same Theme): same bytes."""
     if variety == "none":
@@ -213,8 +222,7 @@ def pick_theme(rng, variety: str = "none") -> Theme:
     name = rng.choice(STRONG_KINDS if strong else MILD_KINDS)
     kind = THEME_KINDS[name]
     # Mild keeps to text faces (no display, rounded or handwritten ones); strong draws from the whole pool.
-    faces = families() if strong else [f for f in families(("sans", "serif", "mono", "condensed", "slab"))
-                                       if f not in families(("handwriting", "rounded"))]
+    faces = families() if strong else _mild_faces()
     textures = ("plain",) + kind.textures if strong else ("plain",) + tuple(
         t for t in kind.textures if t in ("gradient", "grain"))
     return Theme(

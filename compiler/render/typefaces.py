@@ -66,7 +66,12 @@ def pool() -> dict[str, Family]:
 
 def families(classes: tuple[str, ...] | None = None) -> list[str]:
     """Family names in index order, optionally only those with one of `classes`."""
-    return [f.name for f in pool().values() if classes is None or any(c in f.classes for c in classes)]
+    return list(_families(tuple(classes) if classes is not None else None))
+
+
+@lru_cache(maxsize=64)
+def _families(classes: tuple[str, ...] | None) -> tuple[str, ...]:
+    return tuple(f.name for f in pool().values() if classes is None or any(c in f.classes for c in classes))
 
 
 @lru_cache(maxsize=None)
@@ -130,7 +135,7 @@ def face_for(face: str | None, font_draw: int, classes: tuple[str, ...] | None, 
     """The family that draws `text`: see the module docstring. Deterministic from its arguments alone."""
     if face is None:  # variety none: always the default face, whatever the pool restriction says
         return DEFAULT_FAMILY
-    names = families(classes) if classes else families()
+    names = _families(tuple(classes) if classes else None)
     if face in names and covers_text(face, bold, text):
         return face
     if names:
