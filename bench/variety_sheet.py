@@ -7,7 +7,6 @@ shows the same question with the same answer in another theme, face, style and b
 """
 from __future__ import annotations
 
-import io
 import sys
 from pathlib import Path
 
@@ -16,9 +15,9 @@ import skia
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from compiler.sample.rng import derive_seed  # noqa: E402
-from compiler.taxonomy import compile_taxonomy  # noqa: E402
-from compiler.trace.instance import generate  # noqa: E402
+from compiler.sample.rng import derive_seed
+from compiler.taxonomy import compile_taxonomy
+from compiler.trace.instance import generate
 
 
 def sheet(task_id: str, seed: int, variety: str = "strong", count: int = 12, cols: int = 5) -> tuple[bytes, list]:

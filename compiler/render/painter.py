@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import skia
@@ -170,9 +169,9 @@ class Painter:
         legibility check. Without variety: the colour as given, nothing measured."""
         if self.backdrop is None:
             return color
-        k = self.scale
-        x0, y0 = max(0, int(box[0] * k)), max(0, int(box[1] * k))
-        x1, y1 = min(self.pixel_width, int(math.ceil(box[2] * k))), min(self.pixel_height, int(math.ceil(box[3] * k)))
+        r = self.canvas.getTotalMatrix().mapRect(skia.Rect.MakeLTRB(*box))  # to device pixels, as drawn
+        x0, y0 = max(0, int(r.left())), max(0, int(r.top()))
+        x1, y1 = min(self.pixel_width, math.ceil(r.right())), min(self.pixel_height, math.ceil(r.bottom()))
         if x1 <= x0 or y1 <= y0:
             return color
         info = skia.ImageInfo.Make(x1 - x0, y1 - y0, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType)

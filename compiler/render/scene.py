@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from ..codegen.grammar import CompiledGrammar
 from ..expr.compile import Budget
 from ..expr.lib_place import PlacementFailed
+from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_RATIO, mark_is_hidden, text_is_hidden
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
-from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_RATIO, mark_is_hidden, text_is_hidden
 from .theme import pick_theme
 
 MIN_MARK_PX = 2.0

@@ -12,7 +12,7 @@ default face (DejaVu Sans, which has every glyph class the library draws).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import skia
@@ -74,7 +74,7 @@ def _families(classes: tuple[str, ...] | None) -> tuple[str, ...]:
     return tuple(f.name for f in pool().values() if classes is None or any(c in f.classes for c in classes))
 
 
-@lru_cache(maxsize=None)
+@cache
 def typeface(family: str, bold: bool) -> skia.Typeface:
     f = pool()[family]
     path = f.bold if bold and f.bold else f.regular
@@ -86,7 +86,7 @@ def typeface(family: str, bold: bool) -> skia.Typeface:
     return tf
 
 
-@lru_cache(maxsize=None)
+@cache
 def size_adjust(family: str) -> float:
     """A face's size factor so that its capitals stand as tall as the default face's: a 13 px label reads alike in
     Liberation Serif and DejaVu Sans (fitting and legibility checks then measure the face as drawn)."""
