@@ -110,8 +110,11 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         return rgba
     else:  # pragma: no cover - pick_theme only names the kinds above
         raise ValueError(f"unknown texture {kind!r}")
+    # Every channel moves by the same whole number of levels: round once, then one 256-entry table per channel.
+    steps = np.clip(np.rint(delta), -127, 127).astype(np.int16) + 128
     for c in range(3):
-        out[..., c] = np.clip(delta + np.float32(background[c] + 0.5), 0, 255).astype(np.uint8)
+        table = np.clip(np.arange(-128, 128) + background[c], 0, 255).astype(np.uint8)
+        out[..., c] = table[steps]
     return rgba
 
 
