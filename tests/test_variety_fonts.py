@@ -251,7 +251,7 @@ def test_text_in_the_theme_ink_takes_the_dark_ink_where_the_light_one_would_not_
     px = p.pixels()[..., :3].astype(int)
     assert px[22:38, 20:40].sum(axis=2).min() < 200  # dark glyph pixels on the yellow
     assert px[22:38, 80:100].sum(axis=2).max() > 600  # light glyph pixels on the dark page
-    assert [r >= 3.0 for _, r, _ in p.text_contrast] == [True, True]
+    assert [r >= 3.0 for _, r in p.text_contrast] == [True, True]
 
 
 def test_a_theme_that_hides_an_answer_mark_is_rejected_and_redrawn(tmp_path, monkeypatch):
@@ -375,3 +375,20 @@ def test_no_system_font_is_ever_loaded():
     assert mgr.countFamilies() <= 1 and mgr.getFamilyName(0) == ""  # skia's one empty placeholder family
     assert mgr.matchFamily("DejaVu Sans").count() == 0 and mgr.matchFamily("Arial").count() == 0
     assert all(Path(FONT_DIR / typefaces.pool()[f].regular).is_relative_to(FONT_DIR) for f in typefaces.families())
+
+
+def test_text_below_the_contrast_ratio_is_rejected_with_variety_only(tmp_path, monkeypatch):
+    from compiler.render.scene import RenderRejected, render_scene
+    from compiler.trace.instance import object_paths
+
+    root = build(tmp_path, "k: 1\n", """\
+        marks:
+          - rect: {x: 20, y: 20, x2: 200, y2: 100, fill: yellow}
+          - text: {x: 110, y: 60, text: "'Total 42'", size: 16, color: white}
+        """)
+    tax, inst = sample(root)  # variety none: drawn as it always was, nothing measured
+    grammar = tax.tasks["demo.g.t"].grammar
+    _force_theme(monkeypatch, {"name": "light", "texture": "plain"})
+    with pytest.raises(RenderRejected, match=r"text 'Total 42' has contrast ratio 1\.\d\d < 2 against what is "
+                                             r"behind it: contrast"):
+        render_scene(grammar, {"k": 1}, 0, tax.vocab, Rng(3), object_paths({"k": 1}), variety="strong")

@@ -56,7 +56,7 @@ class Painter:
         # What the canvas holds before any mark (pixels): contrast is measured against it. None: variety none,
         # whose look is today's and is not re-checked.
         self.backdrop: np.ndarray | None = None
-        self.text_contrast: list[tuple[str, float, float]] = []  # (text, ratio behind it, ratio on white)
+        self.text_contrast: list[tuple[str, float]] = []  # (text, contrast ratio against what is behind it)
         if theme.name != "classic":
             rgba = texture(theme.texture, theme.background, theme.texture_seed, self.pixel_width,
                            self.pixel_height, theme.name in ("dark", "blueprint", "high_contrast")
@@ -183,7 +183,7 @@ class Painter:
             other = contrast_ratio(DARK_INK, behind)
             if other > ratio:
                 color, ratio = DARK_INK, other
-        self.text_contrast.append((text, ratio, contrast_ratio(color, (255, 255, 255))))
+        self.text_contrast.append((text, ratio))
         return color
 
     def text_width(self, s: str, size: float, bold: bool = False) -> float:

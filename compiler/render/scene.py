@@ -75,8 +75,8 @@ def _check_legibility(p: Painter) -> None:
 def _check_contrast(p: Painter, rgb) -> None:
     """With variety: every answer-bearing mark and every text must stand clear of what is behind it (the theme's
     background and texture for marks, whatever was drawn under it for text), measured on the pixels."""
-    for text, ratio, on_white in p.text_contrast:
-        if text_is_hidden(ratio, on_white):
+    for text, ratio in p.text_contrast:
+        if text_is_hidden(ratio):
             raise RenderRejected(f"text '{text[:30]}' has contrast ratio {ratio:.2f} < {MIN_TEXT_RATIO:g} against "
                                  f"what is behind it: contrast")
     for path, entry in p.render_map.items():
