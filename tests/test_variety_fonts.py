@@ -386,7 +386,7 @@ def test_text_below_the_contrast_ratio_is_rejected_with_variety_only(tmp_path, m
           - rect: {x: 20, y: 20, x2: 200, y2: 100, fill: yellow}
           - text: {x: 110, y: 60, text: "'Total 42'", size: 16, color: white}
         """)
-    tax, inst = sample(root)  # variety none: drawn as it always was, nothing measured
+    tax, _ = sample(root)  # variety none: drawn as it always was, nothing measured
     grammar = tax.tasks["demo.g.t"].grammar
     _force_theme(monkeypatch, {"name": "light", "texture": "plain"})
     with pytest.raises(RenderRejected, match=r"text 'Total 42' has contrast ratio 1\.\d\d < 2 against what is "
