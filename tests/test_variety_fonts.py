@@ -145,7 +145,7 @@ def _force_theme(monkeypatch, chosen: dict):
         from dataclasses import replace
 
         return replace(t, name=chosen["name"], background=kind.backgrounds[0], ink=kind.ink, grid=kind.grid,
-                       paper=kind.paper, muted=kind.muted, light=kind.light,
+                       paper=kind.paper, muted=kind.muted, light=kind.light, line=kind.line,
                        shades=chosen.get("shades", kind.shades[0]), texture=chosen.get("texture", t.texture))
 
     monkeypatch.setattr(scene_mod, "pick_theme", pick)

@@ -105,6 +105,7 @@ class Theme:
     paper: tuple[int, int, int] = (255, 255, 255)  # cards, nodes, sticky notes ("paper", "white")
     muted: tuple[int, int, int] = (150, 150, 156)
     light: tuple[int, int, int] = (232, 232, 236)
+    line: tuple[int, int, int] = (70, 70, 80)  # edges and connectors ("line"): #464650 on the classic page
     face: str | None = None  # the instance's typeface (typefaces.py); None: the default face, as always
     font_draw: int = 0  # picks a face inside a restricted pool (a grammar's or component's `fonts:`)
     texture: str = "plain"  # backgrounds.py
@@ -165,25 +166,28 @@ class ThemeKind:
     paper: tuple
     muted: tuple
     light: tuple
+    line: tuple
     shades: tuple
     textures: tuple  # textures that suit it (backgrounds.py), beyond "plain"
 
 
 THEME_KINDS: dict[str, ThemeKind] = {
     "light": ThemeKind(BACKGROUNDS, (30, 30, 35), (215, 215, 220), (255, 255, 255), (150, 150, 156),
-                       (232, 232, 236), ("standard", "deep"), ("gradient", "grain", "grid_paper", "mottle")),
+                       (232, 232, 236), (70, 70, 80), ("standard", "deep"),
+                       ("gradient", "grain", "grid_paper", "mottle")),
     "paper": ThemeKind([(250, 245, 232), (247, 241, 226), (252, 248, 238)], (45, 40, 35), (222, 212, 192),
-                       (254, 251, 243), (150, 140, 125), (236, 229, 214), ("standard", "deep"),
+                       (254, 251, 243), (150, 140, 125), (236, 229, 214), (75, 68, 60), ("standard", "deep"),
                        ("grain", "fibres", "gradient")),
     "pastel": ThemeKind([(250, 248, 255), (245, 251, 249), (255, 250, 245)], (60, 60, 80), (224, 221, 234),
-                        (255, 255, 255), (150, 148, 165), (236, 233, 244), ("pastel", "standard"),
+                        (255, 255, 255), (150, 148, 165), (236, 233, 244), (85, 85, 105), ("pastel", "standard"),
                         ("gradient", "dots", "mottle")),
     "high_contrast": ThemeKind([(255, 255, 255)], (0, 0, 0), (160, 160, 160), (255, 255, 255), (90, 90, 90),
-                               (225, 225, 225), ("deep",), ()),
+                               (225, 225, 225), (0, 0, 0), ("deep",), ()),
     "dark": ThemeKind([(30, 33, 40), (26, 28, 34), (36, 38, 46)], (232, 234, 240), (72, 77, 88), (50, 54, 64),
-                      (160, 164, 175), (62, 66, 76), ("standard", "pastel"), ("gradient", "grain", "mottle")),
+                      (160, 164, 175), (62, 66, 76), (178, 182, 194), ("standard", "pastel"),
+                      ("gradient", "grain", "mottle")),
     "blueprint": ThemeKind([(24, 58, 112), (20, 52, 104), (28, 64, 120)], (236, 242, 255), (74, 112, 170),
-                           (36, 74, 132), (165, 188, 222), (48, 88, 148), ("pastel", "standard"),
+                           (36, 74, 132), (165, 188, 222), (48, 88, 148), (200, 214, 240), ("pastel", "standard"),
                            ("grid_paper", "grain")),
 }
 MILD_KINDS = ("light", "paper", "pastel")
@@ -235,7 +239,7 @@ def pick_theme(rng, variety: str = "none") -> Theme:
         jitter=rng.choice([0.0, 1.0, 2.0]),
         name=name,
         shades=rng.choice(list(kind.shades)),
-        paper=kind.paper, muted=kind.muted, light=kind.light,
+        paper=kind.paper, muted=kind.muted, light=kind.light, line=kind.line,
         face=rng.choice(faces),
         font_draw=rng.below(1 << 30),
         texture=rng.choice(list(textures)),
@@ -259,6 +263,7 @@ ROLES = {
     "white": lambda t: (255, 255, 255),  # ink_on's light text: stays white on every theme
     "muted": lambda t: t.muted,
     "light": lambda t: t.light,
+    "line": lambda t: t.line,
     "series": lambda t: t.color(t.series),
 }
 COLOR_WORDS = frozenset(COLORS) | frozenset(ROLES) | {"none"}
