@@ -65,6 +65,10 @@ def test_the_wheel_holds_one_package_with_its_data_and_licences(wheel):
         shipped = sorted(n.removeprefix(f"tessera/library/{folder}/") for n in names
                          if n.startswith(f"tessera/library/{folder}/"))
         assert shipped == sorted(str(p.relative_to(ROOT / folder)) for p in (ROOT / folder).rglob("*.yaml")), folder
+    fonts = ROOT / "compiler" / "render" / "fonts"
+    shipped_fonts = sorted(n.removeprefix("tessera/render/fonts/") for n in names if n.startswith("tessera/render/fonts/"))
+    assert shipped_fonts == sorted(str(p.relative_to(fonts)) for p in fonts.rglob("*")
+                                   if p.is_file() and "__pycache__" not in p.parts and not p.name.startswith("."))
     for need in ("tessera/py.typed", "tessera/expr/expr.lark", "tessera/render/fonts/DejaVuSans.ttf",
                  "tessera/render/fonts/LICENSE-DejaVu.txt", "tessera/training/configs/qwen2_5_vl_3b.yaml",
                  "tessera/training/agent.py", "tessera/training/smoke_gpu.sh", f"{dist_info}/licenses/LICENSE"):

@@ -135,7 +135,18 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
         sc.stack.pop()
     if body is None:
         return None
-    return CUse(name, args, functions, body, dict(spec.limits), str(doc.pos(loc + ("use",))), requires)
+    fonts = None
+    if spec.fonts is not None:
+        from ..render.typefaces import check_classes
+
+        problem = check_classes(spec.fonts, f"component '{name}' fonts")
+        if problem:
+            bad = next((i for i, c in enumerate(spec.fonts) if not isinstance(c, str) or problem.find(f"'{c}'") > 0),
+                       None)
+            sc.error(cdoc, ("fonts",) + ((bad,) if bad is not None else ()), problem)
+            return None
+        fonts = tuple(spec.fonts)
+    return CUse(name, args, functions, body, dict(spec.limits), str(doc.pos(loc + ("use",))), requires, fonts)
 
 
 def _constant_length(c) -> int | None:

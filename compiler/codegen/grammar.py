@@ -35,10 +35,17 @@ class CompiledGrammar:
     scene: CNode | None = None  # the composed scene (render.scene)
     # Query variables the state reads (name → type); every task on this grammar declares them (codegen.task).
     inputs: dict[str, Type] = field(default_factory=dict)
+    fonts: tuple[str, ...] | None = None  # render.fonts: the font classes the scene's text may use
 
 
 def spec_hash(spec) -> str:
-    return hashlib.sha256(json.dumps(spec.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()
+    data = spec.model_dump(mode="json")
+    # Keys added after hashes were first recorded leave the hash alone while unset, so old traces still replay.
+    if data.get("fonts", 0) is None:
+        del data["fonts"]
+    if isinstance(data.get("render"), dict) and data["render"].get("fonts", 0) is None:
+        del data["render"]["fonts"]
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
 def vocab_type(vocab: dict[str, list]) -> RecordT:
@@ -67,6 +74,18 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
     require, ok_require = compile_constraints(spec.require, names, doc, "require", "a grammar constraint",
                                               "constraint", diags)
     ok = ok_functions and ok_state and ok_require
+    if spec.render.fonts is not None:
+        from ..render.typefaces import FONT_CLASSES
+
+        if not spec.render.fonts:
+            diags.error(doc.pos(("render", "fonts")), f"render.fonts must name at least one font class "
+                                                      f"({', '.join(FONT_CLASSES)})")
+            ok = False
+        for i, c in enumerate(spec.render.fonts):
+            if c not in FONT_CLASSES:
+                diags.error(doc.pos(("render", "fonts", i)), f"unknown font class '{c}' in render.fonts (known: "
+                                                             f"{', '.join(FONT_CLASSES)})")
+                ok = False
 
     # The picture draws the state alone (rendering has no query): inputs are for building the state, and a state
     # field can keep whatever of them the picture needs.
@@ -80,4 +99,5 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
         id=spec.grammar, domain=spec.grammar.split(".")[0], summary=spec.summary, state=state, schema=schema,
         require=require, width=spec.render.canvas.width, height=spec.render.canvas.height, max_attempts=spec.max_attempts,
         spec_hash=spec_hash(spec), source=doc.path, base_scope=base, scene=scene, inputs=inputs,
+        fonts=tuple(spec.render.fonts) if spec.render.fonts else None,
     )

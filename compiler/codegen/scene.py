@@ -104,6 +104,7 @@ class CUse:
     limits: dict[str, int]
     where_text: str = ""
     requires: list = field(default_factory=list)  # (name, compiled bool, where) checked on the arguments
+    fonts: tuple[str, ...] | None = None  # the component's `fonts:` (font classes its text may use)
 
 
 @dataclass

@@ -41,6 +41,8 @@ class Canvas(Model):
 
 class RenderSpec(Model):
     canvas: Canvas = Canvas()
+    # Font classes (render.typefaces.FONT_CLASSES) the scene's text may use when variety picks faces; all if unset.
+    fonts: list[str] | None = None
     # A scene tree: frames, marks, guides, layers, panels, components (checked by codegen/scene.py).
     scene: dict[str, Any]
 
@@ -77,6 +79,7 @@ class ComponentSpec(Model):
     params: dict[str, ComponentParam] = {}
     limits: dict[str, int] = {}  # list parameter → most items the component can draw legibly
     require: dict[str, Expr] = {}  # named bool expressions over the parameters, checked at every use
+    fonts: list[str] | None = None  # font classes its text may use (e.g. [handwriting] for sticky notes)
     scene: dict[str, Any]
 
 

@@ -139,6 +139,8 @@ class Composer:
                  "$budget": env["$budget"], "$caller": env, **args}
         if "$rng" in env:
             inner["$rng"] = env["$rng"]
+        if cu.fonts is not None or "$fonts" in env:  # a component's font classes, else its caller's
+            inner["$fonts"] = cu.fonts if cu.fonts is not None else env["$fonts"]
         for rname, c, where in cu.requires:
             if not run(c, inner):
                 raise EvalError(f"component '{cu.component}' requires {rname}: `{c.source}` is false for the "
@@ -250,7 +252,7 @@ class Composer:
         e = dict(env)
         channels = list(cm.channels.items())
         fns = [(k, c.fn) for k, c in channels]
-        ctx = Ctx(self.painter, frame, cm.options.get("sizes", "px"), self.keep_strokes)
+        ctx = Ctx(self.painter, frame, cm.options.get("sizes", "px"), self.keep_strokes, env.get("$fonts"))
         defaults = {k: ch.default for k, ch in spec.channels.items() if ch.default is not None and k not in cm.channels}
         for i, item in enumerate(items):
             if cm.each is not None:
@@ -412,9 +414,13 @@ class _DryPainter:
         self.theme, self.scale, self.width, self.height = painter.theme, painter.scale, painter.width, painter.height
         self.canvas = recorder.beginRecording(skia.Rect.MakeWH(painter.width, painter.height))
         self.marks = 0
+        self.backdrop = None  # a dry run measures; it draws nothing that contrast could be checked on
 
     def text_width(self, *a, **kw):  # pragma: no cover - used by marks that measure
         return Painter.text_width(self, *a, **kw)
+
+    def font(self, *a, **kw):
+        return Painter.font(self, *a, **kw)
 
 
 def _spot_side(spot) -> tuple[float, float] | None:

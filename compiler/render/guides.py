@@ -150,14 +150,14 @@ def _draw_axis(p, g: GuideInput, frame: Frame, box, bind) -> None:
         for v, s in labels:
             x = along(frame, "x", v)
             if g.options["grid"]:
-                p.line(x, fy0, x, fy1, grid, 1.0)
+                p.line(x, fy0, x, fy1, grid, p.theme.grid_width, p.theme.grid_dash)
             if g.options["labels"]:
                 sz = _fit_size(p, s, size, slot - 2) if slot else size
                 p.text(x, y_line + 12 if side == "bottom" else y_line - 12, s, sz)
         if g.options["line"]:
             zero = _zero_line(frame, "y")
             p.line(fx0, zero if zero is not None and side == "bottom" else y_line,
-                   fx1, zero if zero is not None and side == "bottom" else y_line, ink, 1.2)
+                   fx1, zero if zero is not None and side == "bottom" else y_line, ink, p.theme.axis_width)
         if g.texts.get("title"):
             y = (y_line + size + 10 + TITLE_SIZE / 2 + 4) if side == "bottom" else (y_line - size - 14 - TITLE_SIZE / 2)
             p.text((fx0 + fx1) / 2, y, g.texts["title"], TITLE_SIZE)
@@ -167,7 +167,7 @@ def _draw_axis(p, g: GuideInput, frame: Frame, box, bind) -> None:
         for v, s in labels:
             y = along(frame, "y", v)
             if g.options["grid"]:
-                p.line(fx0, y, fx1, y, grid, 1.0)
+                p.line(fx0, y, fx1, y, grid, p.theme.grid_width, p.theme.grid_dash)
             if g.options["labels"]:
                 widest = max(widest, p.text_width(s, size))
                 if side == "left":
@@ -175,10 +175,10 @@ def _draw_axis(p, g: GuideInput, frame: Frame, box, bind) -> None:
                 else:
                     p.text(x_line + 6, y, s, size, anchor="start")
         if g.options["line"]:
-            p.line(x_line, fy0, x_line, fy1, ink, 1.2)
+            p.line(x_line, fy0, x_line, fy1, ink, p.theme.axis_width)
             zero = _zero_line(frame, "y")
             if zero is not None and side == "left" and isinstance(frame, CartesianFrame):
-                p.line(fx0, zero, fx1, zero, ink, 1.2)
+                p.line(fx0, zero, fx1, zero, ink, p.theme.axis_width)
         if g.texts.get("title"):
             x = x_line - widest - 12 - TITLE_SIZE / 2 if side == "left" else x_line + widest + 12 + TITLE_SIZE / 2
             p.text(x, (fy0 + fy1) / 2, g.texts["title"], TITLE_SIZE, rotate=-90 if side == "left" else 90)

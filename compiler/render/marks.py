@@ -18,7 +18,8 @@ import skia
 
 from ..errors import EvalError
 from .frames import Frame, GridFrame, PolarFrame, _number
-from .painter import SHAPES, Painter, _font
+from .painter import SHAPES, Painter, face_font
+from .typefaces import face_for
 from .pictograms import PICTOGRAMS, pictogram
 
 RGB = tuple[int, int, int]
@@ -116,6 +117,7 @@ class Ctx:
     frame: Frame
     sizes: str = "px"
     strokes: bool = True  # record stroke segments (only scenes with `clear` text look at them)
+    fonts: tuple[str, ...] | None = None  # font classes the text may use (a grammar's or component's `fonts:`)
 
     @property
     def canvas(self) -> skia.Canvas:
@@ -141,8 +143,8 @@ class Ctx:
         if fill is not None:
             self.canvas.drawPath(path, paint(fill, op))
         if stroke is not None and v.get("stroke_width", 1.0) > 0:
-            self.canvas.drawPath(path, paint(stroke, op, _number(v.get("stroke_width", 1.0), "stroke_width"),
-                                             v.get("dash")))
+            width = _number(v.get("stroke_width", 1.0), "stroke_width") * self.theme.stroke_scale
+            self.canvas.drawPath(path, paint(stroke, op, width, v.get("dash")))
         self.painter.marks += 1
 
 
@@ -202,7 +204,10 @@ def draw_rect(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     y0, y1 = sorted((y0 + dy, y1 + dy))
     r = skia.Rect.MakeLTRB(x0, y0, x1, y1)
     path = skia.Path()
-    corner = _number(v.get("corner", 0.0), "corner")
+    if v.get("corner") is not None:
+        corner = _number(v["corner"], "corner")
+    else:  # the theme's corner style, never rounding a small cell away
+        corner = min(ctx.theme.corner, (x1 - x0) / 4, (y1 - y0) / 4)
     if corner > 0:
         path.addRRect(skia.RRect.MakeRectXY(r, corner, corner))
     else:
@@ -547,7 +552,7 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         return _plain_text(ctx, v, opts, s, x, y, size, bold)
     lines = [s]
     while True:
-        font = _font(round(size, 1), bold)
+        font = ctx.painter.font(round(size, 1), bold, s, ctx.fonts)
         if wrap is not None:
             lines = wrap_words(s.split(), font, _number(wrap, "wrap"))
         widest = max(font.measureText(line) for line in lines) if lines else 0.0
@@ -566,6 +571,9 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     top = {"middle": -block_h / 2, "top": 0.0, "bottom": -block_h}[opts["baseline"]]
     color = ctx.color(v["color"]) if v.get("color") is not None else (
         ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.ink)
+    if ctx.painter.backdrop is not None and not rot:
+        bx = x + {"start": 0.0, "middle": -widest / 2, "end": -widest}[opts["anchor"]]
+        color = ctx.painter.readable(color, (bx, y + top, bx + widest, y + top + block_h), s)
     op = _number(v.get("opacity", 1.0), "opacity")
     ctx.canvas.save()
     ctx.canvas.translate(x, y)
@@ -594,9 +602,9 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     return Drawn(box, text_box=box, geometry={"size": round(size, 2), "lines": len(lines)})
 
 
-@lru_cache(maxsize=512)
-def _metrics(size: float, bold: bool) -> tuple[float, float]:
-    m = _font(size, bold).getMetrics()
+@lru_cache(maxsize=2048)
+def _metrics(family: str, size: float, bold: bool) -> tuple[float, float]:
+    m = face_font(family, size, bold).getMetrics()
     return -m.fAscent, m.fDescent
 
 
@@ -604,14 +612,18 @@ def _plain_text(ctx: Ctx, v: dict, opts: dict, s: str, x: float, y: float, size:
     """One line, not fitted, wrapped or turned: the common case (labels, ticks, numbers), drawn without the
     fitting loop. The same pixels and box as the general path."""
     size = round(size, 1)
-    font = _font(size, bold)
-    ascent, descent = _metrics(size, bold)
+    t = ctx.theme
+    family = face_for(t.face, t.font_draw, ctx.fonts, bold, s)
+    font = face_font(family, size, bold)
+    ascent, descent = _metrics(family, size, bold)
     h = ascent + descent
     top = {"middle": -h / 2, "top": 0.0, "bottom": -h}[opts["baseline"]]
     w = font.measureText(s)
     lx = {"start": 0.0, "middle": -w / 2, "end": -w}[opts["anchor"]]
     color = ctx.color(v["color"]) if v.get("color") is not None else (
         ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.ink)
+    if ctx.painter.backdrop is not None:
+        color = ctx.painter.readable(color, (x + lx, y + top, x + lx + w, y + top + h), s)
     ctx.canvas.save()
     ctx.canvas.translate(x, y)
     ctx.canvas.drawString(s, lx, top + ascent, font, paint(color, _number(v.get("opacity", 1.0), "opacity")))
@@ -659,7 +671,7 @@ def draw_glyph(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         return Drawn(box, circle=(cx, cy, r + 1))
     if kind not in SHAPES:
         raise EvalError(f"unknown glyph '{kind}' (shapes: {', '.join(SHAPES)}; pictograms: {', '.join(PICTOGRAMS)})")
-    stroke = v.get("stroke", "ink")
+    stroke = v.get("stroke", ctx.theme.marker_stroke)
     sw = _number(v.get("stroke_width", 1.5) if v.get("stroke_width") not in (None, 1.0) else 1.5, "stroke_width")
     vv = {**v, "fill": None, "stroke": stroke, "stroke_width": sw}
     path = skia.Path()

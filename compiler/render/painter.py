@@ -7,38 +7,34 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import skia
 
+from . import typefaces
+from .backgrounds import READABLE_TEXT_RATIO, contrast_ratio, texture
 from .theme import Theme
 
-FONT_DIR = Path(__file__).with_name("fonts")
+FONT_DIR = typefaces.FONT_DIR
 RGB = tuple[int, int, int]
+DARK_INK = (30, 30, 35)  # the classic ink: what text in the theme's ink turns to where that ink would not read
 
 
-@lru_cache(maxsize=1)
-def _font_manager() -> skia.FontMgr:
-    # An empty custom manager: typefaces come only from the files shipped in fonts/, and the system's fontconfig is
-    # never initialised (its set-up differs between machines and can print warnings).
-    return skia.FontMgr.New_Custom_Empty()
-
-
-@lru_cache(maxsize=None)
-def _typeface(bold: bool) -> skia.Typeface:
-    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    return _font_manager().makeFromFile(str(FONT_DIR / name))
-
-
-@lru_cache(maxsize=256)
-def _font(size: float, bold: bool) -> skia.Font:
-    font = skia.Font(_typeface(bold), size)
+@lru_cache(maxsize=1024)
+def face_font(family: str, size: float, bold: bool) -> skia.Font:
+    font = skia.Font(typefaces.typeface(family, bold), size * typefaces.size_adjust(family))
     # Fixed rasterisation settings: no hinting, no subpixel positioning, plain anti-aliasing.
     font.setEdging(skia.Font.Edging.kAntiAlias)
     font.setHinting(skia.FontHinting.kNone)
     font.setSubpixel(False)
+    if typefaces.fake_bold(family, bold):
+        font.setEmbolden(True)
     return font
+
+
+def _font(size: float, bold: bool) -> skia.Font:
+    """The default face (variety none draws every text with it)."""
+    return face_font(typefaces.DEFAULT_FAMILY, size, bold)
 
 
 def _color(rgb: RGB, alpha: int = 255) -> int:
@@ -57,6 +53,19 @@ class Painter:
         self.surface = skia.Surface(self.pixel_width, self.pixel_height)
         self.canvas = self.surface.getCanvas()
         self.canvas.clear(_color(theme.background))
+        # What the canvas holds before any mark (pixels): contrast is measured against it. None: variety none,
+        # whose look is today's and is not re-checked.
+        self.backdrop: np.ndarray | None = None
+        self.text_contrast: list[tuple[str, float]] = []  # (text, contrast ratio against what is behind it)
+        if theme.name != "classic":
+            rgba = texture(theme.texture, theme.background, theme.texture_seed, self.pixel_width,
+                           self.pixel_height, theme.name in ("dark", "blueprint", "high_contrast")
+                           or theme.texture in ("grid_paper", "dots"))
+            self.backdrop = rgba[..., :3]
+            if theme.texture != "plain":
+                info = skia.ImageInfo.Make(self.pixel_width, self.pixel_height, skia.kRGBA_8888_ColorType,
+                                           skia.kPremul_AlphaType)
+                self.canvas.writePixels(info, rgba, self.pixel_width * 4, 0, 0)
         if scale != 1.0:
             self.canvas.scale(scale, scale)
         self.render_map: dict[str, dict] = {}
@@ -149,19 +158,50 @@ class Painter:
         if obj is not None:
             self.bind(obj, (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
 
+    def font(self, size: float, bold: bool, text: str, classes: tuple[str, ...] | None = None) -> skia.Font:
+        """The font that draws `text`: the theme's face where it has every character (typefaces.face_for)."""
+        t = self.theme
+        return face_font(typefaces.face_for(t.face, t.font_draw, classes, bold, text), size, bold)
+
+    def readable(self, color: RGB, box: tuple[float, float, float, float], text: str) -> RGB:
+        """With variety, text in the theme's ink that would not read on what is already drawn under it (a light
+        ink on a pale fill in a dark theme) takes the dark ink instead; the contrast it gets is recorded for the
+        legibility check. Without variety: the colour as given, nothing measured."""
+        if self.backdrop is None:
+            return color
+        r = self.canvas.getTotalMatrix().mapRect(skia.Rect.MakeLTRB(*box))  # to device pixels, as drawn
+        x0, y0 = max(0, int(r.left())), max(0, int(r.top()))
+        x1, y1 = min(self.pixel_width, math.ceil(r.right())), min(self.pixel_height, math.ceil(r.bottom()))
+        if x1 <= x0 or y1 <= y0:
+            return color
+        info = skia.ImageInfo.Make(x1 - x0, y1 - y0, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType)
+        under = np.empty((y1 - y0, x1 - x0, 4), dtype=np.uint8)
+        self.surface.readPixels(info, under, (x1 - x0) * 4, x0, y0)
+        behind = under[..., :3].reshape(-1, 3).mean(axis=0)
+        ratio = contrast_ratio(color, behind)
+        if ratio < READABLE_TEXT_RATIO and color == self.theme.ink:
+            other = contrast_ratio(DARK_INK, behind)
+            if other > ratio:
+                color, ratio = DARK_INK, other
+        self.text_contrast.append((text, ratio))
+        return color
+
     def text_width(self, s: str, size: float, bold: bool = False) -> float:
-        return _font(round(size * self.theme.font_scale, 1), bold).measureText(s)
+        return self.font(round(size * self.theme.font_scale, 1), bold, s).measureText(s)
 
     def text(self, x, y, s: str, size: float = 13.0, color: RGB | None = None, anchor: str = "middle",
              bold: bool = False, rotate: float = 0.0, obj=None, group: str | None = None):
         """Draw text with its vertical centre at y; anchor is start, middle or end along x."""
-        font = _font(round(size * self.theme.font_scale, 1), bold)
+        font = self.font(round(size * self.theme.font_scale, 1), bold, s)
         w = font.measureText(s)
         metrics = font.getMetrics()
         ascent, descent = -metrics.fAscent, metrics.fDescent
         dx = {"start": 0.0, "middle": -w / 2, "end": -w}[anchor]
         baseline = (ascent - descent) / 2
-        paint = self._paint(color or self.theme.ink)
+        color = color or self.theme.ink
+        if self.backdrop is not None and not rotate:
+            color = self.readable(color, (x + dx, y - (ascent + descent) / 2, x + dx + w, y + (ascent + descent) / 2), s)
+        paint = self._paint(color)
         if rotate:
             self.canvas.save()
             self.canvas.translate(x, y)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..codegen.grammar import CompiledGrammar
 from ..expr.compile import Budget
 from ..expr.lib_place import PlacementFailed
+from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_RATIO, mark_is_hidden, text_is_hidden
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
@@ -28,10 +29,12 @@ class RenderResult:
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
-                 scale: float = 1.0, budget: Budget | None = None) -> RenderResult:
-    theme = pick_theme(rng)
+                 scale: float = 1.0, budget: Budget | None = None, variety: str = "none") -> RenderResult:
+    theme = pick_theme(rng, variety)
     env = {**state, "level": level, "vocab": vocab, "$budget": budget if budget is not None else Budget(),
            "$rng": rng}
+    if grammar.fonts is not None:
+        env["$fonts"] = grammar.fonts
     env.setdefault("canvas", {"width": grammar.width, "height": grammar.height})
     painter = Painter(grammar.width, grammar.height, theme, paths, scale)
     try:
@@ -41,6 +44,8 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
         raise RenderRejected(f"{exc}: placement") from None
     _check_legibility(painter)
     rgb = painter.pixels()
+    if painter.backdrop is not None:
+        _check_contrast(painter, rgb)
     return RenderResult(encode_png(rgb), painter.render_map,
                         {"theme": theme.to_trace(), "marks": painter.marks, **decisions}, rgb)
 
@@ -65,3 +70,16 @@ def _check_legibility(p: Painter) -> None:
                         b[1] < a[3] + GAP_PX
                 if touching:
                     raise RenderRejected(f"{pa} and {pb} overlap")
+
+
+def _check_contrast(p: Painter, rgb) -> None:
+    """With variety: every answer-bearing mark and every text must stand clear of what is behind it (the theme's
+    background and texture for marks, whatever was drawn under it for text), measured on the pixels."""
+    for text, ratio in p.text_contrast:
+        if text_is_hidden(ratio):
+            raise RenderRejected(f"text '{text[:30]}' has contrast ratio {ratio:.2f} < {MIN_TEXT_RATIO:g} against "
+                                 f"what is behind it: contrast")
+    for path, entry in p.render_map.items():
+        if mark_is_hidden(rgb, p.backdrop, entry["bbox"]):
+            raise RenderRejected(f"{path} does not stand {MIN_MARK_CONTRAST:g} clear of the background (as it "
+                                 f"would on white): contrast")

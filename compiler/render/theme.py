@@ -8,6 +8,7 @@ fixed by the state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 # name → shades (RGB); shades of one name are perceptually the same colour word.
 COLORS: dict[str, list[tuple[int, int, int]]] = {
@@ -28,6 +29,67 @@ BACKGROUNDS = [(255, 255, 255), (250, 250, 246), (247, 249, 252), (252, 250, 245
 SERIES = ["blue", "green", "orange", "purple", "red", "cyan"]  # single-series chart colours
 
 
+# Shade families: other shades of the same colour names (deeper for print, lighter for pastel themes). Every shade
+# of every family stays inside its name's reference window (HUE_WINDOWS), which the tests measure on drawn pixels.
+SHADE_FAMILIES: dict[str, dict[str, list[tuple[int, int, int]]]] = {
+    "standard": COLORS,
+    "deep": {
+        "red": [(190, 25, 35), (175, 20, 30), (205, 35, 40)],
+        "orange": [(230, 115, 0), (225, 105, 5), (238, 128, 15)],
+        "yellow": [(230, 190, 0), (238, 198, 15), (222, 182, 5)],
+        "green": [(20, 130, 50), (15, 118, 45), (35, 145, 55)],
+        "blue": [(20, 70, 180), (15, 60, 165), (30, 85, 195)],
+        "purple": [(110, 40, 160), (100, 35, 150), (125, 50, 170)],
+        "pink": [(220, 70, 150), (210, 60, 140), (230, 85, 160)],
+        "brown": [(115, 65, 25), (105, 60, 20), (125, 75, 35)],
+        "gray": [(110, 110, 110), (100, 100, 100), (120, 120, 120)],
+        "black": [(10, 10, 10), (20, 20, 20), (5, 5, 5)],
+        "cyan": [(0, 150, 175), (0, 140, 165), (10, 160, 185)],
+    },
+    "pastel": {
+        "red": [(232, 80, 80), (226, 72, 78), (238, 92, 88)],
+        "orange": [(250, 160, 65), (246, 150, 55), (252, 170, 78)],
+        "yellow": [(246, 218, 80), (250, 224, 92), (240, 212, 70)],
+        "green": [(90, 185, 105), (80, 175, 100), (100, 195, 110)],
+        "blue": [(85, 135, 228), (75, 125, 222), (95, 145, 232)],
+        "purple": [(160, 105, 208), (150, 95, 202), (170, 115, 214)],
+        "pink": [(245, 145, 198), (240, 135, 192), (248, 155, 204)],
+        "brown": [(165, 110, 70), (155, 100, 60), (172, 118, 78)],
+        "gray": [(150, 150, 150), (140, 140, 140), (158, 158, 158)],
+        "black": [(45, 45, 45), (52, 52, 52), (40, 40, 40)],
+        "cyan": [(70, 195, 212), (60, 185, 205), (82, 202, 218)],
+    },
+}
+
+# What each colour word means as pixels: hue window in degrees (lo > hi wraps through 0), least saturation, and a
+# value (brightness) range, in HSV on 0..1. A drawn answer-bearing mark of colour "red" must measure inside "red".
+HUE_WINDOWS: dict[str, tuple[float, float, float, float, float]] = {
+    "red": (345, 12, 0.45, 0.55, 1.0), "orange": (18, 38, 0.55, 0.85, 1.0), "yellow": (42, 60, 0.55, 0.8, 1.0),
+    "green": (95, 160, 0.4, 0.4, 1.0), "cyan": (180, 198, 0.5, 0.6, 1.0), "blue": (208, 235, 0.5, 0.5, 1.0),
+    "purple": (262, 290, 0.4, 0.4, 1.0), "pink": (315, 340, 0.3, 0.75, 1.0), "brown": (15, 38, 0.4, 0.3, 0.72),
+    "gray": (0, 360, 0.0, 0.35, 0.7), "black": (0, 360, 0.0, 0.0, 0.25),
+}
+HUE_WINDOWS_GRAY_MAX_SAT = 0.08  # gray and black are colourless
+
+
+def color_word_of(rgb) -> list[str]:
+    """The colour words whose reference window holds this pixel colour (for tests and audits)."""
+    import colorsys
+
+    h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in rgb[:3]))
+    h *= 360
+    out = []
+    for name, (lo, hi, smin, vlo, vhi) in HUE_WINDOWS.items():
+        if name in ("gray", "black"):
+            ok = s <= HUE_WINDOWS_GRAY_MAX_SAT and vlo <= v <= vhi
+        else:
+            in_hue = lo <= h <= hi if lo <= hi else (h >= lo or h <= hi)
+            ok = in_hue and s >= smin and vlo <= v <= vhi
+        if ok:
+            out.append(name)
+    return out
+
+
 @dataclass(frozen=True)
 class Theme:
     background: tuple[int, int, int]
@@ -37,9 +99,26 @@ class Theme:
     series: str  # colour name for single-series charts
     font_scale: float
     jitter: float  # in pixels, for scenes that allow it
+    # Everything below keeps today's look at its default (variety none); pick_theme sets it for mild and strong.
+    name: str = "classic"
+    shades: str = "standard"  # a SHADE_FAMILIES key
+    paper: tuple[int, int, int] = (255, 255, 255)  # cards, nodes, sticky notes ("paper", "white")
+    muted: tuple[int, int, int] = (150, 150, 156)
+    light: tuple[int, int, int] = (232, 232, 236)
+    line: tuple[int, int, int] = (70, 70, 80)  # edges and connectors ("line"): #464650 on the classic page
+    face: str | None = None  # the instance's typeface (typefaces.py); None: the default face, as always
+    font_draw: int = 0  # picks a face inside a restricted pool (a grammar's or component's `fonts:`)
+    texture: str = "plain"  # backgrounds.py
+    texture_seed: int = 0
+    stroke_scale: float = 1.0  # multiplies mark stroke widths
+    corner: float = 0.0  # default corner radius of rect marks, px
+    grid_width: float = 1.0
+    grid_dash: tuple[float, float] | None = None
+    axis_width: float = 1.2
+    marker_stroke: str = "ink"  # the default outline of glyph markers: a role name
 
     def color(self, name: str) -> tuple[int, int, int]:
-        shades = COLORS.get(name)
+        shades = SHADE_FAMILIES[self.shades].get(name) if self.shades != "standard" else COLORS.get(name)
         if shades is None:
             from ..errors import EvalError
 
@@ -65,21 +144,113 @@ class Theme:
         return self.color(value)
 
     def to_trace(self) -> dict:
-        return {
+        out = {
             "background": list(self.background), "shade": self.shade, "series": self.series,
             "font_scale": self.font_scale, "jitter": self.jitter,
         }
+        if self.name != "classic":  # variety none keeps exactly today's record
+            out.update({"name": self.name, "shades": self.shades, "face": self.face, "font_draw": self.font_draw,
+                        "texture": self.texture, "texture_seed": self.texture_seed,
+                        "stroke_scale": self.stroke_scale, "corner": self.corner, "grid_width": self.grid_width,
+                        "grid_dash": list(self.grid_dash) if self.grid_dash else None,
+                        "axis_width": self.axis_width, "marker_stroke": self.marker_stroke})
+        return out
 
 
-def pick_theme(rng) -> Theme:
+@dataclass(frozen=True)
+class ThemeKind:
+    """A named look: backgrounds to choose from, the roles' colours, the shade families that read on it."""
+    backgrounds: list
+    ink: tuple
+    grid: tuple
+    paper: tuple
+    muted: tuple
+    light: tuple
+    line: tuple
+    shades: tuple
+    textures: tuple  # textures that suit it (backgrounds.py), beyond "plain"
+
+
+THEME_KINDS: dict[str, ThemeKind] = {
+    "light": ThemeKind(BACKGROUNDS, (30, 30, 35), (215, 215, 220), (255, 255, 255), (150, 150, 156),
+                       (232, 232, 236), (70, 70, 80), ("standard", "deep"),
+                       ("gradient", "grain", "grid_paper", "mottle")),
+    "paper": ThemeKind([(250, 245, 232), (247, 241, 226), (252, 248, 238)], (45, 40, 35), (222, 212, 192),
+                       (254, 251, 243), (150, 140, 125), (236, 229, 214), (75, 68, 60), ("standard", "deep"),
+                       ("grain", "fibres", "gradient")),
+    "pastel": ThemeKind([(250, 248, 255), (245, 251, 249), (255, 250, 245)], (60, 60, 80), (224, 221, 234),
+                        (255, 255, 255), (150, 148, 165), (236, 233, 244), (85, 85, 105), ("pastel", "standard"),
+                        ("gradient", "dots", "mottle")),
+    "high_contrast": ThemeKind([(255, 255, 255)], (0, 0, 0), (160, 160, 160), (255, 255, 255), (90, 90, 90),
+                               (225, 225, 225), (0, 0, 0), ("deep",), ()),
+    "dark": ThemeKind([(30, 33, 40), (26, 28, 34), (36, 38, 46)], (232, 234, 240), (72, 77, 88), (50, 54, 64),
+                      (160, 164, 175), (62, 66, 76), (178, 182, 194), ("standard", "pastel"),
+                      ("gradient", "grain", "mottle")),
+    "blueprint": ThemeKind([(24, 58, 112), (20, 52, 104), (28, 64, 120)], (236, 242, 255), (74, 112, 170),
+                           (36, 74, 132), (165, 188, 222), (48, 88, 148), (200, 214, 240), ("pastel", "standard"),
+                           ("grid_paper", "grain")),
+}
+MILD_KINDS = ("light", "paper", "pastel")
+STRONG_KINDS = ("light", "paper", "pastel", "high_contrast", "dark", "blueprint")
+SERIES_FAMILIES = {"categorical": SERIES, "colour_blind_safe": ["blue", "orange"]}  # which name a lone series takes
+VARIETIES = ("none", "mild", "strong")
+
+
+@lru_cache(maxsize=1)
+def _mild_faces() -> list[str]:
+    from .typefaces import families
+
+    display = set(families(("handwriting", "rounded")))
+    return [f for f in families(("sans", "serif", "mono", "condensed", "slab")) if f not in display]
+
+
+def pick_theme(rng, variety: str = "none") -> Theme:
+    """The render stream's look. `none` draws exactly what it always drew (same draws, same Theme): same bytes."""
+    if variety == "none":
+        return Theme(
+            background=rng.choice(BACKGROUNDS),
+            ink=(30, 30, 35),
+            grid=(215, 215, 220),
+            shade=rng.below(3),
+            series=rng.choice(SERIES),
+            font_scale=rng.choice([0.95, 1.0, 1.05]),
+            jitter=rng.choice([0.0, 1.0, 2.0]),
+        )
+    if variety not in VARIETIES:
+        from ..errors import TesseraError
+
+        raise TesseraError(f"unknown variety '{variety}' (known: {', '.join(VARIETIES)})")
+    from .typefaces import families
+
+    strong = variety == "strong"
+    name = rng.choice(STRONG_KINDS if strong else MILD_KINDS)
+    kind = THEME_KINDS[name]
+    # Mild keeps to text faces (no display, rounded or handwritten ones); strong draws from the whole pool.
+    faces = families() if strong else _mild_faces()
+    textures = ("plain",) + kind.textures if strong else ("plain",) + tuple(
+        t for t in kind.textures if t in ("gradient", "grain"))
     return Theme(
-        background=rng.choice(BACKGROUNDS),
-        ink=(30, 30, 35),
-        grid=(215, 215, 220),
+        background=rng.choice(kind.backgrounds),
+        ink=kind.ink,
+        grid=kind.grid,
         shade=rng.below(3),
-        series=rng.choice(SERIES),
-        font_scale=rng.choice([0.95, 1.0, 1.05]),
+        series=rng.choice(SERIES_FAMILIES[rng.choice(list(SERIES_FAMILIES))]),
+        font_scale=rng.choice([0.9, 0.95, 1.0, 1.05, 1.1] if strong else [0.95, 1.0, 1.05]),
         jitter=rng.choice([0.0, 1.0, 2.0]),
+        name=name,
+        shades=rng.choice(list(kind.shades)),
+        paper=kind.paper, muted=kind.muted, light=kind.light, line=kind.line,
+        face=rng.choice(faces),
+        font_draw=rng.below(1 << 30),
+        texture=rng.choice(list(textures)),
+        texture_seed=rng.next64(),
+        stroke_scale=rng.choice([0.8, 1.0, 1.25, 1.5] if strong else [1.0, 1.25]) * (1.25 if name == "high_contrast"
+                                                                                    else 1.0),
+        corner=rng.choice([0.0, 0.0, 2.0, 4.0] if strong else [0.0, 2.0]),
+        grid_width=rng.choice([0.6, 1.0, 1.4] if strong else [0.8, 1.0]),
+        grid_dash=rng.choice([None, (4.0, 3.0), (1.0, 3.0)] if strong else [None, (4.0, 3.0)]),
+        axis_width=rng.choice([1.0, 1.2, 2.0] if strong else [1.0, 1.2, 1.5]),
+        marker_stroke=rng.choice(["ink", "background", "none"] if strong else ["ink", "background"]),
     )
 
 
@@ -88,10 +259,11 @@ ROLES = {
     "ink": lambda t: t.ink,
     "grid": lambda t: t.grid,
     "background": lambda t: t.background,
-    "paper": lambda t: (255, 255, 255),
-    "white": lambda t: (255, 255, 255),
-    "muted": lambda t: (150, 150, 156),
-    "light": lambda t: (232, 232, 236),
+    "paper": lambda t: t.paper,
+    "white": lambda t: (255, 255, 255),  # ink_on's light text: stays white on every theme
+    "muted": lambda t: t.muted,
+    "light": lambda t: t.light,
+    "line": lambda t: t.line,
     "series": lambda t: t.color(t.series),
 }
 COLOR_WORDS = frozenset(COLORS) | frozenset(ROLES) | {"none"}

@@ -136,7 +136,7 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
 
 def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None = None, vocab: dict | None = None,
              stream_seeds: dict[str, int] | None = None, image_scale: float = 1.0,
-             answer_format: str | None = None) -> Instance:
+             answer_format: str | None = None, variety: str = "none") -> Instance:
     """Build one instance. Raises SamplingFailed (with per-constraint counts) when no attempt satisfies the task.
 
     `stream_seeds` replaces the derived seed of named streams (state, query, render, prompt); it exists to show that
@@ -195,7 +195,8 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
                                  f"({work.total} steps) before a legible render ({last_detail or 'no render yet'})")
         try:
             # Render attempts draw on the same total as states and programs: one sample ends in bounded work.
-            rendered = render_scene(grammar, state, level, vocab, r_rng, paths, image_scale, work.budget())
+            rendered = render_scene(grammar, state, level, vocab, r_rng, paths, image_scale, work.budget(),
+                                    variety=variety)
             break
         except RenderRejected as exc:
             reason = "render:" + str(exc).split(" ")[-1]  # "render:overlap", "render:canvas", ...

@@ -1,0 +1,187 @@
+"""Background textures and the contrast measure that keeps them (and the themes) from hiding answers.
+
+Textures are numpy arrays computed from one 64-bit seed that the render stream drew (Theme.texture_seed): per-pixel
+values come from a counter-based SplitMix64 in numpy's uint64 arithmetic, so they are the same on every machine and
+never touch numpy's own generators. All of them stay within a few levels of the theme's background, and the
+contrast floor below is measured on every render with variety, so a texture can never hide a mark or a text.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+TEXTURES = ("plain", "gradient", "grain", "grid_paper", "dots", "mottle", "fibres")
+
+# Colour difference (color_distance: black–white 100, about CIE76 ΔE) between a mark and what is behind it. Marks
+# and text must stand well clear of "just noticeable" (the classic muted grey on white measures about 37).
+MIN_MARK_CONTRAST = 18.0
+# Text reads by lightness: WCAG's contrast ratio of relative luminances (1 = none, 21 = black on white). Light ink
+# swaps to the dark ink under READABLE_TEXT_RATIO; under MIN_TEXT_RATIO the render is rejected.
+READABLE_TEXT_RATIO = 3.0
+MIN_TEXT_RATIO = 2.0
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+def splitmix_uniform(seed: int, n: int, salt: int = 0) -> np.ndarray:
+    """n floats in [0, 1): SplitMix64 of (seed + salt + i) × golden, as Rng.next64 computes its outputs."""
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed & 0xFFFFFFFFFFFFFFFF) + np.uint64(salt) * _M1 + \
+            (np.arange(1, n + 1, dtype=np.uint64) * _GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * _M1
+        z = (z ^ (z >> np.uint64(27))) * _M2
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+TILE = 256  # noise textures read a fixed tile of SplitMix64 noise at an offset and orientation the seed picks
+
+
+@lru_cache(maxsize=4)
+def _noise_tile(salt: int) -> np.ndarray:
+    return (splitmix_uniform(0x7E55E7A, TILE * TILE, salt).reshape(TILE, TILE) - 0.5).astype(np.float32)
+
+
+def _tiled(salt: int, u: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Noise in [-0.5, 0.5) covering width × height: the tile, transposed or flipped and shifted as u says."""
+    tile = _noise_tile(salt)
+    if u[0] < 0.5:
+        tile = tile.T
+    if u[1] < 0.5:
+        tile = tile[::-1]
+    ox, oy = int(u[2] * TILE), int(u[3] * TILE)
+    reps = ((height + oy) // TILE + 1, (width + ox) // TILE + 1)
+    return np.tile(tile, reps)[oy:oy + height, ox:ox + width]
+
+
+def texture(kind: str, background: tuple, seed: int, width: int, height: int, strong: bool) -> np.ndarray:
+    """A (height, width, 4) uint8 RGBA backdrop (alpha 255): the background colour with the texture's light
+    variation."""
+    dark = sum(background) < 384  # on dark themes the variation goes up instead of down
+    sign = 1.0 if dark else -1.0
+    amp = 7.0 if strong else 4.0
+    u = splitmix_uniform(seed, 8, 1)  # the texture's own parameters
+    ys = np.arange(height, dtype=np.float32)[:, None]
+    xs = np.arange(width, dtype=np.float32)[None, :]
+    rgba = np.empty((height, width, 4), dtype=np.uint8)  # RGBA: the painter writes it to the canvas as it is
+    rgba[..., 3] = 255
+    out = rgba[..., :3]
+    out[:] = background
+    if kind == "plain":
+        return rgba
+    if kind == "gradient":  # linear in x and y: a row and a column, added by broadcasting
+        ang = u[0] * 2 * np.pi
+        tx, ty = xs * np.float32(np.cos(ang)), ys * np.float32(np.sin(ang))
+        tx -= tx.min()
+        ty -= ty.min()
+        k = np.float32(sign * amp * 2.0 / max(1e-9, float(tx.max() + ty.max())))
+        delta = tx * k + ty * k
+    elif kind == "grain":
+        delta = _tiled(2, u[4:8], width, height) * np.float32(amp * 1.6)
+    elif kind == "mottle":  # soft blotches: coarse noise, bilinearly enlarged (along x on the coarse rows, then y)
+        cw, ch = max(2, width // 48 + 2), max(2, height // 48 + 2)
+        coarse = splitmix_uniform(seed, cw * ch, 3).reshape(ch, cw).astype(np.float32) * np.float32(sign * amp * 1.5)
+        gy = np.linspace(0, ch - 1, height, dtype=np.float32)
+        gx = np.linspace(0, cw - 1, width, dtype=np.float32)
+        y0, x0 = np.floor(gy).astype(int).clip(0, ch - 2), np.floor(gx).astype(int).clip(0, cw - 2)
+        fy, fx = (gy - y0)[:, None], (gx - x0)[None, :]
+        across = coarse[:, x0] * (1 - fx) + coarse[:, x0 + 1] * fx  # ch × width
+        delta = across[y0] * (1 - fy) + across[y0 + 1] * fy
+    elif kind == "fibres":  # paper fibres: short horizontal streaks
+        noise = _tiled(4, u[4:8], width + 9, height)
+        run = np.cumsum(noise, axis=1)
+        delta = (run[:, 9:] - run[:, :-9]) * np.float32(amp * 2.5 / 9)
+    elif kind in ("grid_paper", "dots"):
+        step = int(12 + u[1] * 12)
+        ox, oy = int(u[2] * step), int(u[3] * step)
+        cols = (np.arange(width) - ox) % step
+        rows = (np.arange(height) - oy) % step
+        if kind == "grid_paper":
+            line = np.clip(np.asarray(background) + sign * amp * 2.2, 0, 255).astype(np.uint8)
+            out[:, cols == 0] = line
+            out[rows == 0, :] = line
+        else:
+            dot = np.clip(np.asarray(background) + sign * amp * 3.0, 0, 255).astype(np.uint8)
+            out[np.ix_(rows < 2, cols < 2)] = dot
+        return rgba
+    else:  # pragma: no cover - pick_theme only names the kinds above
+        raise ValueError(f"unknown texture {kind!r}")
+    # Every channel moves by the same whole number of levels: round once, then one 256-entry table per channel.
+    steps = np.clip(np.rint(delta), -127, 127).astype(np.int16) + 128
+    for c in range(3):
+        table = np.clip(np.arange(-128, 128) + background[c], 0, 255).astype(np.uint8)
+        out[..., c] = table[steps]
+    return rgba
+
+
+# A perceptual colour difference on the scale of CIE76 ΔE (black–white 100) that is cheap enough to run over every
+# mark of every render: the "redmean" weighted RGB distance, scaled so black to white is 100.
+def color_distance(a: np.ndarray, b) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float32)
+    b = np.asarray(b, dtype=np.float32)
+    rmean = (a[..., 0] + b[..., 0]) * np.float32(0.5 / 256)
+    d = a - b
+    d *= d
+    return np.sqrt((2 + rmean) * d[..., 0] + 4 * d[..., 1] + (3 - rmean) * d[..., 2]) * np.float32(100 / 765)
+
+
+def luminance(rgb) -> float:
+    """WCAG relative luminance of one colour (0..255 channels), in plain floats: it runs once per text."""
+    out = 0.0
+    for v, w in zip(rgb[:3], (0.2126, 0.7152, 0.0722)):
+        c = float(v) / 255.0
+        out += w * (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+    return out
+
+
+def contrast_ratio(a, b) -> float:
+    la, lb = luminance(a), luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def text_is_hidden(ratio: float) -> bool:
+    """Text under the floor against what is behind it. Unlike marks there is no "as designed" excuse: the library
+    picks text colours for their fills (ink_on), and a sweep of every task under mild and strong finds no text that
+    is always below it."""
+    return ratio < MIN_TEXT_RATIO
+
+
+def to_lab(rgb: np.ndarray) -> np.ndarray:
+    """sRGB (…, 3) uint8 or float 0..255 to CIE Lab (D65)."""
+    c = np.asarray(rgb, dtype=np.float64) / 255.0
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    x = (c[..., 0] * 0.4124 + c[..., 1] * 0.3576 + c[..., 2] * 0.1805) / 0.95047
+    y = c[..., 0] * 0.2126 + c[..., 1] * 0.7152 + c[..., 2] * 0.0722
+    z = (c[..., 0] * 0.0193 + c[..., 1] * 0.1192 + c[..., 2] * 0.9505) / 1.08883
+
+    def f(t):
+        return np.where(t > 0.008856, np.cbrt(t), 7.787 * t + 16 / 116)
+
+    fx, fy, fz = f(x), f(y), f(z)
+    return np.stack([116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)], axis=-1)
+
+
+def delta_e(a, b) -> np.ndarray:
+    return np.linalg.norm(to_lab(a) - to_lab(b), axis=-1)
+
+
+VISIBLE_SHARE = 0.01  # a mark is visible where at least this share of its box clears the floor (thin strokes)
+
+
+def mark_is_hidden(final: np.ndarray, backdrop: np.ndarray, bbox) -> bool:
+    """The theme (or its texture) hid the mark: under VISIBLE_SHARE of its box's pixels differ from the backdrop
+    by MIN_MARK_CONTRAST, where on the classic white page they would. A scene may draw a near-white heatmap cell on
+    purpose; a theme is to blame only where it takes a mark below the floor that the mark clears on white."""
+    h, w = backdrop.shape[:2]
+    x0, y0 = max(0, int(np.floor(bbox[0]))), max(0, int(np.floor(bbox[1])))
+    x1, y1 = min(w, int(np.ceil(bbox[2]))), min(h, int(np.ceil(bbox[3])))
+    if x1 <= x0 or y1 <= y0:
+        return False  # _check_legibility has judged its size and place
+    px = final[y0:y1, x0:x1, :3]
+    need = VISIBLE_SHARE * px.shape[0] * px.shape[1]
+    if np.count_nonzero(color_distance(px, backdrop[y0:y1, x0:x1]) >= MIN_MARK_CONTRAST) >= need:
+        return False
+    return np.count_nonzero(color_distance(px, (255.0, 255.0, 255.0)) >= MIN_MARK_CONTRAST) >= need
