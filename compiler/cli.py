@@ -169,7 +169,7 @@ def cmd_sample(args) -> int:
 
     tax = _compile(args.root)
     task = tax.task(args.task)
-    inst = generate(task, args.seed, args.level, parse_query(args.query, task), tax.vocab)
+    inst = generate(task, args.seed, args.level, parse_query(args.query, task), tax.vocab, variety=args.variety)
     files = write_instance(inst, Path(args.out))
     if args.json:
         print(json.dumps({"instance_id": inst.instance_id, "files": [str(f) for f in files],
@@ -390,6 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--level", type=int, default=0, choices=range(10), metavar="0..9")
     c.add_argument("--query", help="fix the query, e.g. extreme=lowest")
     c.add_argument("--out", required=True)
+    c.add_argument("--variety", choices=("none", "mild", "strong"), default="none",
+                   help="render-only visual variety: themes, raster edits, canvas size (answers never change)")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_sample)
 

@@ -71,7 +71,8 @@ class Theme:
         }
 
 
-def pick_theme(rng) -> Theme:
+def pick_theme(rng, variety: str = "none") -> Theme:
+    # `variety` (none, mild, strong) widens the choices; "none" draws exactly what it always drew.
     return Theme(
         background=rng.choice(BACKGROUNDS),
         ink=(30, 30, 35),
