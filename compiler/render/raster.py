@@ -21,7 +21,7 @@ import numpy as np
 from .marks import RenderRejected
 
 # Applied in this order (a photo look combines warp, tone, vignette and noise with stronger bounds).
-EDITS = ("warp", "blur", "tone", "vignette", "scanlines", "gauss", "salt_pepper", "jpeg", "photo")
+EDITS = ("warp", "blur", "jpeg", "tone", "vignette", "scanlines", "gauss", "salt_pepper", "photo")
 LEVELS = {"none": 0, "mild": 1, "strong": 2}
 
 # Per strength: the chance each edit is drawn and the bounds of its parameters. These bounds are the promise the
@@ -33,21 +33,21 @@ BOUNDS = {
         "tone": (0.6, {"brightness": 12.0, "contrast": 0.08, "gamma": 0.1}),
         "vignette": (0.3, {"amount": 0.12}),
         "scanlines": (0.1, {"depth": 0.05}),
-        "gauss": (0.45, {"sigma": 4.0}),
+        "gauss": (0.3, {"sigma": 4.0}),
         "salt_pepper": (0.15, {"fraction": 0.002}),
-        "jpeg": (0.4, {"quality": (65, 92)}),
+        "jpeg": (0.3, {"quality": (65, 92)}),
         "photo": (0.0, {}),
     },
     "strong": {
-        "warp": (0.6, {"angle": 3.0, "shear": 0.04, "persp": 0.04}),
+        "warp": (0.5, {"angle": 3.0, "shear": 0.04, "persp": 0.04}),
         "blur": (0.35, {"passes": 2}),
         "tone": (0.75, {"brightness": 28.0, "contrast": 0.2, "gamma": 0.25}),
         "vignette": (0.4, {"amount": 0.3}),
         "scanlines": (0.2, {"depth": 0.1}),
-        "gauss": (0.55, {"sigma": 9.0}),
+        "gauss": (0.35, {"sigma": 9.0}),
         "salt_pepper": (0.25, {"fraction": 0.006}),
-        "jpeg": (0.5, {"quality": (35, 85)}),
-        "photo": (0.2, {"angle": 2.5, "persp": 0.07, "amount": 0.4, "sigma": 7.0}),
+        "jpeg": (0.35, {"quality": (35, 85)}),
+        "photo": (0.15, {"angle": 2.5, "persp": 0.07, "amount": 0.4, "sigma": 7.0}),
     },
 }
 # Surfaces a photographed sheet lies on (the photo look fills the uncovered corners with one).
@@ -95,6 +95,9 @@ def draw_edits(rng, strength: str, skip=()) -> list[dict]:
                       "py": sym(b["persp"]), "fill": None, "margin": 0.0})
     if drawn("blur"):
         edits.append({"edit": "blur", "passes": rng.randint(1, bounds["blur"][1]["passes"])})
+    if drawn("jpeg"):
+        lo, hi = bounds["jpeg"][1]["quality"]
+        edits.append({"edit": "jpeg", "quality": rng.randint(lo, hi)})
     if drawn("tone"):
         b = bounds["tone"][1]
         edits.append({"edit": "tone", "brightness": round(rng.uniform(-b["brightness"], b["brightness"]), 2),
@@ -112,9 +115,6 @@ def draw_edits(rng, strength: str, skip=()) -> list[dict]:
         edits.append({"edit": "salt_pepper",
                       "fraction": round(rng.uniform(0.2, 1.0) * bounds["salt_pepper"][1]["fraction"], 5),
                       "seed": rng.next64()})
-    if drawn("jpeg"):
-        lo, hi = bounds["jpeg"][1]["quality"]
-        edits.append({"edit": "jpeg", "quality": rng.randint(lo, hi)})
     return edits
 
 
@@ -154,28 +154,49 @@ def homography(edit: dict, width: int, height: int) -> list[list[float]]:
 
 @lru_cache(maxsize=8)
 def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
-    return xs + 0.5, ys + 0.5  # pixel centres
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    return xs + np.float32(0.5), ys + np.float32(0.5)  # pixel centres
 
 
-def _warp(img: np.ndarray, hmat, fill) -> np.ndarray:
-    """Resample (bilinear) through the inverse homography; pixels from outside the drawing get `fill`."""
-    h, w, _ = img.shape
-    inv = _inverse3(hmat)
+_LANES = np.uint32(0x00FF00FF)  # two 8-bit channels of a packed RGBA word, with room to multiply each by 256
+_HIGH = np.uint32(0xFF00FF00)
+_HALF = np.uint32(0x00800080)
+
+
+def _lerp(p: np.ndarray, q: np.ndarray, wq: np.ndarray) -> np.ndarray:
+    """(p·(256 − wq) + q·wq) / 256 per channel, rounded, on packed RGBA words (two channels per multiply)."""
+    wp = np.uint32(256) - wq
+    rb = (((p & _LANES) * wp + (q & _LANES) * wq + _HALF) >> np.uint32(8)) & _LANES
+    ag = (((p >> np.uint32(8)) & _LANES) * wp + ((q >> np.uint32(8)) & _LANES) * wq + _HALF) & _HIGH
+    return rb | ag
+
+
+def _warp(rgba: np.ndarray, hmat, fill) -> np.ndarray:
+    """Resample through the inverse homography, bilinear with 8-bit weights in integer arithmetic. The drawing gets
+    a one-pixel border of `fill` and coordinates are clamped into it, so whatever comes from outside the drawing is
+    `fill` (with an anti-aliased edge) without a mask. Coordinates are float32 elementwise (IEEE: the same bits on
+    every machine), then 24.8 fixed point."""
+    h, w, _ = rgba.shape
+    inv = [[np.float32(v) for v in row] for row in _inverse3(hmat)]
     xs, ys = _grid(h, w)
-    d = inv[2][0] * xs + inv[2][1] * ys + inv[2][2]
-    sx = (inv[0][0] * xs + inv[0][1] * ys + inv[0][2]) / d - 0.5
-    sy = (inv[1][0] * xs + inv[1][1] * ys + inv[1][2]) / d - 0.5
-    inside = (sx >= -0.5) & (sx <= w - 0.5) & (sy >= -0.5) & (sy <= h - 0.5)
-    x0, y0 = np.floor(sx), np.floor(sy)
-    fx, fy = (sx - x0).astype(np.float32)[..., None], (sy - y0).astype(np.float32)[..., None]
-    xa, xb = np.clip(x0, 0, w - 1).astype(np.intp), np.clip(x0 + 1, 0, w - 1).astype(np.intp)
-    ya, yb = np.clip(y0, 0, h - 1).astype(np.intp), np.clip(y0 + 1, 0, h - 1).astype(np.intp)
-    top = img[ya, xa] * (1 - fx) + img[ya, xb] * fx
-    bottom = img[yb, xa] * (1 - fx) + img[yb, xb] * fx
-    out = top * (1 - fy) + bottom * fy
-    out[~inside] = np.asarray(fill, dtype=np.float32)
-    return out
+    col, row = xs[:1], ys[:, :1]  # pixel centres of one row and of one column: affine terms broadcast
+    sx = inv[0][0] * col + (inv[0][1] * row + inv[0][2])
+    sy = inv[1][0] * col + (inv[1][1] * row + inv[1][2])
+    if inv[2][0] != 0 or inv[2][1] != 0:
+        d = inv[2][0] * col + (inv[2][1] * row + inv[2][2])
+        sx, sy = sx / d, sy / d
+    W, H = w + 2, h + 2  # with the border; a source centre at x sits at x + 0.5 in padded pixel coordinates
+    fx = np.clip(sx * np.float32(256) + np.float32(128), 0, (W - 1) * 256 - 1).astype(np.int32)
+    fy = np.clip(sy * np.float32(256) + np.float32(128), 0, (H - 1) * 256 - 1).astype(np.int32)
+    wx, wy = (fx & 255).astype(np.uint32), (fy & 255).astype(np.uint32)
+    ia = (fy >> 8) * W + (fx >> 8)
+    padded = np.empty((H, W), dtype=np.uint32)
+    padded[:] = np.array([*fill, 255], dtype=np.uint8).view(np.uint32)[0]
+    padded[1:-1, 1:-1] = np.ascontiguousarray(rgba).view(np.uint32)[..., 0]
+    flat = padded.reshape(-1)
+    top = _lerp(flat.take(ia), flat.take(ia + 1), wx)
+    out = _lerp(top, _lerp(flat.take(ia + W), flat.take(ia + W + 1), wx), wy)
+    return out.view(np.uint8).reshape(h, w, 4)
 
 
 def _move_map(render_map: dict, hmat) -> dict:
@@ -190,7 +211,7 @@ def _move_map(render_map: dict, hmat) -> dict:
     return moved
 
 
-# -- photometric edits ----------------------------------------------------------------------------------------
+# -- photometric edits, on (h, w, 3) uint8 ---------------------------------------------------------------------
 def _hash32(seed: int, n: int) -> np.ndarray:
     """n uniform 32-bit words from a counter hash (murmur3's finaliser): deterministic on every machine."""
     x = np.arange(n, dtype=np.uint32) * np.uint32(0x9E3779B1) + np.uint32(seed & 0xFFFFFFFF)
@@ -203,157 +224,231 @@ def _hash32(seed: int, n: int) -> np.ndarray:
     return x
 
 
+NOISE_TILE = 1024
+IRWIN_HALL_SD = 147.8  # sd of the sum of four uniform bytes: sqrt(4 (256² − 1) / 12)
+
+
+@lru_cache(maxsize=1)
+def _noise_tile() -> np.ndarray:
+    """A fixed tile of near-normal noise (int16, mean 0, sd ≈ 147.8): the sum of a hashed word's four bytes, minus
+    510. Each render reads a window of it at an offset from its own seed, which costs a slice, not a hash."""
+    words = _hash32(0x7E55E4A, NOISE_TILE * NOISE_TILE * 3)
+    total = (words & 255) + ((words >> 8) & 255) + ((words >> 16) & 255) + (words >> 24)
+    return (total.astype(np.int16) - 510).reshape(NOISE_TILE, NOISE_TILE, 3)
+
+
 def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
-    # The sum of a word's four bytes is Irwin–Hall: mean 510, sd sqrt(4 (256² − 1) / 12) ≈ 147.8, close to normal.
-    words = _hash32(seed, img.size)
-    total = ((words & 255) + ((words >> 8) & 255) + ((words >> 16) & 255) + (words >> 24)).astype(np.float32)
-    return img + (total.reshape(img.shape) - np.float32(510.0)) * np.float32(sigma / 147.8)
+    h, w, _ = img.shape
+    tile = _noise_tile()
+    if h > NOISE_TILE or w > NOISE_TILE:
+        tile = np.tile(tile, (h // NOISE_TILE + 1, w // NOISE_TILE + 1, 1))
+    th, tw, _ = tile.shape
+    oy, ox = seed % (th - h + 1), (seed >> 24) % (tw - w + 1)
+    k = round(sigma / IRWIN_HALL_SD * 4096)  # fixed point: noise · k / 4096 has sd sigma
+    noise = (tile[oy:oy + h, ox:ox + w].astype(np.int32) * k) >> 12
+    return np.clip(img.astype(np.int32) + noise, 0, 255).astype(np.uint8)
 
 
 def _salt_pepper(img: np.ndarray, fraction: float, seed: int) -> np.ndarray:
     h, w, _ = img.shape
-    words = _hash32(seed, h * w).reshape(h, w)
-    hit = words < np.uint32(int(fraction * 2 ** 32))
+    n = round(fraction * h * w)
+    words = _hash32(seed, 2 * n)
     out = img.copy()
-    out[hit & (words & 1).astype(bool)] = 255.0
-    out[hit & ~(words & 1).astype(bool)] = 0.0
+    flat = out.reshape(-1, 3)
+    where = words[:n] % np.uint32(h * w)
+    flat[where] = np.where((words[n:] & 1).astype(bool)[:, None], np.uint8(255), np.uint8(0))
     return out
 
 
 def _blur(img: np.ndarray, passes: int) -> np.ndarray:
-    """Binomial [1 2 1]/4 along each axis, `passes` times (σ ≈ 0.7 px per pass), edges repeated."""
-    out = img
-    for _ in range(passes):
-        p = np.pad(out, ((1, 1), (0, 0), (0, 0)), mode="edge")
-        out = (p[:-2] + 2 * p[1:-1] + p[2:]) * np.float32(0.25)
-        p = np.pad(out, ((0, 0), (1, 1), (0, 0)), mode="edge")
-        out = (p[:, :-2] + 2 * p[:, 1:-1] + p[:, 2:]) * np.float32(0.25)
-    return out
+    """Binomial [1 2 1]/4 (one pass) or [1 4 6 4 1]/16 (two) along each axis, in integers, edges repeated."""
+    r = passes
+    weights = [1, 2, 1] if passes == 1 else [1, 4, 6, 4, 1]
+    shift = 2 * passes
+    out = img.astype(np.uint16)
+    for axis in (0, 1):
+        pad = [(0, 0)] * 3
+        pad[axis] = (r, r)
+        p = np.pad(out, pad, mode="edge")
+        n = out.shape[axis]
+        acc = np.zeros(out.shape, dtype=np.uint16)
+        for i, wgt in enumerate(weights):
+            part = p[i:i + n] if axis == 0 else p[:, i:i + n]
+            acc += part * np.uint16(wgt) if wgt != 1 else part
+        out = (acc + np.uint16(1 << (shift - 1))) >> np.uint16(shift)
+    return out.astype(np.uint8)
 
 
 def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float) -> np.ndarray:
     # One lookup table of 256 levels, computed in Python: the image needs only integer indexing.
-    lut = np.array([min(255.0, max(0.0, ((v / 255) ** gamma * 255 - 128) * contrast + 128 + brightness))
-                    for v in range(256)], dtype=np.float32)
-    return lut[np.clip(img + 0.5, 0, 255).astype(np.uint8)]
+    lut = np.array([round(min(255.0, max(0.0, ((v / 255) ** gamma * 255 - 128) * contrast + 128 + brightness)))
+                    for v in range(256)], dtype=np.uint8)
+    return lut.take(img)  # take: several times faster than fancy indexing
+
+
+@lru_cache(maxsize=8)
+def _radius2(h: int, w: int) -> np.ndarray:
+    xs, ys = _grid(h, w)
+    return ((xs - w / 2) / (w / 2)) ** 2 + ((ys - h / 2) / (h / 2)) ** 2  # 0 at the centre, 2 in the corners
 
 
 def _vignette(img: np.ndarray, amount: float) -> np.ndarray:
     h, w, _ = img.shape
-    xs, ys = _grid(h, w)
-    r2 = ((xs - w / 2) / (w / 2)) ** 2 + ((ys - h / 2) / (h / 2)) ** 2  # 2 in the corners
-    return img * (1 - amount * r2 / 2).astype(np.float32)[..., None]
+    factor = ((np.float32(1) - np.float32(amount / 2) * _radius2(h, w)) * np.float32(256)).astype(np.uint16)
+    return ((img.astype(np.uint16) * factor[..., None] + np.uint16(128)) >> np.uint16(8)).astype(np.uint8)
 
 
 def _scanlines(img: np.ndarray, period: int, depth: float) -> np.ndarray:
     out = img.copy()
-    out[::period] *= np.float32(1 - depth)
+    k = np.uint16(round((1 - depth) * 256))
+    out[::period] = ((out[::period].astype(np.uint16) * k + np.uint16(128)) >> np.uint16(8)).astype(np.uint8)
     return out
 
 
 _JPEG_LUMA = np.array([
     16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
     14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
-    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99], dtype=np.float64).reshape(8, 8)
+    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99], dtype=np.int64).reshape(8, 8)
 _JPEG_CHROMA = np.array([
     17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99,
-    47, 66, 99, 99, 99, 99, 99, 99] + [99] * 32, dtype=np.float64).reshape(8, 8)
-_DCT = [[(math.sqrt(1 / 8) if u == 0 else math.sqrt(2 / 8)) * math.cos((2 * k + 1) * u * math.pi / 16)
-         for k in range(8)] for u in range(8)]
-_IDCT = [[_DCT[u][k] for u in range(8)] for k in range(8)]  # the transpose
+    47, 66, 99, 99, 99, 99, 99, 99] + [99] * 32, dtype=np.int64).reshape(8, 8)
+# The 8-point DCT-II basis in fixed point (× 4096, rounded), applied in int64: every product and sum is exact, so
+# the result does not depend on summation order (and numpy's integer matmul never calls BLAS).
+DCT_ONE = 4096
+_DCT = np.array([[round(DCT_ONE * (math.sqrt(1 / 8) if u == 0 else math.sqrt(2 / 8))
+                        * math.cos((2 * k + 1) * u * math.pi / 16)) for k in range(8)] for u in range(8)],
+                dtype=np.int64)
+FLAT_BLOCK = 2  # a block whose values span at most this much keeps them (its AC terms would quantise to zero)
 
 
-def _along_last(x: np.ndarray, m) -> np.ndarray:
-    """y[..., u] = Σ_k m[u][k] x[..., k], as eight elementwise multiply-adds in a fixed order (no BLAS)."""
-    cols = [np.array([m[u][k] for u in range(8)]) for k in range(8)]
-    out = x[..., 0:1] * cols[0]
-    for k in range(1, 8):
-        out = out + x[..., k:k + 1] * cols[k]
-    return out
+def _blocks_apply(blocks: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """m · B · mᵀ for every 8×8 block B of (n, 8, 8), as two plain matrix products."""
+    n = blocks.shape[0]
+    rows = (blocks.reshape(n * 8, 8) @ m.T).reshape(n, 8, 8)  # B mᵀ
+    return (rows.transpose(0, 2, 1).reshape(n * 8, 8) @ m.T).reshape(n, 8, 8).transpose(0, 2, 1)
+
+
+def _round_div(a: np.ndarray, d) -> np.ndarray:
+    """a / d rounded half away from zero, in integers (d > 0)."""
+    return np.sign(a) * ((np.abs(a) + d // 2) // d)
+
+
+def _quantise(plane: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """JPEG's lossy step on one plane (int, values 0..255): 8×8 DCT, quantise with `table`, inverse DCT. Blocks
+    flat to within FLAT_BLOCK (most of a chart's background) are left as they are, which is most of the speed."""
+    h, w = plane.shape
+    ph, pw = -h % 8, -w % 8
+    x = np.pad(plane, ((0, ph), (0, pw)), mode="edge")
+    H, W = h + ph, w + pw
+    blocks = x.reshape(H // 8, 8, W // 8, 8).transpose(0, 2, 1, 3).reshape(-1, 8, 8)
+    flat64 = blocks.reshape(-1, 64)
+    busy = np.flatnonzero(flat64.max(axis=1) - flat64.min(axis=1) > FLAT_BLOCK)
+    if busy.size:
+        coef = _blocks_apply(blocks[busy].astype(np.int64) - 128, _DCT)  # scaled by DCT_ONE²
+        table_i = table.astype(np.int64)
+        q = _round_div(coef, table_i * DCT_ONE * DCT_ONE) * table_i
+        blocks[busy] = _round_div(_blocks_apply(q, _DCT.T), DCT_ONE * DCT_ONE) + 128  # blocks is a copy
+    back = blocks.reshape(H // 8, W // 8, 8, 8).transpose(0, 2, 1, 3).reshape(H, W)
+    return back[:h, :w]
 
 
 def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
-    """JPEG's lossy step without a codec: YCbCr, 8×8 DCT, quantisation with the standard tables at `quality`."""
+    """JPEG's lossy steps without a codec: YCbCr (JFIF fixed point), chroma at half resolution, 8×8 DCT and
+    quantisation with the standard tables at `quality` (libjpeg's scaling), all in exact integer arithmetic."""
     h, w, _ = img.shape
-    scale = 5000 / quality if quality < 50 else 200 - 2 * quality
-    tables = [np.maximum(np.floor((t * scale + 50) / 100), 1) for t in (_JPEG_LUMA, _JPEG_CHROMA, _JPEG_CHROMA)]
-    ph, pw = -h % 8, -w % 8
-    x = np.pad(img.astype(np.float64), ((0, ph), (0, pw), (0, 0)), mode="edge")
-    r, g, b = x[..., 0], x[..., 1], x[..., 2]
-    planes = [0.299 * r + 0.587 * g + 0.114 * b - 128,
-              -0.168736 * r - 0.331264 * g + 0.5 * b, 0.5 * r - 0.418688 * g - 0.081312 * b]
-    H, W = h + ph, w + pw
-    done = []
-    for plane, table in zip(planes, tables):
-        blocks = plane.reshape(H // 8, 8, W // 8, 8).transpose(0, 2, 1, 3)  # (by, bx, row, col)
-        coef = np.swapaxes(_along_last(np.swapaxes(_along_last(blocks, _DCT), -1, -2), _DCT), -1, -2)
-        coef = np.round(coef / table) * table
-        back = np.swapaxes(_along_last(np.swapaxes(_along_last(coef, _IDCT), -1, -2), _IDCT), -1, -2)
-        done.append(back.transpose(0, 2, 1, 3).reshape(H, W))
-    y, cb, cr = done[0] + 128, done[1], done[2]
-    out = np.stack([y + 1.402 * cr, y - 0.344136 * cb - 0.714136 * cr, y + 1.772 * cb], axis=-1)
-    return out[:h, :w].astype(np.float32)
+    scale = 5000 // quality if quality < 50 else 200 - 2 * quality
+    luma, chroma = (np.maximum((t.astype(np.int64) * scale + 50) // 100, 1) for t in (_JPEG_LUMA, _JPEG_CHROMA))
+    r, g, b = (img[..., i].astype(np.int32) for i in range(3))
+    y = (19595 * r + 38470 * g + 7471 * b + 32768) >> 16
+    cb = ((-11059 * r - 21709 * g + 32768 * b + 32768) >> 16) + 128
+    cr = ((32768 * r - 27439 * g - 5329 * b + 32768) >> 16) + 128
+    y = _quantise(y, luma)
+    ph, pw = h % 2, w % 2
+    planes = []
+    for c in (cb, cr):
+        c = np.pad(c, ((0, ph), (0, pw)), mode="edge")
+        half = (c[0::2, 0::2] + c[1::2, 0::2] + c[0::2, 1::2] + c[1::2, 1::2] + 2) >> 2
+        planes.append(np.repeat(np.repeat(_quantise(half, chroma), 2, 0), 2, 1)[:h, :w] - 128)
+    cb, cr = planes
+    out = np.stack([y + ((91881 * cr + 32768) >> 16), y - ((22554 * cb + 46802 * cr - 32768) >> 16),
+                    y + ((116130 * cb + 32768) >> 16)], axis=-1)
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 # -- the pipeline ---------------------------------------------------------------------------------------------
+PHOTOMETRIC = {
+    "blur": lambda img, e: _blur(img, e["passes"]),
+    "tone": lambda img, e: _tone(img, e["brightness"], e["contrast"], e["gamma"]),
+    "vignette": lambda img, e: _vignette(img, e["amount"]),
+    "scanlines": lambda img, e: _scanlines(img, e["period"], e["depth"]),
+    "gauss": lambda img, e: _gauss(img, e["sigma"], e["seed"]),
+    "salt_pepper": lambda img, e: _salt_pepper(img, e["fraction"], e["seed"]),
+    "jpeg": lambda img, e: _jpeg(img, e["quality"]),
+}
+
+
 def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], background) -> tuple[np.ndarray, dict]:
     """The edited picture (h × w × 4 RGBA uint8) and the render map moved with it; RenderRejected when a mark of
-    the render map is no longer legible."""
+    the render map is no longer legible. Integer arithmetic throughout, so the bytes are the same everywhere."""
     if not edits:
         return rgba, render_map
     h, w, _ = rgba.shape
-    img = rgba[..., :3].astype(np.float32)
     moved = render_map
     for e in edits:
         if e["edit"] == "warp":
             hmat = homography(e, w, h)
-            img = _warp(img, hmat, e["fill"] if e["fill"] is not None else background)
+            rgba = _warp(rgba, hmat, e["fill"] if e["fill"] is not None else background)
             moved = _move_map(moved, hmat)
-    clean = img  # the drawing after geometry only: what every photometric edit is measured against
+    clean = rgba[..., :3]  # the drawing after geometry only: what every photometric edit is measured against
+    img = clean
     for e in edits:
-        kind = e["edit"]
-        if kind == "blur":
-            img = _blur(img, e["passes"])
-        elif kind == "tone":
-            img = _tone(img, e["brightness"], e["contrast"], e["gamma"])
-        elif kind == "vignette":
-            img = _vignette(img, e["amount"])
-        elif kind == "scanlines":
-            img = _scanlines(img, e["period"], e["depth"])
-        elif kind == "gauss":
-            img = _gauss(img, e["sigma"], e["seed"])
-        elif kind == "salt_pepper":
-            img = _salt_pepper(img, e["fraction"], e["seed"])
-        elif kind == "jpeg":
-            img = _jpeg(np.clip(img + 0.5, 0, 255).astype(np.uint8), e["quality"])
+        if e["edit"] != "warp":
+            img = PHOTOMETRIC[e["edit"]](img, e)
     out = np.empty((h, w, 4), dtype=np.uint8)
-    out[..., :3] = np.clip(img + 0.5, 0, 255).astype(np.uint8)  # +0.5 then truncate: round half up
+    out[..., :3] = img
     out[..., 3] = 255
-    check_legible(clean, out, moved)
+    check_legible(clean, out, moved, photometric=any(e["edit"] != "warp" for e in edits))
     return out, moved
 
 
-def check_legible(clean: np.ndarray, edited: np.ndarray, render_map: dict) -> None:
-    """Each mark's box (a little padded), edited against clean: the content must still correlate with the drawing
-    and keep most of its contrast. Raises RenderRejected naming the first mark that fails."""
+def _half(img: np.ndarray) -> np.ndarray:
+    """Channel sum over 2×2 pixel cells (int64), the resolution the legibility check works at."""
+    h, w = img.shape[0] // 2 * 2, img.shape[1] // 2 * 2
+    c = img[:h, :w].astype(np.int32)
+    a = c[..., 0] + c[..., 1] + c[..., 2]  # explicit adds: a reduction over a 3-long axis is several times slower
+    return (a[0::2, 0::2] + a[1::2, 0::2] + a[0::2, 1::2] + a[1::2, 1::2]).astype(np.int64)
+
+
+def check_legible(clean: np.ndarray, edited: np.ndarray, render_map: dict, photometric: bool = True) -> None:
+    """Each mark's box (a little padded), edited against clean, on the channel sum of 2×2 cells: the content must
+    still correlate with the drawing and keep most of its contrast (exact integer sums until the ratios). Raises RenderRejected naming the first mark that fails. Geometry alone (photometric false) moves
+    marks without degrading them: only the bounds and sizes are checked then."""
     h, w = edited.shape[:2]
+    if photometric:
+        ref, got = _half(clean), _half(edited)
     for path, entry in render_map.items():
         x0, y0, x1, y1 = entry["bbox"]
         if x0 < -0.5 or y0 < -0.5 or x1 > w + 0.5 or y1 > h + 0.5:
             raise RenderRejected(f"{path} falls outside the canvas after the raster edits: canvas")
         if x1 - x0 < MIN_MARK_PX or y1 - y0 < MIN_MARK_PX:
             raise RenderRejected(f"{path} is smaller than {MIN_MARK_PX} px after the raster edits: size")
-        a0, b0 = max(0, int(x0) - PAD_PX), max(0, int(y0) - PAD_PX)
-        a1, b1 = min(w, int(math.ceil(x1)) + PAD_PX), min(h, int(math.ceil(y1)) + PAD_PX)
-        ref = clean[b0:b1, a0:a1].astype(np.float64).ravel()
-        got = edited[b0:b1, a0:a1, :3].astype(np.float64).ravel()
-        ref_sd = ref.std()
-        if ref_sd < FLAT_STD:
+        if not photometric:
             continue
-        got_sd = got.std()
-        cov = ((ref - ref.mean()) * (got - got.mean())).mean()
-        corr = cov / (ref_sd * got_sd) if got_sd > 0 else 0.0
-        gain = cov / (ref_sd * ref_sd)
+        # in 2×2 cells: the cells the padded box touches
+        a0, b0 = max(0, (int(x0) - PAD_PX) // 2), max(0, (int(y0) - PAD_PX) // 2)
+        a1, b1 = min(w // 2, (int(math.ceil(x1)) + PAD_PX + 1) // 2), min(h // 2, (int(math.ceil(y1)) + PAD_PX + 1) // 2)
+        n = (a1 - a0) * (b1 - b0)
+        if n < 4:
+            continue
+        r, g = ref[b0:b1, a0:a1], got[b0:b1, a0:a1]
+        s_r, s_g, s_rr, s_gg, s_rg = (int(v.sum()) for v in (r, g, r * r, g * g, r * g))
+        var_r = (s_rr * n - s_r * s_r) / (n * n)  # exact integers until this division
+        var_g = (s_gg * n - s_g * s_g) / (n * n)
+        cov = (s_rg * n - s_r * s_g) / (n * n)
+        if var_r < (12 * FLAT_STD) ** 2:  # 3 channels × 4 pixels summed: flat means under FLAT_STD per value
+            continue
+        corr = cov / math.sqrt(var_r * var_g) if var_g > 0 else 0.0
+        gain = cov / var_r
         if corr < MIN_CORRELATION or gain < MIN_GAIN:
             raise RenderRejected(f"{path} is no longer legible after the raster edits (correlation {corr:.2f}, "
                                  f"contrast kept {gain:.2f}): illegible")

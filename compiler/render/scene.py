@@ -49,12 +49,12 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     _check_legibility(painter)
     rgb = painter.pixels()
     render_map = painter.render_map
-    extra = {}
+    extra, noisy = {}, False
     if variety != "none":
         edits = draw_edits(rng, strength_for(variety, grammar.raster_strength), grammar.raster_skip)
         rgb, render_map = apply_edits(rgb, render_map, edits, theme.background)
-        extra = {"canvas": canvas, "raster": edits}
-    return RenderResult(encode_png(rgb), render_map,
+        extra, noisy = {"canvas": canvas, "raster": edits}, any(e["edit"] == "gauss" for e in edits)
+    return RenderResult(encode_png(rgb, noisy), render_map,
                         {"theme": theme.to_trace(), "marks": painter.marks, **decisions, **extra}, rgb)
 
 
