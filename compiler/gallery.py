@@ -52,7 +52,10 @@ def run_demo(root: Path, out: Path, per_task: int | None, con) -> int:
     con.print(f"validate: {'valid' if report.ok else 'INVALID: ' + '; '.join(report.problems[:5])}; "
               f"replay: {matched}/{len(replays)} byte for byte")
     gallery = write_gallery(dataset, out / "gallery", tax.name)
-    con.print(f"dataset: [bold]{dataset}[/]   gallery: [bold]{gallery}[/]")
+    # The same instance under several styles (plain, then variety strong): what a varied training build looks like.
+    sheet = gallery.with_name("styles.png")
+    sheet.write_bytes(contact_sheet(style_instances(tax.tasks[config.tasks[0]], config.spec.seed, 3, tax.vocab)))
+    con.print(f"dataset: [bold]{dataset}[/]   gallery: [bold]{gallery}[/]   styles: [bold]{sheet}[/]")
     return 0 if report.ok and matched == len(replays) else 1
 
 
@@ -118,3 +121,57 @@ border-radius:8px;box-shadow:0 1px 3px #0002}}.img{{position:relative}}.img img{
 margin:-4px;background:#e0f;border-radius:50%}}pre{{white-space:pre-wrap;font-size:12px}}.meta{{font-size:13px}}
 </style><h1>Tessera gallery — {html.escape(name)}</h1><p>{len(cards)} rows of {html.escape(str(dataset))}.
 Magenta boxes are the image-space witnesses.</p><div class="grid">{''.join(cards)}</div>"""
+
+
+# -- one instance under several styles --------------------------------------------------------------------------
+def style_instances(task, seed: int, level: int, vocab: dict, styles: int = 10, variety: str = "strong") -> list:
+    """The same instance (state, query, prompt, answer) drawn `styles` times: first the plain picture, then under
+    `variety` with render seeds of their own. Raises TesseraError if any answer, label or prompt differs (it
+    cannot: only the render stream moves)."""
+    from .errors import TesseraError
+    from .sample.rng import derive_seed
+    from .trace.instance import generate
+
+    if not 1 <= styles <= 64:
+        raise TesseraError(f"styles must be between 1 and 64, got {styles}")
+    plain = generate(task, seed, level, vocab=vocab)
+    out = [plain]
+    for i in range(1, styles):
+        render_seed = derive_seed(seed, task.id, f"render/style/{i}")
+        inst = generate(task, seed, level, None, vocab, {"render": render_seed},
+                        variety=variety)
+        if (inst.answer, inst.label, inst.prompt) != (plain.answer, plain.label, plain.prompt):
+            raise TesseraError(f"{task.id}: style {i} changed the answer, label or prompt")
+        out.append(inst)
+    return out
+
+
+def contact_sheet(instances: list, columns: int = 5, cell: tuple[int, int] = (360, 280),
+                  witness: bool = True) -> bytes:
+    """A PNG grid of the instances' pictures, each fitted into `cell`, with its witness boxes drawn over it (so a
+    reader sees them follow the marks through every warp)."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    rows = -(-len(instances) // columns)
+    gap = 6
+    sheet = Image.new("RGB", (columns * (cell[0] + gap) + gap, rows * (cell[1] + gap) + gap), (226, 226, 230))
+    for i, inst in enumerate(instances):
+        img = Image.open(io.BytesIO(inst.png)).convert("RGB")
+        k = min(cell[0] / img.width, cell[1] / img.height)
+        if witness:
+            draw = ImageDraw.Draw(img)
+            for g in witness_geometries(inst.witness):
+                if len(g) == 4:
+                    draw.rectangle([g[0], g[1], g[2], g[3]], outline=(230, 0, 255), width=max(2, round(2 / k)))
+                else:
+                    r = max(3, round(4 / k))
+                    draw.ellipse([g[0] - r, g[1] - r, g[0] + r, g[1] + r], fill=(230, 0, 255))
+        img = img.resize((max(1, round(img.width * k)), max(1, round(img.height * k))), Image.LANCZOS)
+        x = gap + (i % columns) * (cell[0] + gap) + (cell[0] - img.width) // 2
+        y = gap + (i // columns) * (cell[1] + gap) + (cell[1] - img.height) // 2
+        sheet.paste(img, (x, y))
+    buf = io.BytesIO()
+    sheet.save(buf, "PNG")
+    return buf.getvalue()

@@ -383,3 +383,23 @@ def test_build_config_variety_key(taxonomy, tmp_path):
     card = render_card(manifest, taxonomy)
     assert "Visual variety: **strong: " in card
     assert "Visual variety: **none: " in render_card({**manifest, "variety": "none"}, taxonomy)
+
+
+# -- gallery: one instance under several styles -----------------------------------------------------------------
+def test_style_sheet_shows_one_instance_in_several_styles(taxonomy, capsys, tmp_path):
+    from PIL import Image
+
+    from compiler.gallery import style_instances
+
+    instances = style_instances(taxonomy.tasks["shapes.shape_field.count_matching"], 5, 3, taxonomy.vocab, 6)
+    assert len({i.png for i in instances}) == 6 and len({json.dumps(i.answer) for i in instances}) == 1
+    assert "variety" not in instances[0].trace and {i.trace.get("variety") for i in instances[1:]} == {"strong"}
+    out = tmp_path / "sheet.png"
+    code = main(["--root", str(ROOT), "styles", "shapes.shape_field.count_matching", "--seed", "5", "--level", "3",
+                 "--styles", "6", "--columns", "3", "--out", str(out), "--json"])
+    info = json.loads(capsys.readouterr().out)
+    assert code == 0 and info["instances"] == [i.instance_id for i in instances]
+    assert Image.open(out).size == (3 * 366 + 6, 2 * 286 + 6)
+    assert main(["--root", str(ROOT), "styles", "shapes.shape_field.count_matching", "--seed", "5", "--styles", "0",
+                 "--out", str(out)]) == 1
+    assert "styles must be between 1 and 64, got 0" in capsys.readouterr().err
