@@ -1,6 +1,8 @@
 """The cost of visual variety: instances/s per task with `variety: none` and `strong` (and `mild` with --mild), on
 the same seeds and levels, with the share of each instance's time spent encoding the PNG and in the raster edits.
-Prints a table and the overall ratio; asserts nothing (the goal: strong costs at most 2× none).
+Prints a table and the overall ratio; asserts nothing (the goal: strong costs at most 2× none). Times are CPU
+seconds of this process (time.process_time: the work is single-threaded), so a busy shared machine skews them
+less than wall time would.
 
     python bench/bench_variety.py                 # the default task mix, 40 instances per task per setting
     python bench/bench_variety.py --count 100 --mild
@@ -27,11 +29,11 @@ class Timer:
         self.fn, self.seconds = fn, 0.0
 
     def __call__(self, *a, **k):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         try:
             return self.fn(*a, **k)
         finally:
-            self.seconds += time.perf_counter() - t0
+            self.seconds += time.process_time() - t0
 
 
 def main() -> None:
@@ -63,10 +65,10 @@ def main() -> None:
         cells, per = [], {}
         for v in settings:
             png.seconds = edits.seconds = 0.0
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             for s in range(args.count):
                 generate(task, s, s % 10, vocab=tax.vocab, variety=v)
-            dt = time.perf_counter() - t0
+            dt = time.process_time() - t0
             per[v] = dt
             for i, x in enumerate((dt, png.seconds, edits.seconds)):
                 totals[v][i] += x

@@ -85,8 +85,8 @@ def test_every_edit_is_deterministic_from_its_parameters():
         a, _ = raster.apply_edits(rgba, {}, edits, (250, 250, 250))
         b, _ = raster.apply_edits(rgba.copy(), {}, edits, (250, 250, 250))
         assert a.tobytes() == b.tobytes(), edits
-        assert a.dtype == np.uint8 and a.shape == rgba.shape and (a[..., 3] == 255).all()
-        assert not np.array_equal(a, rgba), f"{edits} changed nothing"
+        assert a.dtype == np.uint8 and a.shape == (*rgba.shape[:2], 3)
+        assert not np.array_equal(a, rgba[..., :3]), f"{edits} changed nothing"
 
 
 # -- witnesses stay on their marks ------------------------------------------------------------------------------

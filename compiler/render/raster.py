@@ -292,10 +292,16 @@ def _radius2(h: int, w: int) -> np.ndarray:
     return ((xs - w / 2) / (w / 2)) ** 2 + ((ys - h / 2) / (h / 2)) ** 2  # 0 at the centre, 2 in the corners
 
 
+def _per_channel(plane: np.ndarray) -> np.ndarray:
+    """An (h, w) plane as (h, w, 3), each value three times: broadcasting over a last axis of 3 runs numpy's inner
+    loop three elements at a time, several times slower than this copy."""
+    return np.repeat(plane.reshape(-1), 3).reshape(*plane.shape, 3)
+
+
 def _vignette(img: np.ndarray, amount: float) -> np.ndarray:
     h, w, _ = img.shape
     factor = ((np.float32(1) - np.float32(amount / 2) * _radius2(h, w)) * np.float32(256)).astype(np.uint16)
-    return ((img.astype(np.uint16) * factor[..., None] + np.uint16(128)) >> np.uint16(8)).astype(np.uint8)
+    return ((img.astype(np.uint16) * _per_channel(factor) + np.uint16(128)) >> np.uint16(8)).astype(np.uint8)
 
 
 def _scanlines(img: np.ndarray, period: int, depth: float) -> np.ndarray:
@@ -309,9 +315,6 @@ _JPEG_LUMA = np.array([
     16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
     14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
     49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99], dtype=np.int64).reshape(8, 8)
-_JPEG_CHROMA = np.array([
-    17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99,
-    47, 66, 99, 99, 99, 99, 99, 99] + [99] * 32, dtype=np.int64).reshape(8, 8)
 # The 8-point DCT-II basis in fixed point (× 4096, rounded), applied in int64: every product and sum is exact, so
 # the result does not depend on summation order (and numpy's integer matmul never calls BLAS).
 DCT_ONE = 4096
@@ -353,26 +356,16 @@ def _quantise(plane: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 
 def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
-    """JPEG's lossy steps without a codec: YCbCr (JFIF fixed point), chroma at half resolution, 8×8 DCT and
-    quantisation with the standard tables at `quality` (libjpeg's scaling), all in exact integer arithmetic."""
-    h, w, _ = img.shape
+    """JPEG's lossy step without a codec, on luma: Y (JFIF fixed point), 8×8 DCT and quantisation with the standard
+    table at `quality` (libjpeg's scaling), inverse DCT; the change in Y is added to every channel, so blocking and
+    ringing show where JPEG puts them. Chroma is left alone (most of the cost, little of the look). Exact integer
+    arithmetic throughout."""
     scale = 5000 // quality if quality < 50 else 200 - 2 * quality
-    luma, chroma = (np.maximum((t.astype(np.int64) * scale + 50) // 100, 1) for t in (_JPEG_LUMA, _JPEG_CHROMA))
-    r, g, b = (img[..., i].astype(np.int32) for i in range(3))
-    y = (19595 * r + 38470 * g + 7471 * b + 32768) >> 16
-    cb = ((-11059 * r - 21709 * g + 32768 * b + 32768) >> 16) + 128
-    cr = ((32768 * r - 27439 * g - 5329 * b + 32768) >> 16) + 128
-    y = _quantise(y, luma)
-    ph, pw = h % 2, w % 2
-    planes = []
-    for c in (cb, cr):
-        c = np.pad(c, ((0, ph), (0, pw)), mode="edge")
-        half = (c[0::2, 0::2] + c[1::2, 0::2] + c[0::2, 1::2] + c[1::2, 1::2] + 2) >> 2
-        planes.append(np.repeat(np.repeat(_quantise(half, chroma), 2, 0), 2, 1)[:h, :w] - 128)
-    cb, cr = planes
-    out = np.stack([y + ((91881 * cr + 32768) >> 16), y - ((22554 * cb + 46802 * cr - 32768) >> 16),
-                    y + ((116130 * cb + 32768) >> 16)], axis=-1)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    luma = np.maximum((_JPEG_LUMA * scale + 50) // 100, 1)
+    c = img.astype(np.int32)
+    y = (19595 * c[..., 0] + 38470 * c[..., 1] + 7471 * c[..., 2] + 32768) >> 16
+    change = _quantise(y, luma) - y
+    return np.clip(c + _per_channel(change), 0, 255).astype(np.uint8)
 
 
 # -- the pipeline ---------------------------------------------------------------------------------------------
@@ -388,7 +381,7 @@ PHOTOMETRIC = {
 
 
 def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], background) -> tuple[np.ndarray, dict]:
-    """The edited picture (h × w × 4 RGBA uint8) and the render map moved with it; RenderRejected when a mark of
+    """The edited picture (h × w × 3 RGB uint8; no edits: `rgba` as it is) and the render map moved with it; RenderRejected when a mark of
     the render map is no longer legible. Integer arithmetic throughout, so the bytes are the same everywhere."""
     if not edits:
         return rgba, render_map
@@ -399,14 +392,13 @@ def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], backgroun
             hmat = homography(e, w, h)
             rgba = _warp(rgba, hmat, e["fill"] if e["fill"] is not None else background)
             moved = _move_map(moved, hmat)
-    clean = rgba[..., :3]  # the drawing after geometry only: what every photometric edit is measured against
-    img = clean
+    # the drawing after geometry only: what every photometric edit is measured against (contiguous: every step
+    # after reads it faster than a strided view of the RGBA picture)
+    clean = np.ascontiguousarray(rgba[..., :3])
+    out = clean
     for e in edits:
         if e["edit"] != "warp":
-            img = PHOTOMETRIC[e["edit"]](img, e)
-    out = np.empty((h, w, 4), dtype=np.uint8)
-    out[..., :3] = img
-    out[..., 3] = 255
+            out = PHOTOMETRIC[e["edit"]](out, e)
     check_legible(clean, out, moved, photometric=any(e["edit"] != "warp" for e in edits))
     return out, moved
 

@@ -25,7 +25,8 @@ class RenderResult:
     png: bytes
     render_map: dict[str, dict]
     decisions: dict
-    rgb: object = None  # the pixels the PNG encodes (numpy, height × width × 4, RGBA), kept for gates and hashes
+    rgb: object = None  # the pixels the PNG encodes (numpy, height × width × 4 RGBA, or × 3 RGB after raster
+    # edits), kept for gates and hashes
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
