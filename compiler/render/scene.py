@@ -59,7 +59,7 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
                         {"theme": theme.to_trace(), "marks": painter.marks, **decisions, **extra}, rgb)
 
 
-# How much of a grammar's declared canvas range each variety uses (mild: the middle half, about 1).
+# How much of a grammar's declared canvas range each variety uses (mild: half of it, around the plain canvas).
 RANGE_SHARE = {"mild": 0.5, "strong": 1.0}
 
 
@@ -80,7 +80,9 @@ def pick_canvas(grammar: CompiledGrammar, rng, variety: str, scale: float) -> tu
     if grammar.canvas_aspect is not None:
         aspect = within(grammar.canvas_aspect, width / height)
         area = width * height  # same area, so marks keep their size and the layout its density
-        width, height = max(64, round(math.sqrt(area * aspect))), max(64, round(math.sqrt(area / aspect)))
+        # within the bounds a declared canvas has (load.models.Canvas: 64..2048 a side)
+        width = min(2048, max(64, round(math.sqrt(area * aspect))))
+        height = min(2048, max(64, round(math.sqrt(area / aspect))))
     factor = within(grammar.canvas_scale, 1.0) if grammar.canvas_scale is not None else 1.0
     pixel_scale = min(4.0, max(0.25, scale * factor))
     return width, height, pixel_scale, {"width": width, "height": height, "aspect": aspect, "scale": factor,
