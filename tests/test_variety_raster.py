@@ -253,6 +253,8 @@ def test_drawn_edits_stay_in_their_bounds():
                     lo, hi = bounds["jpeg"]["quality"]
                     assert lo <= e["quality"] <= hi
         assert raster.draw_edits(Rng(7), strength, skip=raster.EDITS) == []
+        no_warp = Rng(8)
+        assert all(e["edit"] != "warp" for _ in range(200) for e in raster.draw_edits(no_warp, strength, ("warp",)))
     assert {e for s, e in seen if s == "strong"} == set(raster.EDITS) - {"photo"}
     assert raster.draw_edits(Rng(7), "none") == []
     assert raster.strength_for("strong", "mild") == "mild" and raster.strength_for("mild", "strong") == "mild"

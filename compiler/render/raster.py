@@ -78,7 +78,7 @@ def draw_edits(rng, strength: str, skip=()) -> list[dict]:
         return round(rng.uniform(-limit, limit), 4)
 
     edits: list[dict] = []
-    if drawn("photo"):
+    if "warp" not in skip and drawn("photo"):  # a grammar that keeps its marks axis-aligned gets no photo either
         b = bounds["photo"][1]
         # A sheet photographed at a slant under uneven light: perspective, a surface around it, falloff, grain.
         edits.append({"edit": "warp", "angle": sym(b["angle"]), "shear": 0.0, "px": sym(b["persp"]),
