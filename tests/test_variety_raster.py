@@ -405,3 +405,52 @@ def test_style_sheet_shows_one_instance_in_several_styles(taxonomy, capsys, tmp_
     assert main(["--root", str(ROOT), "styles", "shapes.shape_field.count_matching", "--seed", "5", "--styles", "0",
                  "--out", str(out)]) == 1
     assert "styles must be between 1 and 64, got 0" in capsys.readouterr().err
+
+
+def test_a_strong_build_validates_and_replays(taxonomy, tmp_path):
+    """Noisy pictures are written with PNG's Up filter: the dataset validator's bounded decoder reads them too."""
+    from compiler.export.build import build
+    from compiler.export.config import load_build_config
+    from compiler.trace.replay import replay_dataset
+    from compiler.validate.dataset import validate_dataset
+
+    cfg = tmp_path / "strong.yaml"
+    cfg.write_text("build: strong\nseed: 3\nselect: {tasks: [shapes.shape_field.count_matching]}\n"
+                   "per_task: {train: 4, test: 1}\nvariety: strong\n")
+    out = tmp_path / "ds"
+    result = build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
+    assert result.manifest["variety"] == "strong" and result.manifest["config"]["variety"] == "strong"
+    assert "Visual variety: **strong: " in (out / "README.md").read_text()
+    report = validate_dataset(out)
+    assert report.ok, report.problems
+    replays = replay_dataset(out, ROOT)
+    assert len(replays) == 5 and all(r.ok for r in replays)
+    import pyarrow.parquet as pq
+
+    rows = [r for f in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
+    traces = [json.loads(r["trace"]) for r in rows]
+    assert {t["variety"] for t in traces} == {"strong"}
+    # at least one noisy (Up-filtered) picture went through the gates, the validator and replay
+    assert any(e["edit"] == "gauss" for t in traces for e in t["render"]["decisions"]["raster"])
+
+
+def test_the_bounded_decoder_reads_up_filtered_pngs_and_refuses_other_filters():
+    from compiler.render.png import encode_png
+    from compiler.validate.untrusted import UntrustedInput, decode_png_bounded
+
+    pixels = np.random.RandomState(3).randint(0, 256, (20, 30, 3)).astype(np.uint8)
+    for noisy in (False, True):
+        assert (decode_png_bounded(encode_png(pixels, noisy)) == pixels).all()
+        assert (decode_png_rgb(encode_png(pixels, noisy)) == pixels).all()
+    import struct
+    import zlib
+
+    raw = np.zeros((20, 30 * 3 + 1), dtype=np.uint8)
+    raw[::2, 0] = 1  # Sub on every other row: not what Tessera writes
+    body = zlib.compress(raw.tobytes())
+    png = encode_png(pixels)
+    ihdr_end = 8 + 12 + 13
+    chunk = struct.pack(">I", len(body)) + b"IDAT" + body + struct.pack(">I", zlib.crc32(b"IDAT" + body))
+    forged = png[:ihdr_end] + chunk + png[-12:]
+    with pytest.raises(UntrustedInput, match="the image rows use PNG filters Tessera does not write"):
+        decode_png_bounded(forged)
