@@ -169,7 +169,7 @@ def cmd_sample(args) -> int:
 
     tax = _compile(args.root)
     task = tax.task(args.task)
-    inst = generate(task, args.seed, args.level, parse_query(args.query, task), tax.vocab)
+    inst = generate(task, args.seed, args.level, parse_query(args.query, task), tax.vocab, variety=args.variety)
     files = write_instance(inst, Path(args.out))
     if args.json:
         print(json.dumps({"instance_id": inst.instance_id, "files": [str(f) for f in files],
@@ -378,6 +378,25 @@ def cmd_demo(args) -> int:
     return run_demo(_root(args.root), Path(args.out), args.per_task, _console())
 
 
+def cmd_styles(args) -> int:
+    from .gallery import contact_sheet, style_instances
+
+    tax = _compile(args.root)
+    task = tax.task(args.task)
+    instances = style_instances(task, args.seed, args.level, tax.vocab, args.styles, args.variety)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(contact_sheet(instances, args.columns))
+    answer = json.dumps(instances[0].answer)
+    if args.json:
+        print(json.dumps({"sheet": str(out), "answer": instances[0].answer,
+                          "instances": [i.instance_id for i in instances]}, indent=2))
+    else:
+        _console().print(f"[bold]{task.id}[/] seed {args.seed}: {len(instances)} styles (plain, then "
+                         f"{args.variety}), one answer {answer}; wrote {out}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tessera", description="Declarative task-taxonomy compiler for visual RLVR.")
     p.add_argument("--root", help="taxonomy root (default: the current folder if it has taxonomy/, else the bundled one)")
@@ -399,8 +418,21 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--level", type=int, default=0, choices=range(10), metavar="0..9")
     c.add_argument("--query", help="fix the query, e.g. extreme=lowest")
     c.add_argument("--out", required=True)
+    c.add_argument("--variety", choices=("none", "mild", "strong"), default="none",
+                   help="render-only visual variety: themes, raster edits, canvas size (answers never change)")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_sample)
+
+    c = sub.add_parser("styles", help="one instance under several styles: a PNG contact sheet (witness boxes drawn)")
+    c.add_argument("task")
+    c.add_argument("--seed", type=int, required=True)
+    c.add_argument("--level", type=int, default=0, choices=range(10), metavar="0..9")
+    c.add_argument("--styles", type=int, default=10, help="pictures on the sheet, the plain one first (1..64)")
+    c.add_argument("--variety", choices=("mild", "strong"), default="strong")
+    c.add_argument("--columns", type=int, default=5)
+    c.add_argument("--out", required=True, help="the sheet's PNG path")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_styles)
 
     c = sub.add_parser("replay", help="rebuild instances (trace files, folders, or a dataset) byte for byte")
     c.add_argument("traces", nargs="+", help="trace files, folders holding *.trace.json, or one dataset folder")

@@ -61,14 +61,20 @@ def run_demo(root: Path, out: Path, per_task: int | None, con) -> int:
     # thresholds are enforced where they mean something, on a recipe build (`tessera audit`).
     figures = dict(headline_rows(audit.report))
     con.print(f"audit: {figures['tasks (rows)']}; {len(audit.violations)} threshold(s) exceeded")
-    gallery = write_gallery(dataset, out / "gallery", tax.name, audit=Path("..") / "audit" / "index.html")
-    con.print(f"dataset: [bold]{dataset}[/]   gallery: [bold]{gallery}[/]   audit: [bold]{out / 'audit' / 'index.html'}[/]")
+    # The same instance under several styles (plain, then variety strong): what a varied training build looks like.
+    styles = contact_sheet(style_instances(tax.tasks[config.tasks[0]], config.spec.seed, 3, tax.vocab))
+    gallery = write_gallery(dataset, out / "gallery", tax.name, audit=Path("..") / "audit" / "index.html",
+                            styles=styles)
+    sheet = gallery.with_name("styles.png")
+    con.print(f"dataset: [bold]{dataset}[/]   gallery: [bold]{gallery}[/]   audit: [bold]{out / 'audit' / 'index.html'}[/]"
+              f"   styles: [bold]{sheet}[/]")
     return 0 if report.ok and matched == len(replays) else 1
 
 
-def write_gallery(dataset: Path, folder: Path, name: str, audit: Path | None = None) -> Path:
+def write_gallery(dataset: Path, folder: Path, name: str, audit: Path | None = None,
+                  styles: bytes | None = None) -> Path:
     """One card per row: the picture with its witness drawn over it, the prompt, the answer; `audit` is the
-    audit report to link to (relative to the gallery page)."""
+    audit report to link to (relative to the gallery page), `styles` a contact sheet (PNG) shown above the cards."""
     partial = folder.with_name(folder.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
@@ -79,7 +85,9 @@ def write_gallery(dataset: Path, folder: Path, name: str, audit: Path | None = N
             rel = f"{row['task']}/{row['instance_id']}.png"
             (partial / rel).write_bytes(row["image"]["bytes"])
             cards.append(_card(row, rel))
-    (partial / "index.html").write_text(_page(name, dataset, cards, audit))
+    if styles is not None:
+        (partial / "styles.png").write_bytes(styles)
+    (partial / "index.html").write_text(_page(name, dataset, cards, audit, styles is not None))
     if folder.exists():
         shutil.rmtree(folder)
     partial.rename(folder)
@@ -120,8 +128,11 @@ def witness_geometries(wit: dict) -> list[list[float]]:
     return list(value)
 
 
-def _page(name: str, dataset: Path, cards: list[str], audit: Path | None = None) -> str:
+def _page(name: str, dataset: Path, cards: list[str], audit: Path | None = None, styles: bool = False) -> str:
     link = f' The <a href="{html.escape(audit.as_posix())}">audit</a> of this dataset.' if audit else ""
+    if styles:
+        link += ('</p><p>One instance, plain and then under <code>variety: strong</code> (the answer, label and '
+                 'prompt stay the same):<br><img src="styles.png" style="max-width:100%" alt="styles">')
     return f"""<!doctype html><meta charset="utf-8"><title>Tessera gallery — {html.escape(name)}</title>
 <style>body{{font-family:sans-serif;margin:16px;background:#f4f4f6}}.grid{{display:grid;
 grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:14px}}.card{{background:#fff;padding:10px;
@@ -130,3 +141,57 @@ border-radius:8px;box-shadow:0 1px 3px #0002}}.img{{position:relative}}.img img{
 margin:-4px;background:#e0f;border-radius:50%}}pre{{white-space:pre-wrap;font-size:12px}}.meta{{font-size:13px}}
 </style><h1>Tessera gallery — {html.escape(name)}</h1><p>{len(cards)} rows of {html.escape(str(dataset))}.
 Magenta boxes are the image-space witnesses.{link}</p><div class="grid">{''.join(cards)}</div>"""
+
+
+# -- one instance under several styles --------------------------------------------------------------------------
+def style_instances(task, seed: int, level: int, vocab: dict, styles: int = 10, variety: str = "strong") -> list:
+    """The same instance (state, query, prompt, answer) drawn `styles` times: first the plain picture, then under
+    `variety` with render seeds of their own. Raises TesseraError if any answer, label or prompt differs (it
+    cannot: only the render stream moves)."""
+    from .errors import TesseraError
+    from .sample.rng import derive_seed
+    from .trace.instance import generate
+
+    if not 1 <= styles <= 64:
+        raise TesseraError(f"styles must be between 1 and 64, got {styles}")
+    plain = generate(task, seed, level, vocab=vocab)
+    out = [plain]
+    for i in range(1, styles):
+        render_seed = derive_seed(seed, task.id, f"render/style/{i}")
+        inst = generate(task, seed, level, None, vocab, {"render": render_seed},
+                        variety=variety)
+        if (inst.answer, inst.label, inst.prompt) != (plain.answer, plain.label, plain.prompt):
+            raise TesseraError(f"{task.id}: style {i} changed the answer, label or prompt")
+        out.append(inst)
+    return out
+
+
+def contact_sheet(instances: list, columns: int = 5, cell: tuple[int, int] = (360, 280),
+                  witness: bool = True) -> bytes:
+    """A PNG grid of the instances' pictures, each fitted into `cell`, with its witness boxes drawn over it (so a
+    reader sees them follow the marks through every warp)."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    rows = -(-len(instances) // columns)
+    gap = 6
+    sheet = Image.new("RGB", (columns * (cell[0] + gap) + gap, rows * (cell[1] + gap) + gap), (226, 226, 230))
+    for i, inst in enumerate(instances):
+        img = Image.open(io.BytesIO(inst.png)).convert("RGB")
+        k = min(cell[0] / img.width, cell[1] / img.height)
+        if witness:
+            draw = ImageDraw.Draw(img)
+            for g in witness_geometries(inst.witness):
+                if len(g) == 4:
+                    draw.rectangle([g[0], g[1], g[2], g[3]], outline=(230, 0, 255), width=max(2, round(2 / k)))
+                else:
+                    r = max(3, round(4 / k))
+                    draw.ellipse([g[0] - r, g[1] - r, g[0] + r, g[1] + r], fill=(230, 0, 255))
+        img = img.resize((max(1, round(img.width * k)), max(1, round(img.height * k))), Image.LANCZOS)
+        x = gap + (i % columns) * (cell[0] + gap) + (cell[0] - img.width) // 2
+        y = gap + (i // columns) * (cell[1] + gap) + (cell[1] - img.height) // 2
+        sheet.paste(img, (x, y))
+    buf = io.BytesIO()
+    sheet.save(buf, "PNG")
+    return buf.getvalue()

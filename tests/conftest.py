@@ -19,6 +19,11 @@ if Path(tessera.__file__).resolve().parent != ROOT / "compiler":
     raise pytest.UsageError(f"`import tessera` gives {Path(tessera.__file__).parent}, not this checkout's "
                             f"{ROOT / 'compiler'}: install it with `pip install -e {ROOT}` (make test does)")
 
+# The repository root is on sys.path, so its source folders would import as top-level `compiler` and `training`:
+# a second copy of the code, which a test could patch or check without touching the `tessera` it runs. Refuse them.
+for _folder in ("compiler", "training"):
+    sys.modules[_folder] = None  # `import compiler` now raises ImportError
+
 from tessera.taxonomy import compile_taxonomy  # noqa: E402
 
 LIBRARY_DIRS = ("taxonomy", "grammars", "programs", "contracts", "components")

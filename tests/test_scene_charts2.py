@@ -71,7 +71,7 @@ def _compile(src, scope):
 def test_builtin_types_and_budget():
     c, d = _compile("treemap(vs, 1.5)", {"vs": ListT(INT)})
     assert c is not None, [str(x) for x in d.items]
-    assert str(c.type) == str(ListT(__import__("compiler.expr.lib_treemap", fromlist=["RECT"]).RECT))
+    assert str(c.type) == str(ListT(__import__("tessera.expr.lib_treemap", fromlist=["RECT"]).RECT))
     vs = [5, 3, 2, 2, 1]
     out = run(c, new_env({"vs": vs}))
     _check_tiling(vs, out)

@@ -55,7 +55,7 @@ def _pyarrow():
 
 
 # -- reading a built dataset ------------------------------------------------------------------------------------
-# A dataset is untrusted input: its manifest and rows are checked (compiler.validate.untrusted) before any value is
+# A dataset is untrusted input: its manifest and rows are checked (tessera.validate.untrusted) before any value is
 # used, ids name files only after they match the builder's pattern, and images come from the row's bytes — a path in
 # a row is never opened, so an export can neither write outside --out nor copy a file into the prompt set.
 def read_manifest(dataset: Path) -> dict:

@@ -36,16 +36,46 @@ class CompiledGrammar:
     # Query variables the state reads (name → type); every task on this grammar declares them (codegen.task).
     inputs: dict[str, Type] = field(default_factory=dict)
     fonts: tuple[str, ...] | None = None  # render.fonts: the font classes the scene's text may use
+    # Render variety bounds (render.canvas scale/aspect ranges, render.raster): None where undeclared.
+    canvas_scale: tuple[float, float] | None = None
+    canvas_aspect: tuple[float, float] | None = None
+    raster_strength: str = "strong"
+    raster_skip: tuple[str, ...] = ()
 
 
 def spec_hash(spec) -> str:
     data = spec.model_dump(mode="json")
-    # Keys added after hashes were first recorded leave the hash alone while unset, so old traces still replay.
+    # Keys added after hashes were first recorded (fonts; render variety) leave the hash alone while unset, so
+    # grammars that do not use them keep their hash and old traces still replay.
     if data.get("fonts", 0) is None:
         del data["fonts"]
-    if isinstance(data.get("render"), dict) and data["render"].get("fonts", 0) is None:
-        del data["render"]["fonts"]
+    render = data.get("render")
+    if isinstance(render, dict):
+        if render.get("fonts", 0) is None:
+            del render["fonts"]
+        for key in ("scale", "aspect"):
+            if isinstance(render.get("canvas"), dict) and render["canvas"].get(key, 0) is None:
+                del render["canvas"][key]
+        if render.get("raster", 0) is None:
+            del render["raster"]
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+
+# Bounds of the declared canvas ranges: a picture may grow or shrink by at most 2× a side.
+CANVAS_SCALE_BOUNDS = (0.5, 2.0)
+CANVAS_ASPECT_BOUNDS = (0.5, 2.0)
+
+
+def _range(values, bounds, what: str, doc, loc: tuple, diags: Diagnostics) -> tuple[float, float] | None:
+    if values is None:
+        return None
+    lo_b, hi_b = bounds
+    if len(values) != 2 or not lo_b <= values[0] <= values[1] <= hi_b:
+        diags.error(doc.pos(loc), f"render.canvas.{what} must be [lo, hi] with {lo_b} ≤ lo ≤ hi ≤ {hi_b}, "
+                                  f"got {values}")
+        return None
+    return float(values[0]), float(values[1])
 
 
 def vocab_type(vocab: dict[str, list]) -> RecordT:
@@ -93,11 +123,26 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
     sc = SceneCompiler(doc, diags, components)
     scene_names = {**picture_names, **({} if "canvas" in picture_names else {"canvas": CANVAS_TYPE})}
     scene = sc.node(doc, spec.render.scene, ("render", "scene"), Scope(scene_names, True, "the scene"))
-    if scene is None or not sc.ok or not ok:
+    canvas = spec.render.canvas
+    n_errors = len(diags.errors)
+    canvas_scale = _range(canvas.scale, CANVAS_SCALE_BOUNDS, "scale", doc, ("render", "canvas", "scale"), diags)
+    canvas_aspect = _range(canvas.aspect, CANVAS_ASPECT_BOUNDS, "aspect", doc, ("render", "canvas", "aspect"), diags)
+    raster = spec.render.raster
+    if raster is not None:
+        from ..render.raster import EDITS
+
+        for i, name in enumerate(raster.skip):
+            if name not in EDITS:
+                diags.error(doc.pos(("render", "raster", "skip", i)),
+                            f"unknown raster edit '{name}' (edits: {', '.join(EDITS)})")
+    if scene is None or not sc.ok or not ok or len(diags.errors) > n_errors:
         return None
     return CompiledGrammar(
         id=spec.grammar, domain=spec.grammar.split(".")[0], summary=spec.summary, state=state, schema=schema,
         require=require, width=spec.render.canvas.width, height=spec.render.canvas.height, max_attempts=spec.max_attempts,
         spec_hash=spec_hash(spec), source=doc.path, base_scope=base, scene=scene, inputs=inputs,
         fonts=tuple(spec.render.fonts) if spec.render.fonts else None,
+        canvas_scale=canvas_scale, canvas_aspect=canvas_aspect,
+        raster_strength=raster.strength if raster is not None else "strong",
+        raster_skip=tuple(raster.skip) if raster is not None else (),
     )

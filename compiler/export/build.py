@@ -67,6 +67,7 @@ class Item:
     dataset_seed: int
     image_scale: float = 1.0
     answer_format: str | None = None  # the build's override of each contract's convention
+    variety: str = "none"  # the build's visual variety (none, mild, strong)
 
 
 @dataclass
@@ -101,7 +102,7 @@ def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
                 query = space[i % len(space)]
                 level = levels[(i // len(space)) % len(levels)]
                 items.append(Item(split, si, tid, i, level, tuple(query.items()), config.spec.seed,
-                                  config.spec.image.scale, config.spec.answer_format))
+                                  config.spec.image.scale, config.spec.answer_format, config.spec.variety))
         out[split] = items
     return out
 
@@ -176,7 +177,8 @@ def build_item(item: Item) -> ItemResult:
     for attempt in range(_WORKER["retries"] + 1):
         try:
             inst = generate(task, item_seed(item, attempt), item.level, dict(item.query), tax.vocab,
-                            image_scale=item.image_scale, answer_format=item.answer_format)
+                            image_scale=item.image_scale, answer_format=item.answer_format,
+                            variety=item.variety)
         except SamplingFailed as exc:
             rejections["sampling_failed"] += 1
             last = str(exc)
@@ -627,6 +629,7 @@ def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, 
     return {
         "format": DATASET_FORMAT, "build": config.spec.build, "summary": config.spec.summary,
         "config": config.spec.model_dump(mode="json"), "config_sha256": config.sha256, "seed": config.spec.seed,
+        "variety": config.spec.variety,
         "taxonomy": {"name": taxonomy.name, "version": taxonomy.version,
                      "tasks": {t: taxonomy.tasks[t].spec_hash for t in config.tasks},
                      "inputs": fp.tasks},  # task → hash of each input its rows depend on (provenance.py)

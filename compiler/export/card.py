@@ -110,6 +110,21 @@ def _yaml(value) -> str:
     return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
 
 
+VARIETY_MEANINGS = {
+    "none": "none: the plain look (one typeface, near-white backgrounds, no raster edits), as for a clean "
+            "evaluation set",
+    "mild": "mild: themes, fonts, textures, light raster edits (noise, blur, compression, slight warps) and canvas "
+            "size variety where a grammar declares a range",
+    "strong": "strong: the widest themes, fonts and textures, stronger raster edits (up to a photo-of-paper look) "
+              "and the full canvas size and aspect ranges the grammars declare",
+}
+
+
+def _variety_line(variety: str) -> str:
+    return (f"Visual variety: **{VARIETY_MEANINGS.get(variety, variety)}**. Variety draws only from the render "
+            f"stream: it never changes a state, an answer or a label, and witness geometry is in final-image pixels.")
+
+
 def render_card(manifest: dict, taxonomy) -> str:
     """The card's text. `manifest` is the build's manifest (without its card entry); the taxonomy gives each task's
     domain, answer type and contract."""
@@ -131,6 +146,7 @@ def render_card(manifest: dict, taxonomy) -> str:
         f"rows per split, and no image of a later split is within "
         f"{manifest['split_overlap']['near_duplicate_bits']} bits (256-bit dHash) of an image of the same task "
         f"in an earlier split.", "",
+        _variety_line(manifest.get("variety", "none")), "",
         "## Tasks", "",
         "| task | domain | answer type | contract | " + " | ".join(f"{s} rows" for s in splits) + " |",
         "|---|---|---|---|" + "---:|" * len(splits),

@@ -47,6 +47,9 @@ class BuildSpec(Model):
     # every task's final-answer convention (json, boxed, tag), overriding its contract's `format`: one taxonomy
     # serves models trained on different conventions
     answer_format: Literal["json", "boxed", "tag"] | None = None
+    # render-only visual variety (themes, raster edits, canvas size): none builds a clean evaluation set, mild or
+    # strong a varied training set from the same tasks; answers never depend on it
+    variety: Literal["none", "mild", "strong"] = "none"
 
 
 @dataclass
@@ -120,6 +123,8 @@ def load_build_config(path: Path, taxonomy) -> BuildConfig:
     dumped = spec.model_dump(mode="json")
     if dumped["answer_format"] is None:
         del dumped["answer_format"]  # configs without the override keep the hash they always had
+    if dumped["variety"] == "none":
+        del dumped["variety"]  # likewise: a config without variety hashes as before it existed
     canonical = json.dumps(dumped, sort_keys=True)
     return BuildConfig(spec, doc, tasks, counts, levels, hashlib.sha256(canonical.encode()).hexdigest())
 

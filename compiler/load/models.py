@@ -37,12 +37,23 @@ class Model(BaseModel):
 class Canvas(Model):
     width: int = Field(512, ge=64, le=2048)
     height: int = Field(384, ge=64, le=2048)
+    # Ranges a build with variety mild or strong samples the canvas from (undeclared: the canvas is fixed):
+    # `scale` multiplies the pixels per unit, `aspect` sets width/height at the same area (codegen.grammar checks).
+    scale: list[float] | None = None
+    aspect: list[float] | None = None
+
+
+class RasterSpec(Model):
+    """How far a build's raster edits may go on this grammar's pictures (render.raster)."""
+    strength: Literal["none", "mild", "strong"] = "strong"  # the most it allows: a build's variety is capped to it
+    skip: list[str] = []  # edits it opts out of, by name (render/raster.py EDITS)
 
 
 class RenderSpec(Model):
     canvas: Canvas = Canvas()
     # Font classes (render.typefaces.FONT_CLASSES) the scene's text may use when variety picks faces; all if unset.
     fonts: list[str] | None = None
+    raster: RasterSpec | None = None
     # A scene tree: frames, marks, guides, layers, panels, components (checked by codegen/scene.py).
     scene: dict[str, Any]
 

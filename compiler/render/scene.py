@@ -11,6 +11,7 @@ from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_RATIO, mark_is_hidden, text
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
+from .raster import apply_edits, draw_edits, strength_for
 from .theme import pick_theme
 
 MIN_MARK_PX = 2.0
@@ -25,18 +26,25 @@ class RenderResult:
     png: bytes
     render_map: dict[str, dict]
     decisions: dict
-    rgb: object = None  # the pixels the PNG encodes (numpy, height × width × 4, RGBA), kept for gates and hashes
+    rgb: object = None  # the pixels the PNG encodes (numpy, height × width × 4 RGBA, or × 3 RGB after raster
+    # edits), kept for gates and hashes
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
                  scale: float = 1.0, budget: Budget | None = None, variety: str = "none") -> RenderResult:
+    """`variety` (none, mild, strong) widens the theme, samples the canvas within the grammar's declared ranges
+    and applies raster edits; every choice comes from `rng` and is returned in the decisions. With "none" nothing
+    extra is drawn from the stream, so the picture is the plain one, byte for byte."""
     theme = pick_theme(rng, variety)
+    width, height, canvas = grammar.width, grammar.height, None
+    if variety != "none" and "canvas" not in state:  # a state that sets its own canvas keeps it
+        width, height, scale, canvas = pick_canvas(grammar, rng, variety, scale)
     env = {**state, "level": level, "vocab": vocab, "$budget": budget if budget is not None else Budget(),
            "$rng": rng}
     if grammar.fonts is not None:
         env["$fonts"] = grammar.fonts
-    env.setdefault("canvas", {"width": grammar.width, "height": grammar.height})
-    painter = Painter(grammar.width, grammar.height, theme, paths, scale)
+    env.setdefault("canvas", {"width": width, "height": height})
+    painter = Painter(width, height, theme, paths, scale)
     try:
         decisions = render_composed(grammar.scene, painter, paths, env)
     except PlacementFailed as exc:
@@ -44,10 +52,46 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
         raise RenderRejected(f"{exc}: placement") from None
     _check_legibility(painter)
     rgb = painter.pixels()
-    if painter.backdrop is not None:
+    if painter.backdrop is not None:  # themes and textures (variety): contrast measured before the raster edits
         _check_contrast(painter, rgb)
-    return RenderResult(encode_png(rgb), painter.render_map,
-                        {"theme": theme.to_trace(), "marks": painter.marks, **decisions}, rgb)
+    render_map = painter.render_map
+    extra, noisy = {}, False
+    if variety != "none":
+        edits = draw_edits(rng, strength_for(variety, grammar.raster_strength), grammar.raster_skip)
+        rgb, render_map = apply_edits(rgb, render_map, edits, theme.background)
+        extra, noisy = {"canvas": canvas, "raster": edits}, any(e["edit"] == "gauss" for e in edits)
+    return RenderResult(encode_png(rgb, noisy), render_map,
+                        {"theme": theme.to_trace(), "marks": painter.marks, **decisions, **extra}, rgb)
+
+
+# How much of a grammar's declared canvas range each variety uses (mild: half of it, around the plain canvas).
+RANGE_SHARE = {"mild": 0.5, "strong": 1.0}
+
+
+def pick_canvas(grammar: CompiledGrammar, rng, variety: str, scale: float) -> tuple[int, int, float, dict | None]:
+    """The canvas (logical width, height) and pixel scale for one render, within the grammar's declared ranges;
+    a grammar that declares none keeps its fixed canvas and draws nothing from the stream."""
+    if grammar.canvas_scale is None and grammar.canvas_aspect is None:
+        return grammar.width, grammar.height, scale, None
+    share = RANGE_SHARE[variety]
+
+    def within(bounds: tuple[float, float], centre: float) -> float:
+        lo, hi = bounds
+        mid = min(hi, max(lo, centre))  # shrink the range towards the plain value, kept inside the range
+        return round(rng.uniform(mid + (lo - mid) * share, mid + (hi - mid) * share), 4)
+
+    width, height = grammar.width, grammar.height
+    aspect = None
+    if grammar.canvas_aspect is not None:
+        aspect = within(grammar.canvas_aspect, width / height)
+        area = width * height  # same area, so marks keep their size and the layout its density
+        # within the bounds a declared canvas has (load.models.Canvas: 64..2048 a side)
+        width = min(2048, max(64, round(math.sqrt(area * aspect))))
+        height = min(2048, max(64, round(math.sqrt(area / aspect))))
+    factor = within(grammar.canvas_scale, 1.0) if grammar.canvas_scale is not None else 1.0
+    pixel_scale = min(4.0, max(0.25, scale * factor))
+    return width, height, pixel_scale, {"width": width, "height": height, "aspect": aspect, "scale": factor,
+                                        "pixel_scale": pixel_scale}
 
 
 def _check_legibility(p: Painter) -> None:

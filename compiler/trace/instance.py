@@ -23,6 +23,7 @@ from ..verify.score import FORMATS, format_instruction
 
 TRACE_FORMAT = "tessera.trace/1"
 RENDER_ATTEMPTS = 8
+VARIETIES = ("none", "mild", "strong")  # render-only visual variety; "none" is the plain look, byte for byte
 
 
 def canonical_json(value: Any) -> str:
@@ -141,11 +142,15 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
 
     `stream_seeds` replaces the derived seed of named streams (state, query, render, prompt); it exists to show that
     the streams are independent, and is recorded in the trace so replay rebuilds the same instance.
-    `answer_format` (json, boxed, tag) overrides the contract's final-answer convention; the label records it."""
+    `answer_format` (json, boxed, tag) overrides the contract's final-answer convention; the label records it.
+    `variety` (none, mild, strong) varies the picture only (theme, canvas, raster edits) from the render stream;
+    the trace records it (only when not "none", so plain traces keep their bytes)."""
     if not 0 <= level <= 9:
         raise TesseraError(f"level must be between 0 and 9, got {level}")
     if answer_format is not None and answer_format not in FORMATS:
         raise TesseraError(f"answer format must be one of {', '.join(FORMATS)}, got {answer_format!r}")
+    if variety not in VARIETIES:
+        raise TesseraError(f"variety must be one of {', '.join(VARIETIES)}, got {variety!r}")
     if not 0.25 <= image_scale <= 4.0:
         raise TesseraError(f"image scale must be between 0.25 and 4, got {image_scale}")
     vocab = vocab if vocab is not None else {}
@@ -195,8 +200,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
                                  f"({work.total} steps) before a legible render ({last_detail or 'no render yet'})")
         try:
             # Render attempts draw on the same total as states and programs: one sample ends in bounded work.
-            rendered = render_scene(grammar, state, level, vocab, r_rng, paths, image_scale, work.budget(),
-                                    variety=variety)
+            rendered = render_scene(grammar, state, level, vocab, r_rng, paths, image_scale, work.budget(), variety)
             break
         except RenderRejected as exc:
             reason = "render:" + str(exc).split(" ")[-1]  # "render:overlap", "render:canvas", ...
@@ -238,9 +242,12 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
         "answer": result.answer, "label": label, "witness": witness,
         "render": {"decisions": rendered.decisions, "render_attempts": render_attempt,
                    "render_map": rendered.render_map, "scale": image_scale,
-                   "width": round(grammar.width * image_scale), "height": round(grammar.height * image_scale)},
+                   # the final image's size: a varied canvas differs from the grammar's
+                   "width": int(rendered.rgb.shape[1]), "height": int(rendered.rgb.shape[0])},
         "prompt_template": template_index, "prompt": prompt,
         "versions": versions(), "hashes": hashes,
     }
+    if variety != "none":
+        trace["variety"] = variety
     return Instance(instance_id, task, rendered.png, prompt, result.answer, label, witness, trace,
                     {"attempts": attempt, "rejections": rejections}, rendered.rgb)

@@ -12,7 +12,7 @@ from ..errors import TesseraError
 from ..validate.untrusted import (INSTANCE_ID, MAX_IMAGE_BYTES, MAX_TRACE_BYTES, TASK_ID, UntrustedInput, check_name,
                                   check_row, is_int, read_bytes, read_json, shard_split, shown)
 from ..verify.score import FORMATS
-from .instance import TRACE_FORMAT, Instance, canonical_json, generate
+from .instance import TRACE_FORMAT, VARIETIES, Instance, canonical_json, generate
 
 # The environment that wrote the trace: a difference is reported as a note, never as a mismatch on its own.
 ENVIRONMENT = ("versions",)
@@ -66,6 +66,8 @@ def _check_inputs(trace) -> None:
     scale = render.get("scale", 1.0) if isinstance(render, dict) else None
     if not isinstance(scale, (int, float)) or isinstance(scale, bool):
         raise TesseraError("malformed trace: 'render.scale' should be a number")
+    if trace.get("variety", "none") not in VARIETIES:
+        raise TesseraError(f"malformed trace: 'variety' should be one of {', '.join(VARIETIES)}")
 
 
 def _answer_format(trace: dict) -> str:
@@ -91,7 +93,7 @@ def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
             diffs.append("hashes.grammar_spec: the grammar's YAML changed since this trace was written")
     inst = generate(task, trace["seed"], trace["level"], trace["query"] if trace.get("query_forced") else None,
                     taxonomy.vocab, trace.get("stream_overrides") or None, trace.get("render", {}).get("scale", 1.0),
-                    _answer_format(trace))
+                    _answer_format(trace), trace.get("variety", "none"))
     rebuilt = inst.trace
     # Every field, not a chosen few: a field we did not compare is a field someone could change unnoticed.
     keys = [k for k in rebuilt if k not in ENVIRONMENT] + sorted(k for k in trace if k not in rebuilt)

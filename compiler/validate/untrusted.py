@@ -349,7 +349,7 @@ def png_size(png: bytes) -> tuple[int, int] | None:
 
 
 def decode_png_bounded(png: bytes):
-    """The pixels of a PNG as our encoder writes it (RGB, 8 bits, filter 0), decompressing no more than its IHDR
+    """The pixels of a PNG as our encoder writes it (RGB, 8 bits, filter 0 or Up), decompressing no more than its IHDR
     promises, so a small file cannot inflate into gigabytes. UntrustedInput otherwise."""
     import struct
     import zlib
@@ -383,7 +383,14 @@ def decode_png_bounded(png: bytes):
     if len(raw) != expected:
         raise UntrustedInput(f"the image data holds {len(raw)} bytes, a {w}×{h} RGB image needs {expected}")
     pixels = np.frombuffer(raw, dtype=np.uint8).reshape(h, w * 3 + 1)
-    return pixels[:, 1:].reshape(h, w, 3)
+    filters = pixels[:, 0]
+    rows = pixels[:, 1:]
+    if (filters == 2).all():  # Up on every row: how render.png writes pictures with raster noise
+        rows = np.cumsum(rows, axis=0, dtype=np.uint8)
+    elif filters.any():
+        raise UntrustedInput("the image rows use PNG filters Tessera does not write (it writes 0 on every row, or 2 "
+                             "on every row)")
+    return rows.reshape(h, w, 3)
 
 
 def _string(value, limit: int) -> str | None:

@@ -1,0 +1,84 @@
+"""The cost of visual variety: instances/s per task with `variety: none` and `strong` (and `mild` with --mild), on
+the same seeds and levels, with the share of each instance's time spent encoding the PNG and in the raster edits.
+Prints a table and the overall ratio; asserts nothing (the goal: strong costs at most 2× none). Times are CPU
+seconds of this process (time.process_time: the work is single-threaded), so a busy shared machine skews them
+less than wall time would.
+
+    python bench/bench_variety.py                 # the default task mix, 40 instances per task per setting
+    python bench/bench_variety.py --count 100 --mild
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+TASKS = (
+    "charts.bar_chart.extremum_label", "charts.line_chart.largest_change", "charts.scatter_plot.count_above",
+    "shapes.shape_field.relation", "icons.icon_field.count_either", "graphs.weighted_graph.cheapest_route",
+    "symbolic.clock_row.elapsed_minutes", "boards.chess.move_count", "pages.data_table.cell_lookup",
+    "geometry.lattice_polygon.perimeter", "three_d.cube_stack.total_cubes",
+)
+
+
+class Timer:
+    """Wraps a function and adds its wall time to `seconds` (to split an instance's time by stage)."""
+
+    def __init__(self, fn):
+        self.fn, self.seconds = fn, 0.0
+
+    def __call__(self, *a, **k):
+        t0 = time.process_time()
+        try:
+            return self.fn(*a, **k)
+        finally:
+            self.seconds += time.process_time() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", default=str(Path(__file__).resolve().parent.parent))
+    ap.add_argument("--count", type=int, default=40)
+    ap.add_argument("--mild", action="store_true", help="also measure variety: mild")
+    args = ap.parse_args()
+    root = Path(args.root).resolve()
+    sys.path.insert(0, str(root))
+    from tessera.render import scene
+    from tessera.taxonomy import compile_taxonomy
+    from tessera.trace.instance import generate
+
+    png, edits = Timer(scene.encode_png), Timer(scene.apply_edits)
+    scene.encode_png, scene.apply_edits = png, edits  # render_scene looks both up in its module at call time
+    tax = compile_taxonomy(root)
+    settings = ["none", "mild", "strong"] if args.mild else ["none", "strong"]
+    tasks = [t for t in TASKS if t in tax.tasks]
+    print(f"{len(tasks)} tasks, {args.count} instances per task per setting (seeds 0..{args.count - 1}, "
+          f"level seed % 10)")
+    print(f"{'task':40} " + " ".join(f"{v + ' inst/s':>13} {'png%':>5} {'edit%':>5}" for v in settings)
+          + f" {'strong/none':>11}")
+    totals = {v: [0.0, 0.0, 0.0] for v in settings}  # seconds, png seconds, edit seconds
+    for tid in tasks:
+        task = tax.tasks[tid]
+        for v in settings:
+            generate(task, 0, 5, vocab=tax.vocab, variety=v)  # warm caches (fonts, parsers, grids)
+        cells, per = [], {}
+        for v in settings:
+            png.seconds = edits.seconds = 0.0
+            t0 = time.process_time()
+            for s in range(args.count):
+                generate(task, s, s % 10, vocab=tax.vocab, variety=v)
+            dt = time.process_time() - t0
+            per[v] = dt
+            for i, x in enumerate((dt, png.seconds, edits.seconds)):
+                totals[v][i] += x
+            cells.append(f"{args.count / dt:13.1f} {png.seconds / dt:5.0%} {edits.seconds / dt:5.0%}")
+        print(f"{tid:40} " + " ".join(cells) + f" {per['strong'] / per['none']:10.2f}×")
+    n = args.count * len(tasks)
+    print(f"{'all':40} " + " ".join(f"{n / t[0]:13.1f} {t[1] / t[0]:5.0%} {t[2] / t[0]:5.0%}"
+                                    for t in totals.values())
+          + f" {totals['strong'][0] / totals['none'][0]:10.2f}×")
+
+
+if __name__ == "__main__":
+    main()

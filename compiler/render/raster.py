@@ -1,0 +1,465 @@
+"""Raster edits after drawing: noise, blur, compression, warps, tone, vignetting, scan lines, a photo-of-paper look.
+
+Only a build's `variety: mild | strong` turns them on; a grammar can cap the strength or opt out of edits
+(render.raster). Every parameter comes from the render stream and lands in the trace, so replay redraws the same
+bytes. Nothing here uses numpy's random generators or BLAS: noise is a counter hash in integer arithmetic, the DCT
+and the legibility sums are exact integers (so their order cannot matter), and the few float steps (warp coordinates,
+the vignette map) are elementwise IEEE operations, which give the same bits on any machine. Parameters that need
+trigonometry or powers (the warp matrix, the tone table) are computed once per render in Python.
+
+Witness geometry moves with the picture: a warp is one homography, each mark's box becomes the hull of its four
+transformed corners, and its point the transformed point. After the edits every mark of the render map is checked
+against the clean picture (warped the same way): if its content no longer correlates with the drawing, or its
+contrast fell too far, the render is rejected and the instance draws again.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from .marks import RenderRejected
+
+# Applied in this order (a photo look combines warp, tone, vignette and noise with stronger bounds).
+EDITS = ("warp", "blur", "jpeg", "tone", "vignette", "scanlines", "gauss", "salt_pepper", "photo")
+LEVELS = {"none": 0, "mild": 1, "strong": 2}
+
+# Per strength: the chance each edit is drawn and the bounds of its parameters. These bounds are the promise the
+# README states; the legibility check is the backstop for unlucky combinations.
+BOUNDS = {
+    "mild": {
+        "warp": (0.45, {"angle": 1.2, "shear": 0.015, "persp": 0.015}),
+        "blur": (0.25, {"passes": 1}),
+        "tone": (0.6, {"brightness": 12.0, "contrast": 0.08, "gamma": 0.1}),
+        "vignette": (0.3, {"amount": 0.12}),
+        "scanlines": (0.1, {"depth": 0.05}),
+        "gauss": (0.3, {"sigma": 4.0}),
+        "salt_pepper": (0.15, {"fraction": 0.002}),
+        "jpeg": (0.3, {"quality": (65, 92)}),
+        "photo": (0.0, {}),
+    },
+    "strong": {
+        "warp": (0.5, {"angle": 3.0, "shear": 0.04, "persp": 0.04}),
+        "blur": (0.35, {"passes": 2}),
+        "tone": (0.75, {"brightness": 28.0, "contrast": 0.2, "gamma": 0.25}),
+        "vignette": (0.4, {"amount": 0.3}),
+        "scanlines": (0.2, {"depth": 0.1}),
+        "gauss": (0.35, {"sigma": 9.0}),
+        "salt_pepper": (0.25, {"fraction": 0.006}),
+        "jpeg": (0.35, {"quality": (35, 85)}),
+        "photo": (0.15, {"angle": 2.5, "persp": 0.07, "amount": 0.4, "sigma": 7.0}),
+    },
+}
+# Surfaces a photographed sheet lies on (the photo look fills the uncovered corners with one).
+SURFACES = [(92, 84, 76), (58, 60, 66), (120, 104, 86), (40, 42, 40)]
+
+MIN_CORRELATION = 0.5  # a mark's pixels against its clean drawing: below this, noise has drowned it
+MIN_GAIN = 0.45  # the share of a mark's contrast that must survive tone, vignette and blur
+FLAT_STD = 3.0  # a box whose clean drawing is this flat (per channel value) carries no readable detail to check
+PAD_PX = 2  # the check looks a little beyond each box, so a filled mark's edges count
+MIN_MARK_PX = 2.0
+
+
+def strength_for(variety: str, cap: str) -> str:
+    """The build's variety, capped by the grammar's render.raster strength."""
+    return variety if LEVELS[variety] <= LEVELS[cap] else cap
+
+
+def draw_edits(rng, strength: str, skip=()) -> list[dict]:
+    """The edits of one render and their parameters, from the render stream. No draws at all for `none`."""
+    if strength == "none":
+        return []
+    bounds = BOUNDS[strength]
+
+    def drawn(name: str) -> bool:
+        return name not in skip and bounds[name][0] > 0 and rng.random() < bounds[name][0]
+
+    def sym(limit: float) -> float:
+        return round(rng.uniform(-limit, limit), 4)
+
+    edits: list[dict] = []
+    if "warp" not in skip and drawn("photo"):  # a grammar that keeps its marks axis-aligned gets no photo either
+        b = bounds["photo"][1]
+        # A sheet photographed at a slant under uneven light: perspective, a surface around it, falloff, grain.
+        edits.append({"edit": "warp", "angle": sym(b["angle"]), "shear": 0.0, "px": sym(b["persp"]),
+                      "py": sym(b["persp"]), "fill": list(rng.choice(SURFACES)), "margin": 0.06})
+        edits.append(colour_safe_tone(rng.uniform(-18.0, 4.0), rng.uniform(0.85, 1.0), rng.uniform(0.95, 1.15)))
+        edits.append({"edit": "vignette", "amount": round(rng.uniform(0.5, 1.0) * b["amount"], 4)})
+        edits.append({"edit": "gauss", "sigma": round(rng.uniform(0.4, 1.0) * b["sigma"], 3),
+                      "seed": rng.next64()})
+        return edits
+    if drawn("warp"):
+        b = bounds["warp"][1]
+        edits.append({"edit": "warp", "angle": sym(b["angle"]), "shear": sym(b["shear"]), "px": sym(b["persp"]),
+                      "py": sym(b["persp"]), "fill": None, "margin": 0.0})
+    if drawn("blur"):
+        edits.append({"edit": "blur", "passes": rng.randint(1, bounds["blur"][1]["passes"])})
+    if drawn("jpeg"):
+        lo, hi = bounds["jpeg"][1]["quality"]
+        edits.append({"edit": "jpeg", "quality": rng.randint(lo, hi)})
+    if drawn("tone"):
+        b = bounds["tone"][1]
+        edits.append(colour_safe_tone(rng.uniform(-b["brightness"], b["brightness"]),
+                                      1.0 + rng.uniform(-b["contrast"], b["contrast"] / 2),
+                                      1.0 + rng.uniform(-b["gamma"], b["gamma"])))
+    if drawn("vignette"):
+        edits.append({"edit": "vignette", "amount": round(rng.uniform(0.3, 1.0) * bounds["vignette"][1]["amount"], 4)})
+    if drawn("scanlines"):
+        edits.append({"edit": "scanlines", "period": rng.randint(2, 4),
+                      "depth": round(rng.uniform(0.3, 1.0) * bounds["scanlines"][1]["depth"], 4)})
+    if drawn("gauss"):
+        edits.append({"edit": "gauss", "sigma": round(rng.uniform(0.25, 1.0) * bounds["gauss"][1]["sigma"], 3),
+                      "seed": rng.next64()})
+    if drawn("salt_pepper"):
+        edits.append({"edit": "salt_pepper",
+                      "fraction": round(rng.uniform(0.2, 1.0) * bounds["salt_pepper"][1]["fraction"], 5),
+                      "seed": rng.next64()})
+    return edits
+
+
+def _tone_value(v: int, brightness: float, contrast: float, gamma: float) -> int:
+    return round(min(255.0, max(0.0, ((v / 255) ** gamma * 255 - 128) * contrast + 128 + brightness)))
+
+
+@lru_cache(maxsize=4096)
+def colour_safe_tone(brightness: float, contrast: float, gamma: float) -> dict:
+    """A tone edit that keeps every shade of every named colour inside its colour word's reference window
+    (theme.HUE_WINDOWS), so "the red bar" stays red after the edit: the drawn deviation from no change, halved
+    until every shade keeps its word (no further draws from the stream), or no change at all."""
+    from .theme import SHADE_FAMILIES, color_word_of
+
+    shades = [(name, rgb) for family in SHADE_FAMILIES.values() for name, rgbs in family.items() for rgb in rgbs
+              if name in color_word_of(rgb)]
+    for k in (1.0, 0.5, 0.25, 0.0):
+        b, c, g = round(brightness * k, 2), round(1.0 + (contrast - 1.0) * k, 4), round(1.0 + (gamma - 1.0) * k, 4)
+        if all(name in color_word_of(tuple(_tone_value(v, b, c, g) for v in rgb)) for name, rgb in shades):
+            return {"edit": "tone", "brightness": b, "contrast": c, "gamma": g}
+    raise AssertionError("unreachable: no change keeps every colour")  # k = 0 is the identity
+
+
+# -- geometry -------------------------------------------------------------------------------------------------
+def _matmul3(a, b):
+    return [[sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+
+
+def _apply_h(h, x: float, y: float) -> tuple[float, float]:
+    d = h[2][0] * x + h[2][1] * y + h[2][2]
+    return (h[0][0] * x + h[0][1] * y + h[0][2]) / d, (h[1][0] * x + h[1][1] * y + h[1][2]) / d
+
+
+def _inverse3(m):
+    (a, b, c), (d, e, f), (g, h, i) = m
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    return [[(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det],
+            [(f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det],
+            [(d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det]]
+
+
+def homography(edit: dict, width: int, height: int) -> list[list[float]]:
+    """Pixel coordinates of the drawing → of the edited image: rotation, shear and perspective about the centre,
+    then shrunk about the centre just enough that the whole canvas (less `margin`) stays in the picture."""
+    cx, cy = width / 2, height / 2
+    t = math.radians(edit["angle"])
+    cos, sin = math.cos(t), math.sin(t)
+    rot = [[cos, -sin + edit["shear"] * cos, 0.0], [sin, cos + edit["shear"] * sin, 0.0], [0.0, 0.0, 1.0]]
+    persp = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [edit["px"] / cx, edit["py"] / cy, 1.0]]
+    h = _matmul3(persp, rot)  # in centred coordinates
+    corners = [_apply_h(h, x, y) for x, y in ((-cx, -cy), (cx, -cy), (cx, cy), (-cx, cy))]
+    room_x, room_y = cx * (1 - edit["margin"]) - 1.0, cy * (1 - edit["margin"]) - 1.0
+    s = min(1.0, *(room_x / abs(x) for x, _ in corners if x), *(room_y / abs(y) for _, y in corners if y))
+    shrink = [[s, 0.0, cx], [0.0, s, cy], [0.0, 0.0, 1.0]]  # scale, then back to pixel coordinates
+    return _matmul3(_matmul3(shrink, h), [[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]])
+
+
+@lru_cache(maxsize=8)
+def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    return xs + np.float32(0.5), ys + np.float32(0.5)  # pixel centres
+
+
+_LANES = np.uint32(0x00FF00FF)  # two 8-bit channels of a packed RGBA word, with room to multiply each by 256
+_HIGH = np.uint32(0xFF00FF00)
+_HALF = np.uint32(0x00800080)
+
+
+def _lerp(p: np.ndarray, q: np.ndarray, wq: np.ndarray) -> np.ndarray:
+    """(p·(256 − wq) + q·wq) / 256 per channel, rounded, on packed RGBA words (two channels per multiply)."""
+    wp = np.uint32(256) - wq
+    rb = (((p & _LANES) * wp + (q & _LANES) * wq + _HALF) >> np.uint32(8)) & _LANES
+    ag = (((p >> np.uint32(8)) & _LANES) * wp + ((q >> np.uint32(8)) & _LANES) * wq + _HALF) & _HIGH
+    return rb | ag
+
+
+def _warp(rgba: np.ndarray, hmat, fill) -> np.ndarray:
+    """Resample through the inverse homography, bilinear with 8-bit weights in integer arithmetic. The drawing gets
+    a one-pixel border of `fill` and coordinates are clamped into it, so whatever comes from outside the drawing is
+    `fill` (with an anti-aliased edge) without a mask. Coordinates are float32 elementwise (IEEE: the same bits on
+    every machine), then 24.8 fixed point."""
+    h, w, _ = rgba.shape
+    inv = [[np.float32(v) for v in row] for row in _inverse3(hmat)]
+    xs, ys = _grid(h, w)
+    col, row = xs[:1], ys[:, :1]  # pixel centres of one row and of one column: affine terms broadcast
+    sx = inv[0][0] * col + (inv[0][1] * row + inv[0][2])
+    sy = inv[1][0] * col + (inv[1][1] * row + inv[1][2])
+    if inv[2][0] != 0 or inv[2][1] != 0:
+        d = inv[2][0] * col + (inv[2][1] * row + inv[2][2])
+        sx, sy = sx / d, sy / d
+    W, H = w + 2, h + 2  # with the border; a source centre at x sits at x + 0.5 in padded pixel coordinates
+    fx = np.clip(sx * np.float32(256) + np.float32(128), 0, (W - 1) * 256 - 1).astype(np.int32)
+    fy = np.clip(sy * np.float32(256) + np.float32(128), 0, (H - 1) * 256 - 1).astype(np.int32)
+    wx, wy = (fx & 255).astype(np.uint32), (fy & 255).astype(np.uint32)
+    ia = (fy >> 8) * W + (fx >> 8)
+    padded = np.empty((H, W), dtype=np.uint32)
+    padded[:] = np.array([*fill, 255], dtype=np.uint8).view(np.uint32)[0]
+    padded[1:-1, 1:-1] = np.ascontiguousarray(rgba).view(np.uint32)[..., 0]
+    flat = padded.reshape(-1)
+    top = _lerp(flat.take(ia), flat.take(ia + 1), wx)
+    out = _lerp(top, _lerp(flat.take(ia + W), flat.take(ia + W + 1), wx), wy)
+    return out.view(np.uint8).reshape(h, w, 4)
+
+
+def _move_map(render_map: dict, hmat) -> dict:
+    moved = {}
+    for path, entry in render_map.items():
+        x0, y0, x1, y1 = entry["bbox"]
+        pts = [_apply_h(hmat, x, y) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+        px, py = _apply_h(hmat, *entry["point"])
+        moved[path] = {**entry, "bbox": [round(min(p[0] for p in pts), 2), round(min(p[1] for p in pts), 2),
+                                         round(max(p[0] for p in pts), 2), round(max(p[1] for p in pts), 2)],
+                       "point": [round(px, 2), round(py, 2)]}
+    return moved
+
+
+# -- photometric edits, on (h, w, 3) uint8 ---------------------------------------------------------------------
+def _hash32(seed: int, n: int) -> np.ndarray:
+    """n uniform 32-bit words from a counter hash (murmur3's finaliser): deterministic on every machine."""
+    x = np.arange(n, dtype=np.uint32) * np.uint32(0x9E3779B1) + np.uint32(seed & 0xFFFFFFFF)
+    x ^= np.uint32((seed >> 32) & 0xFFFFFFFF)
+    x ^= x >> np.uint32(16)
+    x *= np.uint32(0x85EBCA6B)
+    x ^= x >> np.uint32(13)
+    x *= np.uint32(0xC2B2AE35)
+    x ^= x >> np.uint32(16)
+    return x
+
+
+NOISE_TILE = 1024
+IRWIN_HALL_SD = 147.8  # sd of the sum of four uniform bytes: sqrt(4 (256² − 1) / 12)
+
+
+@lru_cache(maxsize=1)
+def _noise_tile() -> np.ndarray:
+    """A fixed tile of near-normal noise (int16, mean 0, sd ≈ 147.8): the sum of a hashed word's four bytes, minus
+    510. Each render reads a window of it at an offset from its own seed, which costs a slice, not a hash."""
+    words = _hash32(0x7E55E4A, NOISE_TILE * NOISE_TILE * 3)
+    total = (words & 255) + ((words >> 8) & 255) + ((words >> 16) & 255) + (words >> 24)
+    return (total.astype(np.int16) - 510).reshape(NOISE_TILE, NOISE_TILE, 3)
+
+
+def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+    h, w, _ = img.shape
+    tile = _noise_tile()
+    if h > NOISE_TILE or w > NOISE_TILE:
+        tile = np.tile(tile, (h // NOISE_TILE + 1, w // NOISE_TILE + 1, 1))
+    th, tw, _ = tile.shape
+    oy, ox = seed % (th - h + 1), (seed >> 24) % (tw - w + 1)
+    k = round(sigma / IRWIN_HALL_SD * 4096)  # fixed point: noise · k / 4096 has sd sigma
+    noise = (tile[oy:oy + h, ox:ox + w].astype(np.int32) * k) >> 12
+    return np.clip(img.astype(np.int32) + noise, 0, 255).astype(np.uint8)
+
+
+def _salt_pepper(img: np.ndarray, fraction: float, seed: int) -> np.ndarray:
+    h, w, _ = img.shape
+    n = round(fraction * h * w)
+    words = _hash32(seed, 2 * n)
+    out = img.copy()
+    flat = out.reshape(-1, 3)
+    where = words[:n] % np.uint32(h * w)
+    flat[where] = np.where((words[n:] & 1).astype(bool)[:, None], np.uint8(255), np.uint8(0))
+    return out
+
+
+def _blur(img: np.ndarray, passes: int) -> np.ndarray:
+    """Binomial [1 2 1]/4 (one pass) or [1 4 6 4 1]/16 (two) along each axis, in integers, edges repeated."""
+    r = passes
+    weights = [1, 2, 1] if passes == 1 else [1, 4, 6, 4, 1]
+    shift = 2 * passes
+    out = img.astype(np.uint16)
+    for axis in (0, 1):
+        pad = [(0, 0)] * 3
+        pad[axis] = (r, r)
+        p = np.pad(out, pad, mode="edge")
+        n = out.shape[axis]
+        acc = np.zeros(out.shape, dtype=np.uint16)
+        for i, wgt in enumerate(weights):
+            part = p[i:i + n] if axis == 0 else p[:, i:i + n]
+            acc += part * np.uint16(wgt) if wgt != 1 else part
+        out = (acc + np.uint16(1 << (shift - 1))) >> np.uint16(shift)
+    return out.astype(np.uint8)
+
+
+def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float) -> np.ndarray:
+    # One lookup table of 256 levels, computed in Python: the image needs only integer indexing.
+    lut = np.array([_tone_value(v, brightness, contrast, gamma) for v in range(256)], dtype=np.uint8)
+    return lut.take(img)  # take: several times faster than fancy indexing
+
+
+@lru_cache(maxsize=8)
+def _radius2(h: int, w: int) -> np.ndarray:
+    xs, ys = _grid(h, w)
+    return ((xs - w / 2) / (w / 2)) ** 2 + ((ys - h / 2) / (h / 2)) ** 2  # 0 at the centre, 2 in the corners
+
+
+def _per_channel(plane: np.ndarray) -> np.ndarray:
+    """An (h, w) plane as (h, w, 3), each value three times: broadcasting over a last axis of 3 runs numpy's inner
+    loop three elements at a time, several times slower than this copy."""
+    return np.repeat(plane.reshape(-1), 3).reshape(*plane.shape, 3)
+
+
+def _vignette(img: np.ndarray, amount: float) -> np.ndarray:
+    h, w, _ = img.shape
+    factor = ((np.float32(1) - np.float32(amount / 2) * _radius2(h, w)) * np.float32(256)).astype(np.uint16)
+    return ((img.astype(np.uint16) * _per_channel(factor) + np.uint16(128)) >> np.uint16(8)).astype(np.uint8)
+
+
+def _scanlines(img: np.ndarray, period: int, depth: float) -> np.ndarray:
+    out = img.copy()
+    k = np.uint16(round((1 - depth) * 256))
+    out[::period] = ((out[::period].astype(np.uint16) * k + np.uint16(128)) >> np.uint16(8)).astype(np.uint8)
+    return out
+
+
+_JPEG_LUMA = np.array([
+    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
+    14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99], dtype=np.int64).reshape(8, 8)
+# The 8-point DCT-II basis in fixed point (× 4096, rounded), applied in int64: every product and sum is exact, so
+# the result does not depend on summation order (and numpy's integer matmul never calls BLAS).
+DCT_ONE = 4096
+_DCT = np.array([[round(DCT_ONE * (math.sqrt(1 / 8) if u == 0 else math.sqrt(2 / 8))
+                        * math.cos((2 * k + 1) * u * math.pi / 16)) for k in range(8)] for u in range(8)],
+                dtype=np.int64)
+FLAT_BLOCK = 2  # a block whose values span at most this much keeps them (its AC terms would quantise to zero)
+
+
+def _blocks_apply(blocks: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """m · B · mᵀ for every 8×8 block B of (n, 8, 8), as two plain matrix products."""
+    n = blocks.shape[0]
+    rows = (blocks.reshape(n * 8, 8) @ m.T).reshape(n, 8, 8)  # B mᵀ
+    return (rows.transpose(0, 2, 1).reshape(n * 8, 8) @ m.T).reshape(n, 8, 8).transpose(0, 2, 1)
+
+
+def _round_div(a: np.ndarray, d) -> np.ndarray:
+    """a / d rounded half away from zero, in integers (d > 0)."""
+    return np.sign(a) * ((np.abs(a) + d // 2) // d)
+
+
+def _quantise(plane: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """JPEG's lossy step on one plane (int, values 0..255): 8×8 DCT, quantise with `table`, inverse DCT. Blocks
+    flat to within FLAT_BLOCK (most of a chart's background) are left as they are, which is most of the speed."""
+    h, w = plane.shape
+    ph, pw = -h % 8, -w % 8
+    x = np.pad(plane, ((0, ph), (0, pw)), mode="edge")
+    H, W = h + ph, w + pw
+    blocks = x.reshape(H // 8, 8, W // 8, 8).transpose(0, 2, 1, 3).reshape(-1, 8, 8)
+    flat64 = blocks.reshape(-1, 64)
+    busy = np.flatnonzero(flat64.max(axis=1) - flat64.min(axis=1) > FLAT_BLOCK)
+    if busy.size:
+        coef = _blocks_apply(blocks[busy].astype(np.int64) - 128, _DCT)  # scaled by DCT_ONE²
+        table_i = table.astype(np.int64)
+        q = _round_div(coef, table_i * DCT_ONE * DCT_ONE) * table_i
+        blocks[busy] = _round_div(_blocks_apply(q, _DCT.T), DCT_ONE * DCT_ONE) + 128  # blocks is a copy
+    back = blocks.reshape(H // 8, W // 8, 8, 8).transpose(0, 2, 1, 3).reshape(H, W)
+    return back[:h, :w]
+
+
+def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
+    """JPEG's lossy step without a codec, on luma: Y (JFIF fixed point), 8×8 DCT and quantisation with the standard
+    table at `quality` (libjpeg's scaling), inverse DCT; the change in Y is added to every channel, so blocking and
+    ringing show where JPEG puts them. Chroma is left alone (most of the cost, little of the look). Exact integer
+    arithmetic throughout."""
+    scale = 5000 // quality if quality < 50 else 200 - 2 * quality
+    luma = np.maximum((_JPEG_LUMA * scale + 50) // 100, 1)
+    c = img.astype(np.int32)
+    y = (19595 * c[..., 0] + 38470 * c[..., 1] + 7471 * c[..., 2] + 32768) >> 16
+    change = _quantise(y, luma) - y
+    return np.clip(c + _per_channel(change), 0, 255).astype(np.uint8)
+
+
+# -- the pipeline ---------------------------------------------------------------------------------------------
+PHOTOMETRIC = {
+    "blur": lambda img, e: _blur(img, e["passes"]),
+    "tone": lambda img, e: _tone(img, e["brightness"], e["contrast"], e["gamma"]),
+    "vignette": lambda img, e: _vignette(img, e["amount"]),
+    "scanlines": lambda img, e: _scanlines(img, e["period"], e["depth"]),
+    "gauss": lambda img, e: _gauss(img, e["sigma"], e["seed"]),
+    "salt_pepper": lambda img, e: _salt_pepper(img, e["fraction"], e["seed"]),
+    "jpeg": lambda img, e: _jpeg(img, e["quality"]),
+}
+
+
+def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], background) -> tuple[np.ndarray, dict]:
+    """The edited picture (h × w × 3 RGB uint8; no edits: `rgba` as it is) and the render map moved with it; RenderRejected when a mark of
+    the render map is no longer legible. Integer arithmetic throughout, so the bytes are the same everywhere."""
+    if not edits:
+        return rgba, render_map
+    h, w, _ = rgba.shape
+    moved = render_map
+    for e in edits:
+        if e["edit"] == "warp":
+            hmat = homography(e, w, h)
+            rgba = _warp(rgba, hmat, e["fill"] if e["fill"] is not None else background)
+            moved = _move_map(moved, hmat)
+    # the drawing after geometry only: what every photometric edit is measured against (contiguous: every step
+    # after reads it faster than a strided view of the RGBA picture)
+    clean = np.ascontiguousarray(rgba[..., :3])
+    out = clean
+    for e in edits:
+        if e["edit"] != "warp":
+            out = PHOTOMETRIC[e["edit"]](out, e)
+    check_legible(clean, out, moved, photometric=any(e["edit"] != "warp" for e in edits))
+    return out, moved
+
+
+def _half(img: np.ndarray) -> np.ndarray:
+    """Channel sum over 2×2 pixel cells (int64), the resolution the legibility check works at."""
+    h, w = img.shape[0] // 2 * 2, img.shape[1] // 2 * 2
+    c = img[:h, :w].astype(np.int32)
+    a = c[..., 0] + c[..., 1] + c[..., 2]  # explicit adds: a reduction over a 3-long axis is several times slower
+    return (a[0::2, 0::2] + a[1::2, 0::2] + a[0::2, 1::2] + a[1::2, 1::2]).astype(np.int64)
+
+
+def check_legible(clean: np.ndarray, edited: np.ndarray, render_map: dict, photometric: bool = True) -> None:
+    """Each mark's box (a little padded), edited against clean, on the channel sum of 2×2 cells: the content must
+    still correlate with the drawing and keep most of its contrast (exact integer sums until the ratios). Raises RenderRejected naming the first mark that fails. Geometry alone (photometric false) moves
+    marks without degrading them: only the bounds and sizes are checked then."""
+    h, w = edited.shape[:2]
+    if photometric:
+        ref, got = _half(clean), _half(edited)
+    for path, entry in render_map.items():
+        x0, y0, x1, y1 = entry["bbox"]
+        if x0 < -0.5 or y0 < -0.5 or x1 > w + 0.5 or y1 > h + 0.5:
+            raise RenderRejected(f"{path} falls outside the canvas after the raster edits: canvas")
+        if x1 - x0 < MIN_MARK_PX or y1 - y0 < MIN_MARK_PX:
+            raise RenderRejected(f"{path} is smaller than {MIN_MARK_PX} px after the raster edits: size")
+        if not photometric:
+            continue
+        # in 2×2 cells: the cells the padded box touches
+        a0, b0 = max(0, (int(x0) - PAD_PX) // 2), max(0, (int(y0) - PAD_PX) // 2)
+        a1, b1 = min(w // 2, (int(math.ceil(x1)) + PAD_PX + 1) // 2), min(h // 2, (int(math.ceil(y1)) + PAD_PX + 1) // 2)
+        n = (a1 - a0) * (b1 - b0)
+        if n < 4:
+            continue
+        r, g = ref[b0:b1, a0:a1], got[b0:b1, a0:a1]
+        s_r, s_g, s_rr, s_gg, s_rg = (int(v.sum()) for v in (r, g, r * r, g * g, r * g))
+        var_r = (s_rr * n - s_r * s_r) / (n * n)  # exact integers until this division
+        var_g = (s_gg * n - s_g * s_g) / (n * n)
+        cov = (s_rg * n - s_r * s_g) / (n * n)
+        if var_r < (12 * FLAT_STD) ** 2:  # 3 channels × 4 pixels summed: flat means under FLAT_STD per value
+            continue
+        corr = cov / math.sqrt(var_r * var_g) if var_g > 0 else 0.0
+        gain = cov / var_r
+        if corr < MIN_CORRELATION or gain < MIN_GAIN:
+            raise RenderRejected(f"{path} is no longer legible after the raster edits (correlation {corr:.2f}, "
+                                 f"contrast kept {gain:.2f}): illegible")

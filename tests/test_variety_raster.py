@@ -1,0 +1,484 @@
+"""Visual variety (issue 12, parts 4–6): raster edits after drawing, canvas scale and aspect, the `variety` setting.
+
+Measured on the pixels: witness boxes stay on their marks after every edit; an over-strong edit is rejected as
+illegible; the same seed gives the same bytes (in another process too), another render seed another picture with
+the same answer; mild and strong instances replay byte for byte; `variety: none` rebuilds instances made by the
+code before variety existed, byte for byte."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tessera.cli import main, write_instance
+from tessera.errors import CompileFailed, SamplingFailed, TesseraError
+from tessera.render import raster
+from tessera.render.marks import RenderRejected
+from tessera.render.png import decode_png_rgb
+from tessera.render.theme import COLORS
+from tessera.trace.instance import canonical_json, generate
+from tessera.trace.replay import replay_files, replay_trace
+from tests.conftest import ROOT
+
+BASELINE = ROOT / "tests" / "data" / "variety_none_baseline.json"
+
+
+def sha(data) -> str:
+    return hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
+
+
+# -- variety none: exactly the bytes before variety existed -----------------------------------------------------
+def test_variety_none_rebuilds_the_stored_instances(taxonomy):
+    for case in json.loads(BASELINE.read_text())["instances"]:
+        task = taxonomy.tasks[case["task"]]
+        for kwargs in ({}, {"variety": "none"}):
+            inst = generate(task, case["seed"], case["level"], vocab=taxonomy.vocab, **kwargs)
+            assert inst.instance_id == case["instance_id"], case["task"]
+            assert sha(inst.png) == case["image_sha256"], case["task"]
+            trace = {k: v for k, v in inst.trace.items() if k != "versions"}
+            assert sha(canonical_json(trace)) == case["trace_sha256"], case["task"]
+            assert "variety" not in inst.trace and "raster" not in inst.trace["render"]["decisions"]
+
+
+# -- determinism ------------------------------------------------------------------------------------------------
+DET_CASES = [("shapes.shape_field.count_matching", 2, "strong"), ("pages.data_table.cell_lookup", 4, "strong"),
+             ("charts.line_chart.largest_change", 1, "mild"), ("graphs.weighted_graph.cheapest_route", 2, "strong")]
+
+
+def test_same_seed_same_bytes_and_another_render_seed_another_picture(taxonomy):
+    for tid, seed, variety in DET_CASES:
+        task = taxonomy.tasks[tid]
+        a = generate(task, seed, 4, vocab=taxonomy.vocab, variety=variety)
+        b = generate(task, seed, 4, vocab=taxonomy.vocab, variety=variety)
+        assert a.png == b.png and canonical_json(a.trace) == canonical_json(b.trace)
+        assert a.trace["variety"] == variety and a.trace["render"]["decisions"]["raster"] is not None
+        plain = generate(task, seed, 4, vocab=taxonomy.vocab)
+        other = generate(task, seed, 4, vocab=taxonomy.vocab, variety=variety, stream_seeds={"render": 12345})
+        for inst in (plain, other):
+            assert inst.png != a.png
+            assert (inst.answer, inst.label, inst.prompt) == (a.answer, a.label, a.prompt)
+            assert inst.trace["state"] == a.trace["state"]
+
+
+def test_same_bytes_in_a_fresh_process(taxonomy):
+    """Caches (the noise tile, coordinate grids) must not carry state from one render into the next."""
+    code = ("import hashlib, sys; from compiler.taxonomy import compile_taxonomy; "
+            "from tessera.trace.instance import generate; t = compile_taxonomy(sys.argv[1]); "
+            "print(' '.join(hashlib.sha256(generate(t.tasks[k], int(s), 4, vocab=t.vocab, variety=v).png)"
+            ".hexdigest() for k, s, v in (a.split(',') for a in sys.argv[2:])))")
+    args = [f"{tid},{seed},{variety}" for tid, seed, variety in DET_CASES[:2]]
+    proc = subprocess.run([sys.executable, "-c", code, str(ROOT), *args], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    here = [sha(generate(taxonomy.tasks[t], s, 4, vocab=taxonomy.vocab, variety=v).png) for t, s, v in DET_CASES[:2]]
+    assert proc.stdout.split() == here
+
+
+def test_every_edit_is_deterministic_from_its_parameters():
+    rgba = _synthetic()[0]
+    for edits in _edit_cases():
+        a, _ = raster.apply_edits(rgba, {}, edits, (250, 250, 250))
+        b, _ = raster.apply_edits(rgba.copy(), {}, edits, (250, 250, 250))
+        assert a.tobytes() == b.tobytes(), edits
+        assert a.dtype == np.uint8 and a.shape == (*rgba.shape[:2], 3)
+        assert not np.array_equal(a, rgba[..., :3]), f"{edits} changed nothing"
+
+
+# -- witnesses stay on their marks ------------------------------------------------------------------------------
+MARKS = {"red": ((60, 50, 180, 130), (220, 40, 40)), "green": ((300, 80, 420, 150), (40, 160, 60)),
+         "blue": ((200, 220, 330, 330), (35, 95, 215)), "small": ((80, 280, 96, 296), (135, 60, 190))}
+
+
+def _synthetic():
+    rgba = np.full((384, 512, 4), 250, dtype=np.uint8)
+    rgba[..., 3] = 255
+    render_map = {}
+    for name, ((x0, y0, x1, y1), rgb) in MARKS.items():
+        rgba[y0:y1, x0:x1, :3] = rgb
+        render_map[name] = {"bbox": [x0, y0, x1, y1], "point": [(x0 + x1) / 2, (y0 + y1) / 2]}
+    return rgba, render_map
+
+
+def _edit_cases() -> list[list[dict]]:
+    """Every edit alone at the top of its strong bounds, a photo look, and a mixed chain."""
+    b = {k: v[1] for k, v in raster.BOUNDS["strong"].items()}
+    warp = {"edit": "warp", "angle": b["warp"]["angle"], "shear": b["warp"]["shear"], "px": b["warp"]["persp"],
+            "py": -b["warp"]["persp"], "fill": None, "margin": 0.0}
+    alone = {
+        "warp": warp,
+        "blur": {"edit": "blur", "passes": b["blur"]["passes"]},
+        "jpeg": {"edit": "jpeg", "quality": b["jpeg"]["quality"][0]},
+        "tone": {"edit": "tone", "brightness": -b["tone"]["brightness"], "contrast": 1 - b["tone"]["contrast"],
+                 "gamma": 1 + b["tone"]["gamma"]},
+        "vignette": {"edit": "vignette", "amount": b["vignette"]["amount"]},
+        "scanlines": {"edit": "scanlines", "period": 2, "depth": b["scanlines"]["depth"]},
+        "gauss": {"edit": "gauss", "sigma": b["gauss"]["sigma"], "seed": 99},
+        "salt_pepper": {"edit": "salt_pepper", "fraction": b["salt_pepper"]["fraction"], "seed": 7},
+    }
+    assert set(alone) | {"photo"} == set(raster.EDITS)  # a new edit must join this test
+    photo = [{**warp, "angle": -b["photo"]["angle"], "shear": 0.0, "px": b["photo"]["persp"],
+              "py": b["photo"]["persp"], "fill": [58, 60, 66], "margin": 0.06},
+             {"edit": "vignette", "amount": b["photo"]["amount"]},
+             {"edit": "gauss", "sigma": b["photo"]["sigma"], "seed": 5}]
+    return [[e] for e in alone.values()] + [photo, [warp, alone["blur"], alone["jpeg"], alone["gauss"]]]
+
+
+def _mark_box(img: np.ndarray, entry: dict, margin: int = 10) -> tuple[int, int, int, int]:
+    """The box of the pixels that have the mark's colour (as the edited picture shows it at the mark's point),
+    searched around the witness box; lone pixels (salt and pepper, noise) do not count."""
+    x0, y0, x1, y1 = entry["bbox"]
+    px, py = (int(v) for v in entry["point"])
+    ref = np.median(img[py - 2:py + 3, px - 2:px + 3, :3].reshape(-1, 3), axis=0)
+    a0, b0 = max(0, int(x0) - margin), max(0, int(y0) - margin)
+    win = img[b0:int(y1) + margin, a0:int(x1) + margin, :3].astype(int)
+    mask = np.abs(win - ref).max(axis=2) < 55
+    rows, cols = np.flatnonzero(mask.sum(axis=1) >= 3), np.flatnonzero(mask.sum(axis=0) >= 3)
+    return a0 + cols[0], b0 + rows[0], a0 + cols[-1] + 1, b0 + rows[-1] + 1
+
+
+def test_witness_boxes_stay_on_their_marks_after_every_edit():
+    rgba, render_map = _synthetic()
+    for edits in _edit_cases():
+        out, moved = raster.apply_edits(rgba, render_map, edits, (250, 250, 250))
+        geometric = any(e["edit"] == "warp" for e in edits)
+        assert (moved != render_map) == geometric
+        for name, entry in moved.items():
+            fx0, fy0, fx1, fy1 = _mark_box(out, entry)
+            x0, y0, x1, y1 = entry["bbox"]
+            # the coloured pixels fill the witness box (up to blur and resampling at the edges) and stay inside it
+            assert x0 - 1.5 <= fx0 <= x0 + 2.5 and y0 - 1.5 <= fy0 <= y0 + 2.5, (edits, name, entry, (fx0, fy0))
+            assert x1 - 2.5 <= fx1 <= x1 + 1.5 and y1 - 2.5 <= fy1 <= y1 + 1.5, (edits, name, entry, (fx1, fy1))
+            px, py = entry["point"]
+            assert x0 < px < x1 and y0 < py < y1
+
+
+def test_rotated_box_is_the_hull_of_the_turned_corners():
+    edit = {"edit": "warp", "angle": 3.0, "shear": 0.0, "px": 0.0, "py": 0.0, "fill": None, "margin": 0.0}
+    h = raster.homography(edit, 512, 384)
+    (entry,) = raster._move_map({"m": {"bbox": [100, 100, 300, 200], "point": [200, 150]}}, h).values()
+    s = h[0][0] / np.cos(np.radians(3))  # the shrink that keeps the turned canvas in the picture
+    assert 0.9 < s < 1.0
+    turned = [raster._apply_h(h, x, y) for x, y in ((100, 100), (300, 100), (300, 200), (100, 200))]
+    assert entry["bbox"] == [round(min(p[0] for p in turned), 2), round(min(p[1] for p in turned), 2),
+                             round(max(p[0] for p in turned), 2), round(max(p[1] for p in turned), 2)]
+    # the canvas corners land inside the picture: no mark can leave it
+    for x, y in ((0, 0), (512, 0), (512, 384), (0, 384)):
+        cx, cy = raster._apply_h(h, x, y)
+        assert 0 <= cx <= 512 and 0 <= cy <= 384
+
+
+def _nearest_colour_name(rgb) -> str:
+    return min(COLORS, key=lambda n: min(sum((a - b) ** 2 for a, b in zip(rgb, shade)) for shade in COLORS[n]))
+
+
+def test_witness_points_land_on_the_named_colour_in_a_real_task(taxonomy, monkeypatch):
+    """Warps and the photo look on a real scene: each shape's moved point is on a pixel of the shape's colour."""
+    task = taxonomy.tasks["shapes.shape_field.count_matching"]
+    cases = _edit_cases()
+    picked = [cases[0], cases[-2]]  # the strongest warp alone, the photo look
+    for i, edits in enumerate(picked):
+        monkeypatch.setattr("tessera.render.scene.draw_edits", lambda rng, strength, skip, e=edits: e)
+        inst = generate(task, 11 + i, 6, vocab=taxonomy.vocab, variety="strong")
+        img = decode_png_rgb(inst.png)
+        assert inst.trace["render"]["decisions"]["raster"] == edits
+        shapes = inst.trace["state"]["shapes"]
+        checked = 0
+        for k, shape in enumerate(shapes):
+            entry = inst.trace["render"]["render_map"].get(f"shapes[{k}]")
+            if entry is None or entry["bbox"][2] - entry["bbox"][0] < 12:
+                continue
+            x, y = (int(v) for v in entry["point"])
+            pixel = np.median(img[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3), axis=0)
+            assert _nearest_colour_name(pixel) == shape["color"], (k, shape, pixel)
+            checked += 1
+        assert checked >= 3
+        if inst.witness["kind"] != "scalar":
+            assert inst.witness["value"]  # witness geometry comes from the moved render map
+
+
+# -- legibility -------------------------------------------------------------------------------------------------
+def test_over_strong_edits_are_rejected_as_illegible():
+    rgba, render_map = _synthetic()
+    for over in ({"edit": "gauss", "sigma": 400.0, "seed": 1},
+                 {"edit": "tone", "brightness": 0.0, "contrast": 0.15, "gamma": 1.0},
+                 {"edit": "salt_pepper", "fraction": 0.7, "seed": 3}):
+        with pytest.raises(RenderRejected, match=r"no longer legible after the raster edits .*: illegible$"):
+            raster.apply_edits(rgba, render_map, [over], (250, 250, 250))
+    # the strongest bounded chains pass the same check
+    for edits in _edit_cases():
+        raster.apply_edits(rgba, render_map, edits, (250, 250, 250))
+
+
+def test_an_illegible_render_is_drawn_again_then_fails_with_a_message(taxonomy, monkeypatch):
+    task = taxonomy.tasks["charts.bar_chart.extremum_label"]
+    calls = []
+
+    def draw(rng, strength, skip):
+        calls.append(rng.draws)
+        if len(calls) == 1:  # the first draw is unreadable: the instance must draw its render again
+            return [{"edit": "gauss", "sigma": 400.0, "seed": 1}]
+        return raster.draw_edits(rng, strength, skip)
+
+    monkeypatch.setattr("tessera.render.scene.draw_edits", draw)
+    inst = generate(task, 3, 2, vocab=taxonomy.vocab, variety="strong")
+    assert inst.trace["render"]["render_attempts"] == 2
+    assert inst.trace["rejections"] == {"render:illegible": 1}
+    monkeypatch.setattr("tessera.render.scene.draw_edits", lambda rng, s, k: [{"edit": "gauss", "sigma": 400.0,
+                                                                              "seed": 1}])
+    with pytest.raises(SamplingFailed, match=r"no legible render in 8 attempts \(.* is no longer legible after "
+                                              r"the raster edits"):
+        generate(task, 3, 2, vocab=taxonomy.vocab, variety="strong")
+
+
+def test_drawn_edits_stay_in_their_bounds():
+    from tessera.sample.rng import Rng
+
+    seen = set()
+    for strength in ("mild", "strong"):
+        bounds = {k: v[1] for k, v in raster.BOUNDS[strength].items()}
+        rng = Rng(7)
+        for _ in range(300):
+            for e in raster.draw_edits(rng, strength):
+                seen.add((strength, e["edit"]))
+                if e["edit"] == "warp" and e["fill"] is None:
+                    assert abs(e["angle"]) <= bounds["warp"]["angle"] and abs(e["px"]) <= bounds["warp"]["persp"]
+                elif e["edit"] == "gauss":
+                    assert 0 < e["sigma"] <= max(bounds["gauss"]["sigma"], bounds["photo"].get("sigma", 0))
+                elif e["edit"] == "jpeg":
+                    lo, hi = bounds["jpeg"]["quality"]
+                    assert lo <= e["quality"] <= hi
+        assert raster.draw_edits(Rng(7), strength, skip=raster.EDITS) == []
+        no_warp = Rng(8)
+        assert all(e["edit"] != "warp" for _ in range(200) for e in raster.draw_edits(no_warp, strength, ("warp",)))
+    assert {e for s, e in seen if s == "strong"} == set(raster.EDITS) - {"photo"}
+    assert raster.draw_edits(Rng(7), "none") == []
+    assert raster.strength_for("strong", "mild") == "mild" and raster.strength_for("mild", "strong") == "mild"
+
+
+# -- replay -----------------------------------------------------------------------------------------------------
+def test_mild_and_strong_instances_replay_byte_for_byte(taxonomy, tmp_path):
+    for tid, seed, variety in DET_CASES:
+        inst = generate(taxonomy.tasks[tid], seed, 4, vocab=taxonomy.vocab, variety=variety)
+        _, _, trace_file = write_instance(inst, tmp_path / variety)
+        result = replay_files(trace_file, taxonomy)
+        assert result.ok and result.checked == ["trace", "png", "json"], result.differences
+    trace = dict(inst.trace, variety="mild")  # the strong one, said to be mild
+    result = replay_trace(trace, taxonomy)
+    assert not result.ok and "render: differs" in result.differences
+    with pytest.raises(TesseraError, match="malformed trace: 'variety' should be one of none, mild, strong"):
+        replay_trace(dict(inst.trace, variety="loud"), taxonomy)
+
+
+def test_cli_sample_with_variety_replays(capsys, tmp_path, taxonomy):
+    code = main(["--root", str(ROOT), "sample", "charts.bar_chart.sorted_labels", "--seed", "4", "--variety",
+                 "strong", "--out", str(tmp_path), "--json"])
+    info = json.loads(capsys.readouterr().out)
+    assert code == 0
+    (trace_file,) = [f for f in info["files"] if f.endswith(".trace.json")]
+    assert json.loads(open(trace_file).read())["variety"] == "strong"
+    assert main(["--root", str(ROOT), "replay", str(tmp_path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["matched"] == 1
+    with pytest.raises(SystemExit) as exit_info:  # argparse refuses a value outside its choices
+        main(["--root", str(ROOT), "sample", "charts.bar_chart.sorted_labels", "--seed", "4", "--variety", "loud",
+              "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'loud'" in capsys.readouterr().err
+    with pytest.raises(TesseraError, match="variety must be one of none, mild, strong, got 'loud'"):
+        generate(taxonomy.tasks["charts.bar_chart.sorted_labels"], 0, variety="loud")
+
+
+# -- grammars: declared canvas ranges and raster caps -----------------------------------------------------------
+def _edit_grammar(root, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_bad_render_variety_keys_are_positioned_errors(library_copy):
+    from tessera.taxonomy import compile_taxonomy
+
+    _edit_grammar(library_copy, "grammars/charts/bar_chart.yaml", "canvas: {width: 512, height: 384}",
+                  "canvas: {width: 512, height: 384, scale: [1.5, 1.2], aspect: [0.2, 1.0]}")
+    _edit_grammar(library_copy, "grammars/charts/line_chart.yaml", "render:\n",
+                  "render:\n  raster: {strength: extreme}\n")
+    _edit_grammar(library_copy, "grammars/shapes/shape_field.yaml", "render:\n",
+                  "render:\n  raster: {skip: [blur, wobble]}\n")
+    with pytest.raises(CompileFailed) as info:
+        compile_taxonomy(library_copy)
+    text = str(info.value)
+
+    def line(rel: str, needle: str) -> int:  # where the edit landed (the grammars themselves move on)
+        return (library_copy / rel).read_text().splitlines().index(needle) + 1
+
+    bar = line("grammars/charts/bar_chart.yaml",
+               "  canvas: {width: 512, height: 384, scale: [1.5, 1.2], aspect: [0.2, 1.0]}")
+    assert (f"grammars/charts/bar_chart.yaml:{bar}:44: error: render.canvas.scale must be [lo, hi] with 0.5 ≤ lo ≤ "
+            f"hi ≤ 2.0, got [1.5, 1.2]") in text
+    assert (f"grammars/charts/bar_chart.yaml:{bar}:64: error: render.canvas.aspect must be [lo, hi] with 0.5 ≤ lo ≤ "
+            f"hi ≤ 2.0, got [0.2, 1.0]") in text
+    assert (f"grammars/charts/line_chart.yaml:{line('grammars/charts/line_chart.yaml', '  raster: {strength: extreme}')}"
+            f":22: error: expected 'none', 'mild' or 'strong', got string 'extreme'") in text
+    assert (f"grammars/shapes/shape_field.yaml:{line('grammars/shapes/shape_field.yaml', '  raster: {skip: [blur, wobble]}')}"
+            ":25: error: unknown raster edit 'wobble' (edits: warp, blur, jpeg, tone, vignette, scanlines, gauss, "
+            "salt_pepper, photo)") in text
+
+
+def test_canvas_scale_and_aspect_vary_within_the_declared_range(library_copy, monkeypatch):
+    from tessera.taxonomy import compile_taxonomy
+
+    _edit_grammar(library_copy, "grammars/charts/bar_chart.yaml", "canvas: {width: 512, height: 384}",
+                  "canvas: {width: 512, height: 384, scale: [0.8, 1.5], aspect: [0.75, 1.6]}\n"
+                  "  raster: {strength: mild, skip: [jpeg]}")
+    monkeypatch.chdir(library_copy)
+    tax = compile_taxonomy(library_copy)
+    task = tax.tasks["charts.bar_chart.extremum_label"]
+    plain = generate(task, 1, 3, vocab=tax.vocab)
+    assert (plain.trace["render"]["width"], plain.trace["render"]["height"]) == (512, 384)
+    sizes = set()
+    for seed in range(6):
+        inst = generate(task, seed, 3, vocab=tax.vocab, variety="strong")
+        r = inst.trace["render"]
+        canvas = r["decisions"]["canvas"]
+        img = decode_png_rgb(inst.png)
+        assert img.shape[:2] == (r["height"], r["width"])
+        assert 0.8 <= canvas["scale"] <= 1.5 and 0.75 <= canvas["aspect"] <= 1.6
+        assert r["width"] == round(canvas["width"] * canvas["pixel_scale"])
+        assert abs(canvas["width"] / canvas["height"] - canvas["aspect"]) < 0.02
+        assert all(e["edit"] not in ("jpeg", "photo") for e in r["decisions"]["raster"])  # capped and skipped
+        for entry in r["render_map"].values():  # witnesses in final-image pixels
+            x0, y0, x1, y1 = entry["bbox"]
+            assert 0 <= x0 < x1 <= r["width"] + 0.5 and 0 <= y0 < y1 <= r["height"] + 0.5
+        assert inst.answer == generate(task, seed, 3, vocab=tax.vocab).answer
+        assert replay_trace(inst.trace, tax).ok
+        sizes.add((r["width"], r["height"]))
+    assert len(sizes) == 6
+    # mild uses the middle half of each range, around the plain canvas
+    for seed in range(4):
+        canvas = generate(task, seed, 3, vocab=tax.vocab, variety="mild").trace["render"]["decisions"]["canvas"]
+        assert 0.9 <= canvas["scale"] <= 1.25 and 0.75 <= canvas["aspect"] <= 1.47
+
+
+# -- builds: the config key, manifest and card ------------------------------------------------------------------
+def test_build_config_variety_key(taxonomy, tmp_path):
+    from tessera.export.card import render_card
+    from tessera.export.config import load_build_config
+
+    base = "build: tiny\nseed: 3\nselect: {tasks: [charts.bar_chart.sorted_labels]}\nper_task: {train: 2}\n"
+    paths = {}
+    for name, extra in (("plain", ""), ("none", "variety: none\n"), ("strong", "variety: strong\n"),
+                        ("bad", "variety: loud\n")):
+        paths[name] = tmp_path / f"{name}.yaml"
+        paths[name].write_text(base + extra)
+    plain, none, strong = (load_build_config(paths[k], taxonomy) for k in ("plain", "none", "strong"))
+    assert plain.sha256 == none.sha256 != strong.sha256  # configs without variety keep their hash
+    assert strong.spec.variety == "strong" and plain.spec.variety == "none"
+    with pytest.raises(CompileFailed) as info:
+        load_build_config(paths["bad"], taxonomy)
+    assert f"{paths['bad']}:5:10: error:" in str(info.value) and "loud" in str(info.value)
+    from tessera.export.build import plan
+
+    items = plan(strong, taxonomy)["train"]
+    assert {it.variety for it in items} == {"strong"}
+    manifest = {"build": "tiny", "summary": "", "variety": "strong", "taxonomy": {"name": "t", "version": "1"},
+                "splits": {"train": {"rows": 2, "files": [], "per_task": {"charts.bar_chart.sorted_labels": 2}}},
+                "split_overlap": {"near_duplicate_bits": 12}, "config": {}, "seed": 3, "config_sha256": "c" * 64,
+                "code_sha256": "d" * 64}
+    card = render_card(manifest, taxonomy)
+    assert "Visual variety: **strong: " in card
+    assert "Visual variety: **none: " in render_card({**manifest, "variety": "none"}, taxonomy)
+
+
+# -- gallery: one instance under several styles -----------------------------------------------------------------
+def test_style_sheet_shows_one_instance_in_several_styles(taxonomy, capsys, tmp_path):
+    from PIL import Image
+
+    from tessera.gallery import style_instances
+
+    instances = style_instances(taxonomy.tasks["shapes.shape_field.count_matching"], 5, 3, taxonomy.vocab, 6)
+    assert len({i.png for i in instances}) == 6 and len({json.dumps(i.answer) for i in instances}) == 1
+    assert "variety" not in instances[0].trace and {i.trace.get("variety") for i in instances[1:]} == {"strong"}
+    out = tmp_path / "sheet.png"
+    code = main(["--root", str(ROOT), "styles", "shapes.shape_field.count_matching", "--seed", "5", "--level", "3",
+                 "--styles", "6", "--columns", "3", "--out", str(out), "--json"])
+    info = json.loads(capsys.readouterr().out)
+    assert code == 0 and info["instances"] == [i.instance_id for i in instances]
+    assert Image.open(out).size == (3 * 366 + 6, 2 * 286 + 6)
+    assert main(["--root", str(ROOT), "styles", "shapes.shape_field.count_matching", "--seed", "5", "--styles", "0",
+                 "--out", str(out)]) == 1
+    assert "styles must be between 1 and 64, got 0" in capsys.readouterr().err
+
+
+def test_a_strong_build_validates_and_replays(taxonomy, tmp_path):
+    """Noisy pictures are written with PNG's Up filter: the dataset validator's bounded decoder reads them too."""
+    from tessera.export.build import build
+    from tessera.export.config import load_build_config
+    from tessera.trace.replay import replay_dataset
+    from tessera.validate.dataset import validate_dataset
+
+    cfg = tmp_path / "strong.yaml"
+    cfg.write_text("build: strong\nseed: 3\nselect: {tasks: [shapes.shape_field.count_matching]}\n"
+                   "per_task: {train: 4, test: 1}\nvariety: strong\n")
+    out = tmp_path / "ds"
+    result = build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
+    assert result.manifest["variety"] == "strong" and result.manifest["config"]["variety"] == "strong"
+    assert "Visual variety: **strong: " in (out / "README.md").read_text()
+    report = validate_dataset(out)
+    assert report.ok, report.problems
+    replays = replay_dataset(out, ROOT)
+    assert len(replays) == 5 and all(r.ok for r in replays)
+    import pyarrow.parquet as pq
+
+    rows = [r for f in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
+    traces = [json.loads(r["trace"]) for r in rows]
+    assert {t["variety"] for t in traces} == {"strong"}
+    # at least one noisy (Up-filtered) picture went through the gates, the validator and replay
+    assert any(e["edit"] == "gauss" for t in traces for e in t["render"]["decisions"]["raster"])
+
+
+def test_the_bounded_decoder_reads_up_filtered_pngs_and_refuses_other_filters():
+    from tessera.render.png import encode_png
+    from tessera.validate.untrusted import UntrustedInput, decode_png_bounded
+
+    pixels = np.random.RandomState(3).randint(0, 256, (20, 30, 3)).astype(np.uint8)
+    for noisy in (False, True):
+        assert (decode_png_bounded(encode_png(pixels, noisy)) == pixels).all()
+        assert (decode_png_rgb(encode_png(pixels, noisy)) == pixels).all()
+    import struct
+    import zlib
+
+    raw = np.zeros((20, 30 * 3 + 1), dtype=np.uint8)
+    raw[::2, 0] = 1  # Sub on every other row: not what Tessera writes
+    body = zlib.compress(raw.tobytes())
+    png = encode_png(pixels)
+    ihdr_end = 8 + 12 + 13
+    chunk = struct.pack(">I", len(body)) + b"IDAT" + body + struct.pack(">I", zlib.crc32(b"IDAT" + body))
+    forged = png[:ihdr_end] + chunk + png[-12:]
+    with pytest.raises(UntrustedInput, match="the image rows use PNG filters Tessera does not write"):
+        decode_png_bounded(forged)
+
+
+def test_tone_edits_never_move_a_named_colour_out_of_its_word():
+    """Brightness, contrast and gamma at the corners of the strong bounds: every shade of every colour family still
+    reads as its colour word after the edit the stream would apply (the deviation is halved until it does)."""
+    from tessera.render.raster import _tone_value, colour_safe_tone
+    from tessera.render.theme import SHADE_FAMILIES, color_word_of
+
+    shades = [(n, rgb) for fam in SHADE_FAMILIES.values() for n, rgbs in fam.items() for rgb in rgbs]
+    reduced = 0
+    for b in (-28.0, 0.0, 28.0):
+        for c in (0.8, 1.0, 1.1):
+            for g in (0.75, 1.0, 1.25):
+                e = colour_safe_tone(b, c, g)
+                reduced += (e["brightness"], e["contrast"], e["gamma"]) != (b, c, g)
+                for name, rgb in shades:
+                    if name in color_word_of(rgb):
+                        edited = tuple(_tone_value(v, e["brightness"], e["contrast"], e["gamma"]) for v in rgb)
+                        assert name in color_word_of(edited), (name, rgb, e)
+    assert reduced > 0  # the bounds do reach colours that would change word: the check is doing work
+    assert colour_safe_tone(0.0, 1.0, 1.0) == {"edit": "tone", "brightness": 0.0, "contrast": 1.0, "gamma": 1.0}
