@@ -81,6 +81,13 @@ class ItemResult:
     error: str = ""
 
 
+def leak_key(task: str, answer_json: str) -> str:
+    """What a later split must not repeat: a near-identical picture of the same task *with the same answer* (a model
+    that memorised the training row would answer it right without looking). Pictures of a task that differ only
+    slightly but have other answers (a gauge's needle a few degrees on) are what the task is about, not a leak."""
+    return f"{task}\0{answer_json}"
+
+
 def item_seed(item: Item, attempt: int) -> int:
     key = f"tessera/build/{item.dataset_seed}/{item.split}/{item.task}/{item.index}/{attempt}"
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
@@ -113,7 +120,7 @@ _WORKER: dict = {}
 
 def init_worker(root: str, reject_hashes: dict[str, list[bytes]], near_bits: int, max_retries: int,
                 expected: dict | None = None) -> None:
-    """reject_hashes: task → image hashes of that task in earlier splits (a later split keeps away from them).
+    """reject_hashes: leak_key(task, answer) → image hashes in earlier splits (a later split keeps away from them).
     expected: the build's code hash and task inputs; a worker that compiles the library itself (spawn, Ray)
     checks it built the same, so an edit made while the build runs cannot slip into some of its rows."""
     from ..taxonomy import compile_taxonomy
@@ -193,12 +200,13 @@ def build_item(item: Item) -> ItemResult:
             last = ", ".join(reasons)
             continue
         h = dhash(inst.rgb, gate_input.gray())
-        if item.split_index > 0 and nearest_distance(h, _WORKER["reject"].get(item.task, [])) <= _WORKER["bits"]:
+        row = instance_row(inst, item.split, h)
+        if item.split_index > 0 and nearest_distance(h, _WORKER["reject"].get(leak_key(item.task, row["answer"]), [])) \
+                <= _WORKER["bits"]:
             rejections["near_duplicate_of_earlier_split"] += 1
             last = "near duplicate of an earlier split"
             continue
-        return ItemResult(item, instance_row(inst, item.split, h), dict(rejections), dict(retries), attempt + 1,
-                          time.perf_counter() - start)
+        return ItemResult(item, row, dict(rejections), dict(retries), attempt + 1, time.perf_counter() - start)
     return ItemResult(item, None, dict(rejections), dict(retries), _WORKER["retries"] + 1,
                       time.perf_counter() - start, last)
 
@@ -328,7 +336,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
         stale.unlink()
 
     stats: dict[str, TaskStats] = defaultdict(TaskStats)
-    earlier_hashes: dict[str, list[bytes]] = defaultdict(list)  # task → image hashes in earlier splits
+    earlier_hashes: dict[str, list[bytes]] = defaultdict(list)  # leak_key → image hashes in earlier splits
     files: dict[str, list[dict]] = {}
     failures: list[ItemResult] = []
     resumed = written = 0
@@ -342,7 +350,8 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
             for sh in shards:
                 if sh.name in reusable:
                     resumed += 1
-                    split_hashes.extend((r["task"], r["phash"]) for r in read_rows(data / sh.name, ["task", "phash"]))
+                    split_hashes.extend((leak_key(r["task"], r["answer"]), r["phash"])
+                                        for r in read_rows(data / sh.name, ["task", "answer", "phash"]))
                     _absorb_stats(stats, reusable[sh.name])
                     if progress:
                         progress.advance(job, len(sh.items))
@@ -368,12 +377,12 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
                         _write_jsonl(out, split, sh.name, rows)
                     write_shard(rows, data / sh.name, fp.record(sh.tasks))
                     written += 1
-                    split_hashes.extend((r["task"], r["phash"]) for r in rows)
+                    split_hashes.extend((leak_key(r["task"], r["answer"]), r["phash"]) for r in rows)
                     _absorb_stats(stats, {t: s.to_json() for t, s in shard_stats.items()})
                     for res in results:
                         stats[res.item.task].seconds += res.seconds
-            for tid, h in split_hashes:
-                earlier_hashes[tid].append(h)
+            for key, h in split_hashes:
+                earlier_hashes[key].append(h)
             files[split] = [{"name": sh.name} for sh in shards]
     except WorkerDied as exc:
         raise WorkerDied(f"{exc}; {_kept(out, resumed + written)}\n{_DEATH_HINT}") from None
@@ -638,7 +647,8 @@ def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, 
         "split_overlap": {"shared_instance_ids": shared,
                           "near_duplicate_bits": config.spec.near_duplicate_bits,
                           "rule": "every image of a later split is more than near_duplicate_bits (256-bit dHash "
-                                  "Hamming distance) from every image of the same task in earlier splits"},
+                                  "Hamming distance) from every image of the same task with the same answer in "
+                                  "earlier splits"},
     }
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..export.build import MANIFEST, STATE_DIR
+from ..export.build import MANIFEST, STATE_DIR, leak_key
 from ..export.card import check_card
 from ..export.rows import SCHEMA
 from .gates import GateInput, run_gates
@@ -96,7 +96,8 @@ def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
         tasks |= set(per_task)
         near = sum(1 for t, h in hashes if nearest_distance(h, earlier.get(t, [])) <= bits)
         if near:
-            rep.problems.append(f"split {split}: {near} image(s) within {bits} bits of an earlier split's image")
+            rep.problems.append(f"split {split}: {near} image(s) within {bits} bits of an earlier split's image of "
+                                f"the same task with the same answer")
         for other, other_ids in ids_by_split.items():
             shared = len(ids & other_ids)
             if shared:
@@ -148,7 +149,7 @@ def _check_row(rep, where, split, row, ids, per_task, hashes) -> None:
         return
     if dhash(rgb) != row["phash"]:
         rep.problems.append(f"{where}: phash column does not match the image")
-    hashes.append((row["task"], row["phash"]))
+    hashes.append((leak_key(row["task"], row["answer"]), row["phash"]))  # the build's split rule
     try:
         reasons = run_gates(GateInput(png, row["prompt"], answer, label, witness, r["width"], r["height"], rgb))
     except Exception as exc:  # noqa: BLE001 - a crafted label or witness may hold any JSON; report it, never raise
