@@ -31,7 +31,7 @@ from ..trace.instance import canonical_json, generate, versions
 from ..validate.gates import GateInput, run_gates
 from ..validate.phash import dhash, nearest_distance
 from .card import write_card
-from .config import BuildConfig
+from .config import BalanceSpec, BuildConfig, options_only_rules
 from .provenance import Fingerprint, differences, fingerprint, read_record, record_sha256
 from .rows import discard, instance_row, read_rows, shard_name, write_shard
 
@@ -67,6 +67,7 @@ class Item:
     dataset_seed: int
     image_scale: float = 1.0
     answer_format: str | None = None  # the build's override of each contract's convention
+    balance: str | None = None  # canonical JSON of the item's balance target (export.balance); None: unbalanced
 
 
 @dataclass
@@ -103,7 +104,17 @@ def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
                 items.append(Item(split, si, tid, i, level, tuple(query.items()), config.spec.seed,
                                   config.spec.image.scale, config.spec.answer_format))
         out[split] = items
+    rules = options_only_rules(config.spec)
+    if config.spec.balance is not None or rules:
+        from .balance import assign_targets
+
+        policy = config.spec.balance or BalanceSpec()
+        out = {split: assign_targets(items, taxonomy, policy, config.spec.seed, rules) for split, items in out.items()}
     return out
+
+
+# seeds an item tries with its target before it gives the target up (a class its level cannot produce)
+TARGET_SEEDS = 3
 
 
 # -- the worker side ------------------------------------------------------------------------------------------
@@ -173,10 +184,15 @@ def build_item(item: Item) -> ItemResult:
     retries: Counter = Counter()
     start = time.perf_counter()
     last = ""
+    balance = json.loads(item.balance) if item.balance else None
     for attempt in range(_WORKER["retries"] + 1):
+        if balance and "target" in balance and attempt == TARGET_SEEDS:
+            # Deterministic like everything here: the row says (no target in its trace) and the manifest counts it.
+            balance = {k: v for k, v in balance.items() if k != "target"} or None
+            rejections["balance:target_given_up"] += 1
         try:
             inst = generate(task, item_seed(item, attempt), item.level, dict(item.query), tax.vocab,
-                            image_scale=item.image_scale, answer_format=item.answer_format)
+                            image_scale=item.image_scale, answer_format=item.answer_format, balance=balance)
         except SamplingFailed as exc:
             rejections["sampling_failed"] += 1
             last = str(exc)
