@@ -341,6 +341,36 @@ def cmd_validate(args) -> int:
     return EXIT_OK if rep.ok else EXIT_FAIL
 
 
+def cmd_audit(args) -> int:
+    from .validate.audit import AuditInputError, parse_threshold_args, run_audit
+    from .validate.audit_html import headline_rows
+    from .validate.untrusted import UntrustedInput
+
+    try:
+        overrides = parse_threshold_args(args.threshold)
+        with _progress() as progress:
+            result = run_audit(Path(args.dataset), Path(args.out), overrides, progress)
+    except (AuditInputError, UntrustedInput) as exc:  # the dataset or a threshold, not the audit, is at fault
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    from rich.table import Table
+
+    con = _console()
+    table = Table(title=f"audit of {escape(str(result.report['build']))}")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for name, value in headline_rows(result.report):
+        table.add_row(name, escape(value))
+    con.print(table)
+    for v in result.violations[:60]:
+        con.print(f"[red]exceeded[/] {v['threshold']}: {escape(v['task'])}: {escape(v['detail'])}")
+    if len(result.violations) > 60:
+        con.print(f"... and {len(result.violations) - 60} more (audit.json lists them all)")
+    con.print(f"wrote {escape(str(Path(args.out) / 'index.html'))} and audit.json"
+              + ("; within every threshold" if result.ok else f"; {len(result.violations)} threshold(s) exceeded"))
+    return EXIT_OK if result.ok else EXIT_FAIL
+
+
 # -- score ------------------------------------------------------------------------------------------------------
 def cmd_score(args) -> int:
     from .validate.untrusted import (MAX_RESPONSE_BYTES, MAX_TRACE_BYTES, UntrustedInput, read_json, read_stdin_text,
@@ -411,6 +441,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("dataset")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_validate)
+
+    c = sub.add_parser("audit", help="audit a dataset for shortcuts: answer balance, text-only and options-only "
+                                     "baselines, image and level diversity; HTML + JSON report")
+    c.add_argument("dataset")
+    c.add_argument("--out", required=True, help="folder for index.html, audit.json and the hash cache")
+    c.add_argument("--threshold", action="append", metavar="NAME=VALUE",
+                   help="override a threshold (options_only_margin, yes_share_min, yes_share_max, top_share_floor, "
+                        "top_share_per_k, level_growth, min_rows); repeatable")
+    c.set_defaults(fn=cmd_audit)
 
     c = sub.add_parser("score", help="score a response against a verifier label")
     c.add_argument("label", help="label JSON (or an instance .json holding one)")
