@@ -55,9 +55,10 @@ def policy_kind(task, policy: BalanceSpec) -> str | None:
 
 
 def option_count(prompt: str) -> int:
-    """Options listed in a prompt as `A. …` lines (as gates.gate_unique reads them)."""
-    lines = [ln.strip() for ln in prompt.splitlines()]
-    return sum(1 for ln in lines if len(ln) > 2 and ln[0].isupper() and ln[1] == "." and ln[2] == " ")
+    """Options a prompt lists (`A. …` lines), read as the options-only rules and the audit read them."""
+    from ..validate.shortcuts import option_texts
+
+    return len(option_texts({"prompt": prompt, "answer_type": "option"}) or [])
 
 
 def pilot(task, level: int, queries: list[dict], vocab: dict, dataset_seed: int, samples: int,

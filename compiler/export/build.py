@@ -642,7 +642,7 @@ def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, 
     shared = {f"{a}/{b}": len(ids[a] & ids[b]) for i, a in enumerate(names) for b in names[i + 1:]}
     return {
         "format": DATASET_FORMAT, "build": config.spec.build, "summary": config.spec.summary,
-        "config": config.spec.model_dump(mode="json"), "config_sha256": config.sha256, "seed": config.spec.seed,
+        "config": config.spec.recorded(), "config_sha256": config.sha256, "seed": config.spec.seed,
         "taxonomy": {"name": taxonomy.name, "version": taxonomy.version,
                      "tasks": {t: taxonomy.tasks[t].spec_hash for t in config.tasks},
                      "inputs": fp.tasks},  # task → hash of each input its rows depend on (provenance.py)

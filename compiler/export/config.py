@@ -61,6 +61,15 @@ class BuildSpec(Model):
     # a list of rule names
     options_only_gate: bool | list[str] = False
 
+    def recorded(self) -> dict:
+        """The config as the manifest and card record it: keys added after a config was written are left out while
+        unset, so the datasets of older configs keep their bytes."""
+        dumped = self.model_dump(mode="json")
+        for key, unset in (("balance", None), ("options_only_gate", False)):
+            if dumped[key] == unset:
+                del dumped[key]
+        return dumped
+
 
 @dataclass
 class BuildConfig:
@@ -131,11 +140,9 @@ def load_build_config(path: Path, taxonomy) -> BuildConfig:
     _check_options_only(spec, doc, diags)
     if diags:
         raise CompileFailed(diags)
-    dumped = spec.model_dump(mode="json")
-    # configs without these keys keep the hash they always had
-    for key, unset in (("answer_format", None), ("balance", None), ("options_only_gate", False)):
-        if dumped[key] == unset:
-            del dumped[key]
+    dumped = spec.recorded()
+    if dumped["answer_format"] is None:
+        del dumped["answer_format"]  # configs without the override keep the hash they always had
     canonical = json.dumps(dumped, sort_keys=True)
     return BuildConfig(spec, doc, tasks, counts, levels, hashlib.sha256(canonical.encode()).hexdigest())
 
