@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from ..errors import SamplingFailed
 from ..sample.rng import Rng
 from ..trace.instance import sample_answer
+from ..trace.target import in_class
 from .config import BalanceSpec
 
 TRACK_SHARE = 0.6  # a value whose pilot share is over this fraction of the cap gets a quota of its own
@@ -61,19 +62,6 @@ def option_count(prompt: str) -> int:
     return len(option_texts({"prompt": prompt, "answer_type": "option"}) or [])
 
 
-def pilot(task, level: int, queries: list[dict], vocab: dict, dataset_seed: int, samples: int,
-          answer_format: str | None) -> list[tuple]:
-    """(answer, prompt) of `samples` unrendered samples at one level, queries cycled as the planner cycles them."""
-    out = []
-    for j in range(samples):
-        try:
-            out.append(sample_answer(task, _seed("pilot", dataset_seed, task.id, level, j), level,
-                                     queries[j % len(queries)], vocab, answer_format))
-        except SamplingFailed:
-            continue  # the build's own retries meet such seeds too; the pilot only needs the answers it gets
-    return out
-
-
 def _bins(answers: list, n_bins: int) -> list[dict]:
     """Target classes spreading numeric answers over their observed range; bins no pilot answer fell in are left out
     (a gap in what the level can produce, or too rare to target)."""
@@ -92,8 +80,6 @@ def _bins(answers: list, n_bins: int) -> list[dict]:
         edges = [lo + (hi - lo) * i / n_bins for i in range(n_bins + 1)]
         classes = [{"at_least": edges[i], "below": edges[i + 1]} for i in range(n_bins - 1)]
         classes.append({"at_least": edges[-2], "at_most": hi})
-    from ..trace.target import in_class
-
     return [c for c in classes if any(in_class(c, a) for a in nums)]
 
 
@@ -123,111 +109,172 @@ def _cap_classes(answers: list, cap: float) -> list[tuple[dict, float, bool]]:
     return classes
 
 
-def _quotas(classes: list[tuple[dict, float, bool]], n: int, cap: float, rng: Rng) -> list[int]:
-    """Items per class: exact classes get at most floor(cap·n); the avoid-class takes what is left, or (none) the
-    remainders go, largest first with seeded ties, to classes still under the cap."""
-    total = sum(w for _, w, _ in classes) or 1.0
-    raw = [w / total * n for _, w, _ in classes]
-    limit = math.floor(cap * n + 1e-9)
-    quotas = [min(math.floor(r + 1e-9), limit) if exact else 0 for r, (_, _, exact) in zip(raw, classes)]
-    loose = [i for i, (_, _, exact) in enumerate(classes) if not exact]
-    left = n - sum(quotas)
-    if loose:
-        quotas[loose[0]] += left
-        return quotas
-    order = sorted(range(len(classes)), key=lambda i: (-(raw[i] - math.floor(raw[i])), rng.next64()))
-    while left > 0:
-        progressed = False
-        for i in order:
-            if left and quotas[i] < limit:
-                quotas[i] += 1
-                left -= 1
-                progressed = True
-        if not progressed:  # every value at the cap already (k·cap < 1): the cap cannot hold, spread evenly
-            for i in order[:left]:
-                quotas[i] += 1
-            left = 0
-    return quotas
+class _Pilot:
+    """Unrendered samples of one task per level, each with the index of the query it was drawn for."""
+
+    def __init__(self, task, taxonomy, policy: BalanceSpec, dataset_seed: int, answer_format: str | None):
+        self.task, self.taxonomy, self.policy, self.seed, self.format = task, taxonomy, policy, dataset_seed, \
+            answer_format
+        self.space = task.query_space()
+        self.levels: dict[int, list[tuple]] = {}
+
+    def at(self, level: int) -> list[tuple]:
+        """(answer, prompt, query index) per sample."""
+        if level not in self.levels:
+            out = []
+            for j in range(self.policy.pilot_samples):
+                qi = j % len(self.space)
+                try:
+                    answer, prompt = sample_answer(self.task, _seed("pilot", self.seed, self.task.id, level, j), level,
+                                                   self.space[qi], self.taxonomy.vocab, self.format)
+                except SamplingFailed:
+                    continue  # the build's own retries meet such seeds too; the pilot needs only the answers it gets
+                out.append((answer, prompt, qi))
+            self.levels[level] = out
+        return self.levels[level]
+
+    def answers(self, level: int) -> list:
+        return [a for a, _, _ in self.at(level)]
+
+    def feasible(self, cls: dict, level: int, qi: int) -> bool:
+        """Whether an item of this level and query can meet the class: seen in the pilot, or too few samples of the
+        query to tell (a query may fix the answer: "count the stars" asked of a board of stars)."""
+        seen = [a for a, _, q in self.at(level) if q == qi]
+        return len(seen) < 3 or any(in_class(cls, a) for a in seen)
 
 
-def assign_targets(items: list, taxonomy, policy: BalanceSpec, dataset_seed: int, options_only: list[str]) -> list:
+def _deal_classes(order: list[int], classes: list[tuple[dict, float, float]], feasible, start: int) -> dict:
+    """Item → class, dealt in `order`: each item takes, among the classes it can meet and that are under their
+    limit, the one furthest below its share (dealt / weight), ties rotating so no class is always first. Items that
+    can meet fewer classes go first (a query may fix the answer), so the free ones even out what those take."""
+    dealt = [0] * len(classes)
+    out = {}
+    can = {i: [c for c, (cls, w, _) in enumerate(classes) if w > 0 and feasible(i, cls)] for i in order}
+    order = sorted(order, key=lambda i: len(can[i]))  # stable: the seeded order within each group
+    for j, i in enumerate(order):
+        cands = [c for c in can[i] if dealt[c] < classes[c][2]]
+        if not cands:
+            continue  # nothing this item can meet: it is built as it comes (the manifest's counts show it)
+        n = len(classes)
+        pick = min(cands, key=lambda c: ((dealt[c] + 1) / classes[c][1], (c - start - j) % n))
+        dealt[pick] += 1
+        out[i] = classes[pick][0]
+    return out
+
+
+def _gate_rules(pilot: _Pilot, levels: list[int], rules: list[str]) -> dict[str, float]:
+    """rule → the share of its hits an item may keep, so that the rule scores chance on the built rows.
+
+    Rejecting every instance a rule answers would make the rule score 0, not chance, and teach the opposite
+    shortcut (never the median option); a rule that already scores chance is not gated at all. From the pilot: h
+    hits, m misses; keeping a share ρ of hits gives accuracy h·ρ / (h·ρ + m + undecided) = 1/k when
+    ρ = m / (h·(k − 1)) (undecided rows score 1/k either way)."""
+    from ..validate.shortcuts import OPTION_RULES, answer_index, option_texts
+
+    samples = []
+    for level in levels:
+        for answer, prompt, _ in pilot.at(level):
+            texts = option_texts({"prompt": prompt, "answer_type": "option"})
+            right = answer_index({"answer": answer})
+            if texts and right is not None:
+                samples.append((texts, right))
+    keep: dict[str, float] = {}
+    if not samples:
+        return {r: 0.0 for r in rules}  # nothing learnt: gate every hit
+    for rule in rules:
+        hits = misses = 0
+        chance = 0.0
+        for texts, right in samples:
+            chance += 1 / len(texts)
+            try:
+                pick = OPTION_RULES[rule](list(texts))
+            except (ValueError, ArithmeticError, TypeError):
+                pick = None
+            hits += pick == right
+            misses += pick is not None and pick != right
+        k = len(samples) / chance  # options per row, on average
+        if hits == 0:
+            continue
+        keep[rule] = min(1.0, misses / (hits * (k - 1))) if k > 1 else 0.0
+    return {r: v for r, v in keep.items() if v < 1.0}
+
+
+def assign_targets(by_split: dict[str, list], taxonomy, policy: BalanceSpec, dataset_seed: int,
+                   options_only: list[str]) -> dict[str, list]:
     """Each item with its `balance` (canonical JSON: target class and options-only rules) filled in, deterministic in
     (config, taxonomy): items are grouped per split and task, shuffled by the seed, and dealt their classes."""
+    pilots: dict[str, _Pilot] = {}  # task → its pilot, shared by the splits
+    return {split: _assign(items, taxonomy, policy, dataset_seed, options_only, pilots)
+            for split, items in by_split.items()}
+
+
+def _assign(items: list, taxonomy, policy: BalanceSpec, dataset_seed: int, options_only: list[str],
+            pilots: dict) -> list:
     from dataclasses import replace
 
     groups: dict[tuple, list[int]] = defaultdict(list)
     for pos, it in enumerate(items):
         groups[(it.split, it.task)].append(pos)
     out = list(items)
-    pilots: dict[tuple, list] = {}
     for (split, tid), positions in groups.items():
         task = taxonomy.tasks[tid]
+        group = [items[p] for p in positions]
+        if tid not in pilots:
+            pilots[tid] = _Pilot(task, taxonomy, policy, dataset_seed, group[0].answer_format)
+        pilot = pilots[tid]
         kind = policy_kind(task, policy)
-        targets: dict[int, dict] = {}
-        if kind is not None:
-            targets = _deal(kind, task, [items[p] for p in positions], positions, taxonomy, policy, dataset_seed,
-                            split, pilots)
-        for pos in positions:
+        targets = _deal(kind, pilot, group, policy, dataset_seed, split) if kind else {}
+        gated = {}
+        if options_only and task.contract.type == "option":
+            gated = _gate_rules(pilot, sorted({it.level for it in group}), options_only)
+        for i, pos in enumerate(positions):
             balance = {}
-            if pos in targets:
-                balance["target"] = targets[pos]
-            if options_only and task.contract.type == "option":
-                balance["options_only"] = options_only
+            if i in targets:
+                balance["target"] = targets[i]
+            # per item and rule, a seeded draw decides whether a hit of that rule is kept (see _gate_rules)
+            rules = [r for r in options_only if r in gated and
+                     Rng(_seed("gate", dataset_seed, split, tid, group[i].index, r)).random() >= gated[r]]
+            if rules:
+                balance["options_only"] = rules
             if balance:
                 out[pos] = replace(items[pos], balance=_key(balance))
     return out
 
 
-def _deal(kind, task, group: list, positions: list[int], taxonomy, policy, dataset_seed, split, pilots) -> dict:
-    space = task.query_space()
+def _deal(kind, pilot: _Pilot, group: list, policy: BalanceSpec, dataset_seed: int, split: str) -> dict:
+    task = pilot.task
+    qindex = {_key(dict(q)): i for i, q in enumerate(pilot.space)}
+    query_of = [qindex.get(_key(dict(it.query)), -1) for it in group]
     rng = Rng(_seed("deal", dataset_seed, split, task.id))
     order = rng.shuffle(list(range(len(group))))  # classes must not follow the planner's query/level cycle
     levels = sorted({it.level for it in group})
-
-    def level_pilot(level):
-        if (task.id, level) not in pilots:
-            pilots[(task.id, level)] = pilot(task, level, space, taxonomy.vocab, dataset_seed, policy.pilot_samples,
-                                             group[0].answer_format)
-        return pilots[(task.id, level)]
-
+    start = rng.below(1 << 16)
+    inf = float("inf")
+    if kind == "letters":
+        shown = {lv: max((option_count(p) for _, p, _ in pilot.at(lv)), default=0) for lv in levels}
+        letters = [chr(ord("A") + i) for i in range(max(shown.values(), default=0))]
+        classes = [({"value": x}, 1.0, inf) for x in letters]
+        # the letter is the program's shuffle: every query can show every letter its level shows
+        return _deal_classes(order, classes, lambda i, cls: ord(cls["value"]) - ord("A") < shown[group[i].level],
+                             start)
+    if kind == "yes_no":
+        classes = [({"value": True}, 1.0, inf), ({"value": False}, 1.0, inf)]
+        return _deal_classes(order, classes, lambda i, cls: pilot.feasible(cls, group[i].level, query_of[i]), start)
     targets: dict[int, dict] = {}
-    if kind in ("letters", "yes_no"):
-        # Per level the classes it can show; dealt greedily to the class with the fewest items so far: the
-        # counts over the whole split differ by at most one where every level shows every class.
-        per_level = {}
-        for level in levels:
-            if kind == "yes_no":
-                per_level[level] = [True, False]
-            else:
-                shown = [option_count(p) for _, p in level_pilot(level)]
-                per_level[level] = [chr(ord("A") + i) for i in range(max(shown, default=0))]
-        dealt: Counter = Counter()
-        for j, i in enumerate(order):
-            choices = per_level[group[i].level]
-            if not choices:
-                continue
-            start = j % len(choices)  # rotate ties so no class is always first
-            pick = min(range(len(choices)), key=lambda c: (dealt[_key(choices[c])], (c - start) % len(choices)))
-            dealt[_key(choices[pick])] += 1
-            targets[positions[i]] = {"value": choices[pick]}
-        return targets
-    by_level: dict[int, list[int]] = defaultdict(list)
-    for i in order:
-        by_level[group[i].level].append(i)
-    all_answers = [a for level in levels for a, _ in level_pilot(level)]
+    all_answers = [a for lv in levels for a in pilot.answers(lv)]
     cap = effective_cap(policy.max_top_share, len({_key(a) for a in all_answers})) \
         if policy.max_top_share is not None else 1.0
     for level in levels:
-        answers = [a for a, _ in level_pilot(level)]
+        mine = [i for i in order if group[i].level == level]
+        answers = pilot.answers(level)
+        if not answers:
+            continue
         if kind == "bins":
-            bins = _bins(answers, policy.numeric_bins)
-            classes = [(b, 1.0, True) for b in bins]
-            quotas = _quotas(classes, len(by_level[level]), 1.0, rng) if classes else []
+            classes = [(b, 1.0, inf) for b in _bins(answers, policy.numeric_bins)]
         else:
-            classes = _cap_classes(answers, cap) if answers else []
-            quotas = _quotas(classes, len(by_level[level]), cap, rng) if classes else []
-        dealt_items = iter(by_level[level])
-        for (cls, _, _), q in zip(classes, quotas):
-            for _ in range(q):
-                targets[positions[next(dealt_items)]] = cls
+            limit = math.floor(cap * len(mine) + 1e-9)
+            classes = [(cls, w, limit if exact else inf) for cls, w, exact in _cap_classes(answers, cap)]
+        # each level rotates from its own seeded class, so levels of one item each do not all take the first bin
+        targets.update(_deal_classes(mine, classes, lambda i, cls: pilot.feasible(cls, level, query_of[i]),
+                                     rng.below(1 << 16)))
     return targets

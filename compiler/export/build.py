@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..errors import SamplingFailed, TesseraError
 from ..trace.instance import canonical_json, generate, versions
+from ..trace.target import BALANCE_REJECTION
 from ..validate.gates import GateInput, run_gates
 from ..validate.phash import dhash, nearest_distance
 from .card import write_card
@@ -109,7 +110,7 @@ def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
         from .balance import assign_targets
 
         policy = config.spec.balance or BalanceSpec()
-        out = {split: assign_targets(items, taxonomy, policy, config.spec.seed, rules) for split, items in out.items()}
+        out = assign_targets(out, taxonomy, policy, config.spec.seed, rules)
     return out
 
 
@@ -185,16 +186,24 @@ def build_item(item: Item) -> ItemResult:
     start = time.perf_counter()
     last = ""
     balance = json.loads(item.balance) if item.balance else None
+    near_while_chasing = False
     for attempt in range(_WORKER["retries"] + 1):
-        if balance and "target" in balance and attempt == TARGET_SEEDS:
+        chasing = bool(balance and "target" in balance)
+        # A target narrows the states an item can have; where that leaves only images like an earlier split's,
+        # the split's diversity wins over its balance.
+        if chasing and (attempt == TARGET_SEEDS or near_while_chasing):
             # Deterministic like everything here: the row says (no target in its trace) and the manifest counts it.
             balance = {k: v for k, v in balance.items() if k != "target"} or None
-            rejections["balance:target_given_up"] += 1
+            retries["balance:target_given_up"] += 1
+            chasing = False
         try:
             inst = generate(task, item_seed(item, attempt), item.level, dict(item.query), tax.vocab,
                             image_scale=item.image_scale, answer_format=item.answer_format, balance=balance)
         except SamplingFailed as exc:
-            rejections["sampling_failed"] += 1
+            if chasing and BALANCE_REJECTION in str(exc):
+                retries["balance:target_unmet"] += 1  # no state in its target class: a retry of the balance
+            else:
+                rejections["sampling_failed"] += 1
             last = str(exc)
             continue
         retries.update(inst.stats["rejections"])
@@ -209,6 +218,7 @@ def build_item(item: Item) -> ItemResult:
         h = dhash(inst.rgb, gate_input.gray())
         if item.split_index > 0 and nearest_distance(h, _WORKER["reject"].get(item.task, [])) <= _WORKER["bits"]:
             rejections["near_duplicate_of_earlier_split"] += 1
+            near_while_chasing = chasing
             last = "near duplicate of an earlier split"
             continue
         return ItemResult(item, instance_row(inst, item.split, h), dict(rejections), dict(retries), attempt + 1,

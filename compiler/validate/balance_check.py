@@ -10,6 +10,9 @@ from collections import Counter, defaultdict
 from ..export.balance import effective_cap
 
 
+OPTIONS_ONLY_MARGIN = 0.10  # issue 11: every option task's best options-only accuracy within 10 points of chance
+
+
 def tolerance(n: int, p: float) -> float:
     """How far a class's count may be from n·p: two binomial standard deviations (what chance alone gives), never
     more than a tenth of the rows (the issue's 0.4–0.6 for yes shares), and never under one row (rounding)."""
@@ -28,13 +31,16 @@ class BalanceTally:
         self.answers: dict[tuple[str, str], Counter] = defaultdict(Counter)
         self.kinds: dict[tuple[str, str], str] = {}
         self.letters: dict[tuple[str, str], int] = defaultdict(int)  # most options any row of the task showed
+        self.option_rows: dict[tuple[str, str], int] = defaultdict(int)
+        self.chance: dict[tuple[str, str], float] = defaultdict(float)  # summed 1/k: a guesser's expected hits
+        self.rule_score: dict[tuple[str, str], Counter] = defaultdict(Counter)
         self.problems: list[str] = []
 
     @property
     def active(self) -> bool:
         return self.policy is not None or self.gate is not False
 
-    def add(self, where: str, split: str, row: dict, answer, label) -> None:
+    def add(self, where: str, split: str, row: dict, answer, label, trace: dict) -> None:
         key = (split, row["task"])
         kind = label.get("type") if isinstance(label, dict) else None
         self.kinds[key] = kind if isinstance(kind, str) else "?"
@@ -50,21 +56,40 @@ class BalanceTally:
         right = answer_index({"answer": answer})
         if self.gate is False or right is None:
             return
+        balance = trace.get("balance") if isinstance(trace, dict) else None
+        gated = balance.get("options_only") if isinstance(balance, dict) else None
+        gated = set(gated) if isinstance(gated, list) and all(isinstance(g, str) for g in gated) else set()
         names = sorted(OPTION_RULES) if self.gate is True else [g for g in self.gate if g in OPTION_RULES]
+        self.chance[key] += 1 / len(texts)
+        self.option_rows[key] += 1
         for name in names:
             try:
                 pick = OPTION_RULES[name](list(texts))
             except (ValueError, ArithmeticError, TypeError):
                 pick = None
-            if pick == right:
+            # a rule that cannot decide scores as a guess (as the audit scores it)
+            self.rule_score[key][name] += 1.0 if pick == right else (1 / len(texts) if pick is None else 0.0)
+            if pick == right and name in gated:
                 self.problems.append(f"{where}: options_only_gate: rule '{name}' picks the right option "
-                                     f"({chr(65 + right)}) from the options alone")
-                break
+                                     f"({chr(65 + right)}) from the options alone, and the row's trace says the "
+                                     f"gate rejects that")
 
     def finish(self) -> list[str]:
         out = list(self.problems)
         policy = self.policy or {}
         cap = policy.get("max_top_share")
+        for (split, task), scores in sorted(self.rule_score.items()):
+            n, chance = self.option_rows[(split, task)], self.chance[(split, task)]
+            # the issue's bound: within 10 points of chance, plus what chance alone spreads over n rows (three
+            # binomial standard deviations: a rule at chance passes a split of any size, and 136 tasks of 3 rows
+            # do not raise false alarms)
+            p = chance / n
+            limit = chance + OPTIONS_ONLY_MARGIN * n + max(1.0, 3 * math.sqrt(n * p * (1 - p)))
+            for name, score in sorted(scores.items()):
+                if score > limit:
+                    out.append(f"split {split}, task {task}: options_only_gate: rule '{name}' scores "
+                               f"{score / n:.0%} on {n} rows from the options alone; chance is {chance / n:.0%} "
+                               f"(allowed up to {limit / n:.0%})")
         for (split, task), counts in sorted(self.answers.items()):
             n = sum(counts.values())
             kind = self.kinds[(split, task)]

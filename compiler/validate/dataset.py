@@ -135,7 +135,7 @@ def _check_row(rep, where, split, row, ids, per_task, hashes, tally=None) -> Non
     png = row["image"]["bytes"]
     trace, label, answer, witness = (parsed[k] for k in ("trace", "label", "answer", "witness"))
     if tally is not None:
-        tally.add(where, split, row, answer, label)
+        tally.add(where, split, row, answer, label, trace)
     recorded = trace.get("hashes")
     if not isinstance(recorded, dict) or hashlib.sha256(png).hexdigest() != recorded.get("image"):
         rep.problems.append(f"{where}: image bytes differ from the trace's image hash")
