@@ -160,11 +160,11 @@ def test_target_is_met_and_recorded_and_replayed(taxonomy):
         inst = generate(task, 3, 2, None, taxonomy.vocab, balance={"target": {"value": letter}})
         assert inst.answer == letter and inst.trace["balance"] == {"target": {"value": letter}}
         assert replay_trace(inst.trace, taxonomy).ok
-    # a trace whose recorded target was changed does not replay
+    # a trace whose recorded target was changed rebuilds another instance: it does not replay
     inst = generate(task, 3, 2, None, taxonomy.vocab, balance={"target": {"value": "B"}})
     tampered = dict(inst.trace, balance={"target": {"value": "C"}})
     result = replay_trace(tampered, taxonomy)
-    assert not result.ok and "balance: differs" in result.differences
+    assert not result.ok and "answer: differs" in result.differences and "state: differs" in result.differences
     with pytest.raises(Exception, match="malformed trace: 'balance.target'"):
         replay_trace(dict(inst.trace, balance={"target": {"range": 3}}), taxonomy)
     # unbalanced traces carry no balance field: their bytes are what they were
@@ -208,7 +208,7 @@ def test_validate_reports_violations_clearly():
                           "options_only_gate": True})
     prompt = "Which?\nA. 1/4\nB. 2/4\nC. 3/4\nD. 4/4\n"
     label = {"type": "option"}
-    for i in range(20):  # every right answer is A, and the trace says the median gate applied
+    for i in range(20):  # every right answer is A; the trace says the shortest rule was gated
         tally.add(f"train-00000 row {i}", "train", {"task": "t.opt", "prompt": prompt}, "A", label,
                   {"balance": {"options_only": ["shortest"]}})
     for i in range(20):
@@ -221,15 +221,15 @@ def test_validate_reports_violations_clearly():
     assert "split train, task t.yes: uniform_yes_no: 16 of 20 answers are yes (80%); should be 10.0 ± 2.0" in problems
     assert "split train, task t.num: max_top_share: answer 3 is 7 of 10 rows (70%); the cap is 50% " \
            "(max(0.5, 2/4 distinct answers))" in problems
-    # "A. 1/4" is the shortest? No: all four have the same length, so the shortest rule decides nothing; the
-    # medoid/median rules pick B or C, never A: only the letter problem is reported for t.opt
+    # the four options have one length, so the shortest rule decides nothing, and median/medoid pick B or C,
+    # never A: only the letter problem is reported for t.opt
     assert not any("options_only_gate" in p for p in problems)
     tally2 = BalanceTally({"options_only_gate": ["median"]})
-    for i in range(8):
+    for i in range(30):
         tally2.add(f"row {i}", "train", {"task": "t.opt", "prompt": "Q\nA. 1\nB. 2\nC. 3\n"}, "B", label,
                    {"balance": {"options_only": ["median"]}})
     problems = tally2.finish()
     assert problems[0] == ("row 0: options_only_gate: rule 'median' picks the right option (B) from the options "
                            "alone, and the row's trace says the gate rejects that")
-    assert "split train, task t.opt: options_only_gate: rule 'median' scores 100% on 8 rows from the options " \
-           "alone; chance is 33% (allowed up to 63%)" in problems
+    assert "split train, task t.opt: options_only_gate: rule 'median' scores 100% on 30 rows from the options " \
+           "alone; chance is 33% (allowed up to 69%)" in problems

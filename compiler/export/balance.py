@@ -260,21 +260,22 @@ def _deal(kind, pilot: _Pilot, group: list, policy: BalanceSpec, dataset_seed: i
     if kind == "yes_no":
         classes = [({"value": True}, 1.0, inf), ({"value": False}, 1.0, inf)]
         return _deal_classes(order, classes, lambda i, cls: pilot.feasible(cls, group[i].level, query_of[i]), start)
-    targets: dict[int, dict] = {}
-    all_answers = [a for lv in levels for a in pilot.answers(lv)]
-    cap = effective_cap(policy.max_top_share, len({_key(a) for a in all_answers})) \
-        if policy.max_top_share is not None else 1.0
-    for level in levels:
-        mine = [i for i in order if group[i].level == level]
-        answers = pilot.answers(level)
-        if not answers:
-            continue
-        if kind == "bins":
-            classes = [(b, 1.0, inf) for b in _bins(answers, policy.numeric_bins)]
-        else:
-            limit = math.floor(cap * len(mine) + 1e-9)
-            classes = [(cls, w, limit if exact else inf) for cls, w, exact in _cap_classes(answers, cap)]
-        # each level rotates from its own seeded class, so levels of one item each do not all take the first bin
-        targets.update(_deal_classes(mine, classes, lambda i, cls: pilot.feasible(cls, level, query_of[i]),
-                                     rng.below(1 << 16)))
-    return targets
+    if kind == "bins":
+        targets: dict[int, dict] = {}
+        for level in levels:
+            mine = [i for i in order if group[i].level == level]
+            answers = pilot.answers(level)
+            classes = [(b, 1.0, inf) for b in _bins(answers, policy.numeric_bins)] if answers else []
+            # each level rotates from its own seeded class, so levels of one item each do not all take the first bin
+            targets.update(_deal_classes(mine, classes, lambda i, cls: pilot.feasible(cls, level, query_of[i]),
+                                         rng.below(1 << 16)))
+        return targets
+    # The cap holds for the task's rows, not per level: a level that can show only two answers gives each half of
+    # its rows, and the other levels make up for it. Quotas from the pilot's answers over all the group's levels.
+    answers = [a for lv in levels for a in pilot.answers(lv)]
+    if not answers:
+        return {}
+    cap = effective_cap(policy.max_top_share, len({_key(a) for a in answers}))
+    limit = math.floor(cap * len(group) + 1e-9)
+    classes = [(cls, w, limit if exact else inf) for cls, w, exact in _cap_classes(answers, cap)]
+    return _deal_classes(order, classes, lambda i, cls: pilot.feasible(cls, group[i].level, query_of[i]), start)
