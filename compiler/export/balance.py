@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from collections import Counter, defaultdict
 
 from ..errors import SamplingFailed
@@ -143,6 +144,31 @@ class _Pilot:
         return len(seen) < 3 or any(in_class(cls, a) for a in seen)
 
 
+_PILOTS: dict = {}  # the pilots a forked worker inherits
+
+
+def _pilot_job(key: tuple) -> list[tuple]:
+    tid, level = key
+    return _PILOTS[tid].at(level)
+
+
+def _run_pilots(needed: list[tuple], pilots: dict, workers: int):
+    """Each (task, level)'s samples, in `needed` order; a pool of forked processes when there are several workers
+    (the samples are a pure function of the key, so who computes which does not change a byte)."""
+    if workers <= 1 or len(needed) < 2 or not hasattr(os, "fork"):
+        return [pilots[tid].at(level) for tid, level in needed]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    _PILOTS.clear()
+    _PILOTS.update(pilots)
+    try:
+        with ProcessPoolExecutor(min(workers, len(needed)), mp_context=mp.get_context("fork")) as pool:
+            return list(pool.map(_pilot_job, needed, chunksize=4))
+    finally:
+        _PILOTS.clear()
+
+
 def _deal_classes(order: list[int], classes: list[tuple[dict, float, float]], feasible, start: int) -> dict:
     """Item → class, dealt in `order`: each item takes, among the classes it can meet and that are under their
     limit, the one furthest below its share (dealt / weight), ties rotating so no class is always first. Items that
@@ -200,10 +226,18 @@ def _gate_rules(pilot: _Pilot, levels: list[int], rules: list[str]) -> dict[str,
 
 
 def assign_targets(by_split: dict[str, list], taxonomy, policy: BalanceSpec, dataset_seed: int,
-                   options_only: list[str]) -> dict[str, list]:
+                   options_only: list[str], workers: int = 1) -> dict[str, list]:
     """Each item with its `balance` (canonical JSON: target class and options-only rules) filled in, deterministic in
     (config, taxonomy): items are grouped per split and task, shuffled by the seed, and dealt their classes."""
     pilots: dict[str, _Pilot] = {}  # task → its pilot, shared by the splits
+    needed = sorted({(it.task, it.level) for items in by_split.values() for it in items
+                     if policy_kind(taxonomy.tasks[it.task], policy) or
+                     (options_only and taxonomy.tasks[it.task].contract.type == "option")})
+    answer_format = next((it.answer_format for items in by_split.values() for it in items), None)
+    for tid, _ in needed:
+        pilots.setdefault(tid, _Pilot(taxonomy.tasks[tid], taxonomy, policy, dataset_seed, answer_format))
+    for (tid, level), samples in zip(needed, _run_pilots(needed, pilots, workers)):
+        pilots[tid].levels[level] = samples
     return {split: _assign(items, taxonomy, policy, dataset_seed, options_only, pilots)
             for split, items in by_split.items()}
 

@@ -87,7 +87,7 @@ def item_seed(item: Item, attempt: int) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
 
 
-def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
+def plan(config: BuildConfig, taxonomy, workers: int = 1) -> dict[str, list[Item]]:
     """Items per split, interleaved across tasks (i-th instance of every task, then the next), so each shard mixes
     tasks. Within a task, instance i takes query i mod |queries| and cycles through the levels, so queries and
     levels are exactly balanced; a query value never gives its task more rows."""
@@ -110,7 +110,7 @@ def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
         from .balance import assign_targets
 
         policy = config.spec.balance or BalanceSpec()
-        out = assign_targets(out, taxonomy, policy, config.spec.seed, rules)
+        out = assign_targets(out, taxonomy, policy, config.spec.seed, rules, workers)
     return out
 
 
@@ -337,7 +337,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
             raise StaleOutput(f"{out} holds an unfinished build of another config "
                                f"('{old.get('build') if isinstance(old, dict) else '?'}'); "
                                f"finish it with that config or choose a new --out folder")
-    items_by_split = plan(config, taxonomy)
+    items_by_split = plan(config, taxonomy, workers if not use_ray else 1)
     shards_by_split = {split: _shards(split, items, config.spec.shard_size) for split, items in items_by_split.items()}
     reusable = _check_resume(out, fp, [sh for shards in shards_by_split.values() for sh in shards])
 
