@@ -349,7 +349,7 @@ def cmd_audit(args) -> int:
     try:
         overrides = parse_threshold_args(args.threshold)
         with _progress() as progress:
-            result = run_audit(Path(args.dataset), Path(args.out), overrides, progress)
+            result = run_audit(Path(args.dataset), Path(args.out), overrides, progress, args.near_duplicate_bits)
     except (AuditInputError, UntrustedInput) as exc:  # the dataset or a threshold, not the audit, is at fault
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -447,8 +447,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("dataset")
     c.add_argument("--out", required=True, help="folder for index.html, audit.json and the hash cache")
     c.add_argument("--threshold", action="append", metavar="NAME=VALUE",
-                   help="override a threshold (options_only_margin, yes_share_min, yes_share_max, top_share_floor, "
+                   help="override a threshold (options_only_margin, options_learned_margin, yes_share_min, yes_share_max, "
+                        "top_share_floor, "
                         "top_share_per_k, level_growth, min_rows); repeatable")
+    c.add_argument("--near-duplicate-bits", type=int, metavar="N",
+                   help="dHash distance that counts as a near-duplicate (default: the build's own, from its manifest)")
     c.set_defaults(fn=cmd_audit)
 
     c = sub.add_parser("score", help="score a response against a verifier label")

@@ -19,7 +19,8 @@ def test_numbers_are_read_as_shown(text, value):
     assert parse_number(text)[0] == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text", ["e4", "red", "A", "(3, 4)", "1/0", "1.5/2", "", "3/4/5"])
+@pytest.mark.parametrize("text", ["e4", "red", "A", "(3, 4)", "1/0", "1.5/2", "", "3/4/5", "9" * 5000,
+                                  "1/" + "7" * 5000, "9" * 31])
 def test_non_numbers(text):
     assert parse_number(text) is None
 
@@ -60,6 +61,10 @@ def test_medoid_numeric_is_nearest_the_mean():
 def test_medoid_text_by_edit_distance():
     assert edit_distance("kitten", "sitting") == 3
     assert edit_distance("", "abc") == 3
+    # options as long as a prompt allows still take no time: the first 200 characters are compared
+    assert edit_distance("a" * 30000, "b" * 30000) == 200
+    # the first and last agree in their first 200 characters: a tie, no pick
+    assert pick("medoid", ["x" * 30000, "y" * 30000, "x" * 29999 + "y"]) is None
     # "cat" is one edit from each of the others, which are two from each other
     assert pick("medoid", ["bat", "cat", "cut", "cab"]) == 1
     assert pick("medoid", ["red", "red", "blue"]) is None  # repeated options: no pick
@@ -81,8 +86,12 @@ def test_derived_times_like_clock_slips():
 
 
 def test_derived_fraction_slips_like_spinner():
-    # right 3/8; wrong ones 3/5 = k/(n-k), 5/8 = (n-k)/n, 4/8 (written as shown) and 2/8
+    # right 3/8; wrong ones 3/5 = a/(b-a), 5/8 = (b-a)/b, and 4/9 made from none of them
     assert pick("derived", ["3/5", "3/8", "5/8", "4/9"]) == 1
+    # right 2/5 (as a spinner draws it): 3/5 = (a+1)/b, 2/3 = a/(b-a), 1/3 = 2/6 = a/(b+1), reduced as shown
+    assert pick("derived", ["1/3", "3/5", "2/5", "2/3"]) == 2
+    # whole numbers are n/1: 1 = 4/4 is (a+1)/b of 3/4, and 1/4 its complement
+    assert pick("derived", ["1", "3/4", "1/4", "5/9"]) == 1
     # complement: 3/10 and 7/10 share a denominator anyway; 1/4 + 3/4 = 1 with nothing else shared
     assert pick("derived", ["1/4", "3/4", "2/9"]) is None  # 1/4 and 3/4 are each one step from the other: a tie
 
@@ -109,7 +118,7 @@ def test_longest_and_shortest():
 
 
 def test_every_rule_returns_none_or_an_index():
-    cases = [["1", "2", "3", "4"], ["red", "blue"], ["1/2", "1/3", "2/3", "1/6"], ["1:00", "2:00"], ["a", "a"], [],
+    cases = [["9" * 30, "1", "2"], ["9" * 30 + "/7", "1/2", "3"], ["-1", "0", "1/1"], ["0", "0/5", "1"],["1", "2", "3", "4"], ["red", "blue"], ["1/2", "1/3", "2/3", "1/6"], ["1:00", "2:00"], ["a", "a"], [],
              ["x"]]
     for texts in cases:
         for name, p in rule_picks(texts).items():

@@ -110,6 +110,8 @@ HEADLINE_ROWS = [
     ("tasks (rows)", lambda h: f"{h['tasks']} ({h['rows']} rows; {h['tasks_flaggable']} with enough rows to flag)"),
     ("option tasks whose best options-only rule is within chance + margin",
      lambda h: "{} of {}".format(*h["option_tasks_within_options_only_limit"])),
+    ("option tasks whose learned options-and-question scorer is within chance + margin",
+     lambda h: "{} of {}".format(*h["option_tasks_within_options_learned_limit"])),
     ("yes/no tasks with a yes share in range", lambda h: "{} of {}".format(*h["yes_no_tasks_within_yes_share"])),
     ("tasks within the top-answer share limit", lambda h: "{} of {}".format(*h["tasks_within_top_share_limit"])),
     ("tasks whose answer or work grows with level", lambda h: "{} of {}".format(*h["tasks_whose_answer_or_work_grows"])),
@@ -118,8 +120,9 @@ HEADLINE_ROWS = [
     ("mean accuracy: chance / majority / same prompt / naive Bayes",
      lambda h: f"{pct(h['mean_chance'])} / {pct(h['mean_majority'])} / {pct(h['mean_prompt_lookup'])} / "
                f"{pct(h['mean_naive_bayes'])}"),
-    ("option tasks: best options-only rule vs chance",
-     lambda h: f"{pct(h['mean_options_only_best'])} vs {pct(h['mean_options_only_chance'])}"),
+    ("option tasks: best options-only rule / learned scorer vs chance",
+     lambda h: f"{pct(h['mean_options_only_best'])} / {pct(h['mean_options_learned'])} vs "
+               f"{pct(h['mean_options_only_chance'])}"),
     ("pooled yes share", lambda h: pct(h["pooled_yes_share"])),
     ("near-duplicate image pairs: within tasks / across splits / across tasks",
      lambda h: f"{h['near_duplicate_pairs_within_tasks']} / {h['near_duplicate_pairs_across_splits']} / "
@@ -163,7 +166,8 @@ def write_html(report: dict, path: Path) -> None:
                f"{th['min_rows']:g} rows are never flagged. Baselines are 5-fold cross-validated.</p>"
                "<table id='tasks'><tr><th>task</th><th>rows</th><th>answers</th><th>entropy</th>"
                "<th>top share (limit)</th><th>yes share</th><th>letters</th><th>chance</th><th>majority</th>"
-               "<th>same prompt</th><th>naive Bayes</th><th>options-only best</th><th>min hash dist</th>"
+               "<th>same prompt</th><th>naive Bayes</th><th>options-only best (rows)</th><th>options learned</th>"
+               "<th>min hash dist</th>"
                "<th>near dups</th><th>grows with level</th></tr>")
     from .audit import top_share_limit
 
@@ -184,6 +188,7 @@ def write_html(report: dict, path: Path) -> None:
               f"<td>{pct(b['prompt_lookup'])}</td><td>{pct(b['naive_bayes'])}</td>"
             + _cell(f"{pct(opts['best_accuracy'])} {esc(opts['best_rule'])} ({opts['rows']})" if opts else "—",
                     (t, "options_only") in flagged)
+            + _cell(pct(opts["learned"]) if opts else "—", (t, "options_learned") in flagged)
             + f"<td>{i['images']['min_distance'] if i['images']['min_distance'] is not None else '—'}</td>"
               f"<td>{i['images']['near_duplicate_pairs']}</td>"
             + _cell(esc(", ".join(grows)) or "nothing", (t, "level_growth") in flagged) + "</tr>")

@@ -9,9 +9,10 @@ options it does not apply to): a rule that cannot decide scores as a guess, neve
     median    numeric options: the median (of an even count, the middle one nearer the mean)
     medoid    the one closest to all the others: by value (least squared distance, i.e. nearest the mean) for
               numeric options, by summed edit distance for text
-    derived   the one most others are one simple step from: a round offset (1, 2 or 5 × 10^k; for times 5, 10, 15,
-              20, 30 or 45 minutes or whole hours), a simple ratio (×2, ×3, ×10, their inverses, ×−1), for fractions
-              a shared numerator or denominator or the complement 1 − x, for text a one-character edit
+    derived   the one most others are one simple step from: a round offset (1, 2 or 5 × 10^k; for times 10, 15,
+              30 or 45 minutes or whole hours), a simple ratio (×2, ×3, ×10, their inverses, ×−1); for fractions
+              a/b an off-by-one reading of it (numerator or denominator ±1, (b − a)/b, a/(b − a), 1/(a + 1)); for
+              text a one-character edit
     longest / shortest   by the number of characters
 
 Numbers are read as the model reads them: "0.75", "3/4", "−3" (a typographic minus), "10:30" (a time, compared
@@ -29,7 +30,7 @@ from typing import Any
 
 # -- reading options --------------------------------------------------------------------------------------------
 # The `lettered` template filter writes "A. text" lines; "(A) text" and "A) text" are read too.
-_OPTION_LINE = re.compile(r"^\s*\(?([A-Z])[.)]\s*(.*?)\s*$")
+OPTION_LINE = re.compile(r"^\s*\(?([A-Z])[.)]\s*(.*?)\s*$")
 MAX_OPTIONS = 26
 
 
@@ -38,7 +39,7 @@ def _lettered_runs(prompt: str) -> list[list[str]]:
     runs: list[list[str]] = []
     current: list[str] | None = None
     for line in prompt.splitlines():
-        m = _OPTION_LINE.match(line)
+        m = OPTION_LINE.match(line)
         if m and current is not None and m[1] == chr(65 + len(current)) and len(current) < MAX_OPTIONS:
             current.append(m[2])
             continue
@@ -100,22 +101,22 @@ class Numbers:
     time_period: int | None  # minutes around the dial (720 or 1440) when the options are times
 
 
+MAX_NUMBER_DIGITS = 30  # an option like "10**400" written out is text, not a number a rule can weigh
+
+
 def parse_number(text: str) -> tuple[float, tuple[int, int] | None, str, str] | None:
     """(value, (num, den) when written as a fraction, prefix, suffix) of one option text, or None."""
+    if len(text) > 2 * MAX_NUMBER_DIGITS + 20:
+        return None
     m = _NUMBER.fullmatch(text.strip().translate(_MINUSES))
-    if m is None:
+    if m is None or len(m["num"]) > MAX_NUMBER_DIGITS or len(m["den"] or "") > MAX_NUMBER_DIGITS:
         return None
-    try:
-        num = float(m["num"])
-    except ValueError:
-        return None
+    num = float(m["num"])
     if m["den"] is not None:
         den = int(m["den"])
         if den == 0 or "." in m["num"]:
             return None
         return num / den, (int(m["num"]), den), m["pre"], m["post"].strip()
-    if not math.isfinite(num):
-        return None
     return num, None, m["pre"], m["post"].strip()
 
 
@@ -176,8 +177,12 @@ def rule_median(texts: list[str]) -> int | None:
     return _unique_best([abs(v - mean) if v in middle else math.inf for v in nums.values], lowest=True)
 
 
+MAX_EDIT_CHARS = 200  # edit distance is quadratic: longer options are compared by their first 200 characters
+
+
 def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance (insert, delete, substitute, each 1)."""
+    """Levenshtein distance (insert, delete, substitute, each 1) of the first MAX_EDIT_CHARS characters."""
+    a, b = a[:MAX_EDIT_CHARS], b[:MAX_EDIT_CHARS]
     if len(a) < len(b):
         a, b = b, a
     previous = list(range(len(b) + 1))
@@ -202,7 +207,7 @@ def rule_medoid(texts: list[str]) -> int | None:
 
 
 _ROUND_MANTISSAS = (1, 2, 5)
-_TIME_STEPS = {5, 10, 15, 20, 30, 45}
+_TIME_STEPS = {10, 15, 30, 45}
 _RATIOS = (2.0, 3.0, 10.0, 0.5, 1 / 3, 0.1, -1.0)
 
 
@@ -215,22 +220,40 @@ def _round_offset(d: float) -> bool:
     return any(math.isclose(mantissa, m, rel_tol=1e-9) for m in _ROUND_MANTISSAS) or math.isclose(mantissa, 10)
 
 
+def fraction_slips(a: int, b: int) -> dict[str, Fraction]:
+    """The off-by-one readings of a fraction a/b: numerator or denominator ±1, the complement (b − a)/b, the
+    part-to-rest ratio a/(b − a) and 1/(a + 1). Directed: they are made from a/b, not the other way round."""
+    out = {"numerator+1": Fraction(a + 1, b), "numerator-1": Fraction(a - 1, b), "denominator+1": Fraction(a, b + 1),
+           "complement": Fraction(b - a, b)}
+    if b > 1:
+        out["denominator-1"] = Fraction(a, b - 1)
+    if b != a:
+        out["part_to_rest"] = Fraction(a, b - a)
+    if a != -1:
+        out["unit"] = Fraction(1, a + 1)
+    return out
+
+
+def as_fraction(written: tuple[int, int] | None, value: float) -> tuple[int, int] | None:
+    if written is not None:
+        return written
+    return (int(value), 1) if value == int(value) else None  # a decimal among fractions has no parts
+
+
 def _numeric_step(nums: Numbers, i: int, j: int) -> bool:
     a, b = nums.values[i], nums.values[j]
     d = abs(b - a)
     if nums.time_period is not None:
         minutes = round(d)
         return minutes in _TIME_STEPS or (minutes > 0 and minutes % 60 == 0)
+    if any(f is not None for f in nums.fractions):  # fractions: their slips, whole numbers read as n/1
+        fi, fj = as_fraction(nums.fractions[i], a), as_fraction(nums.fractions[j], b)
+        if fi is None or fj is None:
+            return False
+        return Fraction(*fj) in fraction_slips(*fi).values()
     if _round_offset(d):
         return True
-    if a != 0 and any(math.isclose(b / a, r, rel_tol=1e-9) for r in _RATIOS):
-        return True
-    fa, fb = nums.fractions[i], nums.fractions[j]
-    if fa is not None and fb is not None:
-        if fa[0] == fb[0] or fa[1] == fb[1]:
-            return True
-        return Fraction(fa[0], fa[1]) + Fraction(fb[0], fb[1]) == 1
-    return False
+    return a != 0 and any(math.isclose(b / a, r, rel_tol=1e-9) for r in _RATIOS)
 
 
 def rule_derived(texts: list[str]) -> int | None:
