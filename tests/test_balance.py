@@ -77,6 +77,16 @@ def test_config_errors_have_positions(tmp_path, taxonomy):
         load_build_config(cfg, taxonomy)
     assert [str(d) for d in info.value.diagnostics.sorted()] == [
         f"{cfg}:4:20: error: options_only_gate: name at least one rule, or say true"]
+    # the audit's thresholds for this build's dataset (recorded in the manifest, read by `tessera audit`)
+    cfg.write_text("build: bad\nseed: 1\nper_task: {train: 2}\naudit: {yes_share_min: 0.3, yes_shar_max: 0.7, "
+                   "min_rows: -1}\n")
+    with pytest.raises(CompileFailed) as info:
+        load_build_config(cfg, taxonomy)
+    assert [str(d) for d in info.value.diagnostics.sorted()] == [
+        f"{cfg}:4:29: error: unknown audit threshold 'yes_shar_max' (known: options_only_margin, "
+        "options_learned_margin, yes_share_min, yes_share_max, top_share_floor, top_share_per_k, level_growth, "
+        "min_rows)",
+        f"{cfg}:4:58: error: audit threshold min_rows must be ≥ 0, got -1.0"]
 
 
 def test_config_without_balance_keeps_its_hash_and_records(tmp_path, taxonomy):
@@ -87,10 +97,10 @@ def test_config_without_balance_keeps_its_hash_and_records(tmp_path, taxonomy):
     import hashlib
 
     dumped = config.spec.model_dump(mode="json")
-    for key in ("answer_format", "balance", "options_only_gate"):
+    for key in ("answer_format", "balance", "options_only_gate", "audit"):
         del dumped[key]
     assert config.sha256 == hashlib.sha256(json.dumps(dumped, sort_keys=True).encode()).hexdigest()
-    assert "balance" not in config.spec.recorded() and "options_only_gate" not in config.spec.recorded()
+    assert not {"balance", "options_only_gate", "audit"} & set(config.spec.recorded())
     from compiler.export.build import plan
 
     assert all(it.balance is None for it in plan(config, taxonomy)["train"])

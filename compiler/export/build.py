@@ -115,7 +115,7 @@ def plan(config: BuildConfig, taxonomy, workers: int = 1) -> dict[str, list[Item
 
 
 # seeds an item tries with its target before it gives the target up (a class its level cannot produce)
-TARGET_SEEDS = 3
+TARGET_SEEDS = 5
 
 
 # -- the worker side ------------------------------------------------------------------------------------------
@@ -650,7 +650,7 @@ def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, 
         ids[split] = {r["instance_id"] for f in entries["files"] for r in read_rows(out / f["name"], ["instance_id"])}
     names = list(ids)
     shared = {f"{a}/{b}": len(ids[a] & ids[b]) for i, a in enumerate(names) for b in names[i + 1:]}
-    return {
+    manifest = {
         "format": DATASET_FORMAT, "build": config.spec.build, "summary": config.spec.summary,
         "config": config.spec.recorded(), "config_sha256": config.sha256, "seed": config.spec.seed,
         "taxonomy": {"name": taxonomy.name, "version": taxonomy.version,
@@ -663,6 +663,19 @@ def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, 
                           "rule": "every image of a later split is more than near_duplicate_bits (256-bit dHash "
                                   "Hamming distance) from every image of the same task in earlier splits"},
     }
+    if any(it.balance for items in items_by_split.values() for it in items):
+        # what the planner dealt (export.balance); what the rows met is in each trace, what it cost in `tasks`
+        dealt: dict = {}
+        for split, items in items_by_split.items():
+            per: dict = defaultdict(Counter)
+            for it in items:
+                b = json.loads(it.balance) if it.balance else {}
+                per[it.task]["items"] += 1
+                per[it.task]["targeted"] += "target" in b
+                per[it.task]["options_only_gated"] += "options_only" in b
+            dealt[split] = {t: dict(sorted(c.items())) for t, c in sorted(per.items())}
+        manifest["balance"] = {"dealt": dealt}
+    return manifest
 
 
 def _failure_report(failures: list[ItemResult], bad_rate: dict, stats, config) -> str:

@@ -60,12 +60,14 @@ class BuildSpec(Model):
     # reject instances whose right option an options-only rule (validate.shortcuts) picks: true for every rule, or
     # a list of rule names
     options_only_gate: bool | list[str] = False
+    # thresholds `tessera audit` applies to this build's dataset (validate.audit.DEFAULT_THRESHOLDS names them)
+    audit: dict[str, float] | None = None
 
     def recorded(self) -> dict:
         """The config as the manifest and card record it: keys added after a config was written are left out while
         unset, so the datasets of older configs keep their bytes."""
         dumped = self.model_dump(mode="json")
-        for key, unset in (("balance", None), ("options_only_gate", False)):
+        for key, unset in (("balance", None), ("options_only_gate", False), ("audit", None)):
             if dumped[key] == unset:
                 del dumped[key]
         return dumped
@@ -138,6 +140,7 @@ def load_build_config(path: Path, taxonomy) -> BuildConfig:
         for t in hits:
             levels[t] = lv
     _check_options_only(spec, doc, diags)
+    _check_audit(spec, doc, diags)
     if diags:
         raise CompileFailed(diags)
     dumped = spec.recorded()
@@ -145,6 +148,17 @@ def load_build_config(path: Path, taxonomy) -> BuildConfig:
         del dumped["answer_format"]  # configs without the override keep the hash they always had
     canonical = json.dumps(dumped, sort_keys=True)
     return BuildConfig(spec, doc, tasks, counts, levels, hashlib.sha256(canonical.encode()).hexdigest())
+
+
+def _check_audit(spec: BuildSpec, doc: SourceDoc, diags: Diagnostics) -> None:
+    from ..validate.audit import DEFAULT_THRESHOLDS
+
+    for name, value in (spec.audit or {}).items():
+        if name not in DEFAULT_THRESHOLDS:
+            diags.error(doc.key_pos(("audit", name)), f"unknown audit threshold '{name}' "
+                                                      f"(known: {', '.join(DEFAULT_THRESHOLDS)})")
+        elif value < 0:
+            diags.error(doc.pos(("audit", name)), f"audit threshold {name} must be ≥ 0, got {value}")
 
 
 def _check_options_only(spec: BuildSpec, doc: SourceDoc, diags: Diagnostics) -> None:
