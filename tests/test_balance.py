@@ -109,9 +109,13 @@ def test_config_without_balance_keeps_its_hash_and_records(tmp_path, taxonomy):
 def test_balanced_build_meets_the_policy(balanced):
     _, ds = balanced
     train = rows_by_task(ds)
-    # option letters: 24 rows over A-D, recounted from the rows
+    manifest = json.loads((ds / "manifest.json").read_text())
+    # option letters: 24 rows over A-D, recounted from the rows; an item that gave its target up (counted in the
+    # manifest) may be off by one more
     letters = Counter(json.loads(r["answer"]) for r in train["symbolic.spinner.probability_option"])
-    assert sorted(letters) == ["A", "B", "C", "D"] and max(letters.values()) - min(letters.values()) <= 1
+    given_up = manifest["tasks"]["symbolic.spinner.probability_option"]["retries"].get("balance:target_given_up", 0)
+    assert given_up <= 2
+    assert sorted(letters) == ["A", "B", "C", "D"] and max(letters.values()) - min(letters.values()) <= 1 + given_up
     # yes/no 50/50 (the unbalanced task is 75 % yes)
     yes = sum(json.loads(r["answer"]) is True for r in train["boards.tiles.has_line"])
     assert yes == 12

@@ -19,11 +19,14 @@ from ..execute.program import run_program
 from ..render.scene import RenderRejected, render_scene
 from ..sample.rng import STREAMS, Rng, derive_seed
 from ..sample.state import Rejected, SampleWork, sample_state
-from .target import BALANCE_REJECTION, OPTIONS_ONLY_REJECTION, check_balance, in_class, options_only_pick
 from ..verify.score import FORMATS, format_instruction
+from .target import BALANCE_REJECTION, OPTIONS_ONLY_REJECTION, check_balance, in_class, options_only_pick
 
 TRACE_FORMAT = "tessera.trace/1"
 RENDER_ATTEMPTS = 8
+# A balance target keeps about one attempt in k (k letters, bins, ...): it may use this many times the grammar's
+# attempts (still within the one total of work, sample.state.MAX_SAMPLE_STEPS).
+BALANCED_ATTEMPTS = 4
 
 
 def canonical_json(value: Any) -> str:
@@ -172,7 +175,8 @@ def _sample_program(task: CompiledTask, seed: int, level: int, vocab: dict, seed
     s_rng = Rng(seeds["state"])
     grammar = task.grammar
     last_detail = ""
-    for attempt in range(1, grammar.max_attempts + 1):
+    max_attempts = grammar.max_attempts * (BALANCED_ATTEMPTS if balance else 1)
+    for attempt in range(1, max_attempts + 1):
         if work.exhausted():
             raise SamplingFailed(work.failure(f"{task.id} (level {level}, seed {seed})", attempt - 1, rejections))
         try:
@@ -188,7 +192,7 @@ def _sample_program(task: CompiledTask, seed: int, level: int, vocab: dict, seed
     table = ", ".join(f"{k} ×{v}" for k, v in sorted(rejections.items(), key=lambda kv: -kv[1]))
     detail = f"; last error: {last_detail}" if last_detail else ""
     raise SamplingFailed(f"{task.id} (level {level}, seed {seed}): no state satisfied the constraints in "
-                         f"{grammar.max_attempts} attempts ({table}){detail}")
+                         f"{max_attempts} attempts ({table}){detail}")
 
 
 def sample_answer(task: CompiledTask, seed: int, level: int, query: dict, vocab: dict,
