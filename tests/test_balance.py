@@ -227,14 +227,18 @@ def test_validate_reports_violations_clearly():
                   {"balance": {"options_only": ["shortest"]}})
     for i in range(20):
         tally.add(f"r{i}", "train", {"task": "t.yes", "prompt": "Is it?"}, i < 16, {"type": "boolean"}, {})
-    for i in range(10):
-        tally.add(f"r{i}", "train", {"task": "t.num", "prompt": "How many?"}, 3 if i < 7 else i, {"type": "integer"}, {})
+    for i in range(20):
+        tally.add(f"r{i}", "train", {"task": "t.num", "prompt": "How many?"}, 3 if i < 14 else i % 3, {"type": "integer"},
+                  {})
+    for i in range(19):  # under MIN_ROWS: shares of so few rows are not judged
+        tally.add(f"r{i}", "validation", {"task": "t.yes", "prompt": "Is it?"}, True, {"type": "boolean"}, {})
     problems = tally.finish()
     assert "split train, task t.opt: uniform_options: right letters A 20, B 0, C 0, D 0 of 20 rows; each should " \
            "be 5.0 ± 2.0" in problems
     assert "split train, task t.yes: uniform_yes_no: 16 of 20 answers are yes (80%); should be 10.0 ± 2.0" in problems
-    assert "split train, task t.num: max_top_share: answer 3 is 7 of 10 rows (70%); the cap is 50% " \
+    assert "split train, task t.num: max_top_share: answer 3 is 14 of 20 rows (70%); the cap is 50% " \
            "(max(0.5, 2/4 distinct answers))" in problems
+    assert not any("split validation" in p for p in problems)
     # the four options have one length, so the shortest rule decides nothing, and median/medoid pick B or C,
     # never A: only the letter problem is reported for t.opt
     assert not any("options_only_gate" in p for p in problems)

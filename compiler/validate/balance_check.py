@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from ..export.balance import effective_cap
 
 
+MIN_ROWS = 20  # a task with fewer rows in a split is too small to judge shares by (as the audit's min_rows)
 OPTIONS_ONLY_MARGIN = 0.10  # issue 11: every option task's best options-only accuracy within 10 points of chance
 
 
@@ -80,6 +81,8 @@ class BalanceTally:
         cap = policy.get("max_top_share")
         for (split, task), scores in sorted(self.rule_score.items()):
             n, chance = self.option_rows[(split, task)], self.chance[(split, task)]
+            if n < MIN_ROWS:
+                continue
             # the issue's bound: within 10 points of chance, plus what chance alone spreads over n rows (three
             # binomial standard deviations: a rule at chance passes a split of any size, and 136 tasks of 3 rows
             # do not raise false alarms)
@@ -92,6 +95,8 @@ class BalanceTally:
                                f"(allowed up to {limit / n:.0%})")
         for (split, task), counts in sorted(self.answers.items()):
             n = sum(counts.values())
+            if n < MIN_ROWS:
+                continue  # two validation rows on one letter are chance, not a policy broken
             kind = self.kinds[(split, task)]
             where = f"split {split}, task {task}"
             if kind == "option" and policy.get("uniform_options") and self.letters[(split, task)] >= 2:
