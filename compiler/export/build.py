@@ -28,10 +28,11 @@ from pathlib import Path
 
 from ..errors import SamplingFailed, TesseraError
 from ..trace.instance import canonical_json, generate, versions
+from ..trace.target import BALANCE_REJECTION
 from ..validate.gates import GateInput, run_gates
 from ..validate.phash import dhash, nearest_distance
 from .card import write_card
-from .config import BuildConfig
+from .config import BalanceSpec, BuildConfig, options_only_rules
 from .provenance import Fingerprint, differences, fingerprint, read_record, record_sha256
 from .rows import discard, instance_row, read_rows, shard_name, write_shard
 
@@ -68,6 +69,7 @@ class Item:
     image_scale: float = 1.0
     answer_format: str | None = None  # the build's override of each contract's convention
     variety: str = "none"  # the build's visual variety (none, mild, strong)
+    balance: str | None = None  # canonical JSON of the item's balance target (export.balance); None: unbalanced
 
 
 @dataclass
@@ -93,7 +95,7 @@ def item_seed(item: Item, attempt: int) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
 
 
-def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
+def plan(config: BuildConfig, taxonomy, workers: int = 1) -> dict[str, list[Item]]:
     """Items per split, interleaved across tasks (i-th instance of every task, then the next), so each shard mixes
     tasks. Within a task, instance i takes query i mod |queries| and cycles through the levels, so queries and
     levels are exactly balanced; a query value never gives its task more rows."""
@@ -111,7 +113,17 @@ def plan(config: BuildConfig, taxonomy) -> dict[str, list[Item]]:
                 items.append(Item(split, si, tid, i, level, tuple(query.items()), config.spec.seed,
                                   config.spec.image.scale, config.spec.answer_format, config.spec.variety))
         out[split] = items
+    rules = options_only_rules(config.spec)
+    if config.spec.balance is not None or rules:
+        from .balance import assign_targets
+
+        policy = config.spec.balance or BalanceSpec()
+        out = assign_targets(out, taxonomy, policy, config.spec.seed, rules, workers)
     return out
+
+
+# seeds an item tries with its target before it gives the target up (a class its level cannot produce)
+TARGET_SEEDS = 5
 
 
 # -- the worker side ------------------------------------------------------------------------------------------
@@ -181,13 +193,26 @@ def build_item(item: Item) -> ItemResult:
     retries: Counter = Counter()
     start = time.perf_counter()
     last = ""
+    balance = json.loads(item.balance) if item.balance else None
+    near_while_chasing = False
     for attempt in range(_WORKER["retries"] + 1):
+        chasing = bool(balance and "target" in balance)
+        # A target narrows the states an item can have; where that leaves only images like an earlier split's,
+        # the split's diversity wins over its balance.
+        if chasing and (attempt == TARGET_SEEDS or near_while_chasing):
+            # Deterministic like everything here: the row says (no target in its trace) and the manifest counts it.
+            balance = {k: v for k, v in balance.items() if k != "target"} or None
+            retries["balance:target_given_up"] += 1
+            chasing = False
         try:
             inst = generate(task, item_seed(item, attempt), item.level, dict(item.query), tax.vocab,
                             image_scale=item.image_scale, answer_format=item.answer_format,
-                            variety=item.variety)
+                            variety=item.variety, balance=balance)
         except SamplingFailed as exc:
-            rejections["sampling_failed"] += 1
+            if chasing and BALANCE_REJECTION in str(exc):
+                retries["balance:target_unmet"] += 1  # no state in its target class: a retry of the balance
+            else:
+                rejections["sampling_failed"] += 1
             last = str(exc)
             continue
         retries.update(inst.stats["rejections"])
@@ -204,6 +229,7 @@ def build_item(item: Item) -> ItemResult:
         if item.split_index > 0 and nearest_distance(h, _WORKER["reject"].get(leak_key(item.task, row["answer"]), [])) \
                 <= _WORKER["bits"]:
             rejections["near_duplicate_of_earlier_split"] += 1
+            near_while_chasing = chasing
             last = "near duplicate of an earlier split"
             continue
         return ItemResult(item, row, dict(rejections), dict(retries), attempt + 1, time.perf_counter() - start)
@@ -321,7 +347,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
             raise StaleOutput(f"{out} holds an unfinished build of another config "
                                f"('{old.get('build') if isinstance(old, dict) else '?'}'); "
                                f"finish it with that config or choose a new --out folder")
-    items_by_split = plan(config, taxonomy)
+    items_by_split = plan(config, taxonomy, workers if not use_ray else 1)
     shards_by_split = {split: _shards(split, items, config.spec.shard_size) for split, items in items_by_split.items()}
     reusable = _check_resume(out, fp, [sh for shards in shards_by_split.values() for sh in shards])
 
@@ -635,9 +661,9 @@ def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, 
         ids[split] = {r["instance_id"] for f in entries["files"] for r in read_rows(out / f["name"], ["instance_id"])}
     names = list(ids)
     shared = {f"{a}/{b}": len(ids[a] & ids[b]) for i, a in enumerate(names) for b in names[i + 1:]}
-    return {
+    manifest = {
         "format": DATASET_FORMAT, "build": config.spec.build, "summary": config.spec.summary,
-        "config": config.spec.model_dump(mode="json"), "config_sha256": config.sha256, "seed": config.spec.seed,
+        "config": config.spec.recorded(), "config_sha256": config.sha256, "seed": config.spec.seed,
         "variety": config.spec.variety,
         "taxonomy": {"name": taxonomy.name, "version": taxonomy.version,
                      "tasks": {t: taxonomy.tasks[t].spec_hash for t in config.tasks},
@@ -650,6 +676,19 @@ def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, 
                                   "Hamming distance) from every image of the same task with the same answer in "
                                   "earlier splits"},
     }
+    if any(it.balance for items in items_by_split.values() for it in items):
+        # what the planner dealt (export.balance); what the rows met is in each trace, what it cost in `tasks`
+        dealt: dict = {}
+        for split, items in items_by_split.items():
+            per: dict = defaultdict(Counter)
+            for it in items:
+                b = json.loads(it.balance) if it.balance else {}
+                per[it.task]["items"] += 1
+                per[it.task]["targeted"] += "target" in b
+                per[it.task]["options_only_gated"] += "options_only" in b
+            dealt[split] = {t: dict(sorted(c.items())) for t, c in sorted(per.items())}
+        manifest["balance"] = {"dealt": dealt}
+    return manifest
 
 
 def _failure_report(failures: list[ItemResult], bad_rate: dict, stats, config) -> str:

@@ -29,6 +29,15 @@ class ImageSettings(Model):
     scale: float = Field(1.0, ge=0.25, le=4.0)  # pixels per canvas unit: 2.0 doubles each side of every grammar's canvas
 
 
+class BalanceSpec(Model):
+    """Answer balancing (export.balance): each item gets a target answer class up front, met by construction."""
+    max_top_share: float | None = Field(None, gt=0.0, le=1.0)  # per task and split: cap of any one answer's share
+    uniform_options: bool = False  # the right option's letter uniform over the options shown
+    uniform_yes_no: bool = False  # yes/no answers 50/50
+    numeric_bins: int | None = Field(None, ge=2, le=50)  # numeric answers spread over this many bins of their range
+    pilot_samples: int = Field(32, ge=4, le=512)  # answers sampled per task and level to learn ranges and shares
+
+
 class BuildSpec(Model):
     build: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     summary: str = ""
@@ -50,6 +59,21 @@ class BuildSpec(Model):
     # render-only visual variety (themes, raster edits, canvas size): none builds a clean evaluation set, mild or
     # strong a varied training set from the same tasks; answers never depend on it
     variety: Literal["none", "mild", "strong"] = "none"
+    balance: BalanceSpec | None = None
+    # reject instances whose right option an options-only rule (validate.shortcuts) picks: true for every rule, or
+    # a list of rule names
+    options_only_gate: bool | list[str] = False
+    # thresholds `tessera audit` applies to this build's dataset (validate.audit.DEFAULT_THRESHOLDS names them)
+    audit: dict[str, float] | None = None
+
+    def recorded(self) -> dict:
+        """The config as the manifest and card record it: keys added after a config was written are left out while
+        unset, so the datasets of older configs keep their bytes."""
+        dumped = self.model_dump(mode="json")
+        for key, unset in (("balance", None), ("options_only_gate", False), ("audit", None), ("variety", "none")):
+            if dumped[key] == unset:
+                del dumped[key]
+        return dumped
 
 
 @dataclass
@@ -118,15 +142,55 @@ def load_build_config(path: Path, taxonomy) -> BuildConfig:
         lv = _levels(raw, doc, ("task_levels", pattern), diags)
         for t in hits:
             levels[t] = lv
+    _check_options_only(spec, doc, diags)
+    _check_audit(spec, doc, diags)
     if diags:
         raise CompileFailed(diags)
-    dumped = spec.model_dump(mode="json")
+    dumped = spec.recorded()
     if dumped["answer_format"] is None:
         del dumped["answer_format"]  # configs without the override keep the hash they always had
-    if dumped["variety"] == "none":
-        del dumped["variety"]  # likewise: a config without variety hashes as before it existed
+    # (recorded() leaves out variety none: a config without variety hashes as before it existed)
     canonical = json.dumps(dumped, sort_keys=True)
     return BuildConfig(spec, doc, tasks, counts, levels, hashlib.sha256(canonical.encode()).hexdigest())
+
+
+def _check_audit(spec: BuildSpec, doc: SourceDoc, diags: Diagnostics) -> None:
+    from ..validate.audit import DEFAULT_THRESHOLDS
+
+    for name, value in (spec.audit or {}).items():
+        if name not in DEFAULT_THRESHOLDS:
+            diags.error(doc.key_pos(("audit", name)), f"unknown audit threshold '{name}' "
+                                                      f"(known: {', '.join(DEFAULT_THRESHOLDS)})")
+        elif value < 0:
+            diags.error(doc.pos(("audit", name)), f"audit threshold {name} must be ≥ 0, got {value}")
+
+
+def _check_options_only(spec: BuildSpec, doc: SourceDoc, diags: Diagnostics) -> None:
+    gate = spec.options_only_gate
+    if not isinstance(gate, list):
+        return
+    if not gate:
+        diags.error(doc.pos(("options_only_gate",)), "options_only_gate: name at least one rule, or say true")
+        return
+    try:
+        from ..validate.shortcuts import OPTION_RULES
+    except ImportError:  # the audit's rules are not in this checkout
+        diags.error(doc.pos(("options_only_gate",)), "options_only_gate: this tessera has no options-only rules")
+        return
+    for i, name in enumerate(gate):
+        if name not in OPTION_RULES:
+            diags.error(doc.pos(("options_only_gate", i)), f"unknown options-only rule '{name}' "
+                                                           f"(known: {', '.join(sorted(OPTION_RULES))})")
+
+
+def options_only_rules(spec: BuildSpec) -> list[str]:
+    """The rule names the build's options-only gate applies, in a fixed order (none when the gate is off)."""
+    gate = spec.options_only_gate
+    if gate is False:
+        return []
+    from ..validate.shortcuts import OPTION_RULES
+
+    return sorted(OPTION_RULES) if gate is True else list(dict.fromkeys(gate))
 
 
 def select_tasks(spec: BuildSpec, doc: SourceDoc, taxonomy, diags: Diagnostics) -> list[str]:

@@ -20,10 +20,14 @@ from ..render.scene import RenderRejected, render_scene
 from ..sample.rng import STREAMS, Rng, derive_seed
 from ..sample.state import Rejected, SampleWork, sample_state
 from ..verify.score import FORMATS, format_instruction
+from .target import BALANCE_REJECTION, OPTIONS_ONLY_REJECTION, check_balance, in_class, options_only_pick
 
 TRACE_FORMAT = "tessera.trace/1"
 RENDER_ATTEMPTS = 8
 VARIETIES = ("none", "mild", "strong")  # render-only visual variety; "none" is the plain look, byte for byte
+# A balance target keeps about one attempt in k (k letters, bins, ...): it may use this many times the grammar's
+# attempts (still within the one total of work, sample.state.MAX_SAMPLE_STEPS).
+BALANCED_ATTEMPTS = 4
 
 
 def canonical_json(value: Any) -> str:
@@ -135,16 +139,87 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
     return {"kind": kind, "objects": [p for p, _ in pairs], "value": [g for _, g in pairs]}
 
 
+def _prompt(task: CompiledTask, state: dict, q: dict, result, level: int, vocab: dict, prompt_seed: int,
+            answer_format: str) -> tuple[int, str]:
+    # Exactly the names the prompt templates were compiled against (codegen.task): the program's scope.
+    values = {**state, **q, **result.steps, "level": level, "vocab": vocab}
+    template_index = Rng(prompt_seed).below(len(task.prompts))
+    body = task.prompts[template_index].render(values).strip()
+    contract = task.contract
+    instruction = format_instruction(contract.type, contract.items, contract.spec.key, answer_format,
+                                     contract.spec.normalize.form)
+    return template_index, f"{body}\n\n{instruction}"
+
+
+def _balance_check(task: CompiledTask, balance: dict, rules, state: dict, q: dict, result, level: int, vocab: dict,
+                   prompt_seed: int, answer_format: str) -> None:
+    """Raise Rejected when this attempt misses the build's target. Runs before the render: a miss costs no pixels."""
+    target = balance.get("target")
+    if target is not None and not in_class(target, result.answer):
+        raise Rejected(BALANCE_REJECTION)
+    names = balance.get("options_only")
+    if not names or task.contract.type != "option" or not isinstance(result.answer, str) or len(result.answer) != 1:
+        return
+    from ..validate.shortcuts import option_texts
+
+    _, prompt = _prompt(task, state, q, result, level, vocab, prompt_seed, answer_format)
+    record = {"task": task.id, "query": q, "level": level, "prompt": prompt, "answer": result.answer,
+              "label": task.contract.label(result.answer, answer_format), "answer_type": task.answer_type}
+    rule = options_only_pick(rules, names, option_texts(record), ord(result.answer.upper()) - ord("A"))
+    if rule is not None:
+        raise Rejected(OPTIONS_ONLY_REJECTION + rule)
+
+
+def _sample_program(task: CompiledTask, seed: int, level: int, vocab: dict, seeds: dict, q: dict, q_rng: Rng,
+                    rejections: dict, work: SampleWork, balance: dict | None, rules, answer_format: str):
+    """States and programs until one satisfies every constraint (and the balance target): (state, result, attempts,
+    last rejection detail), or SamplingFailed."""
+    s_rng = Rng(seeds["state"])
+    grammar = task.grammar
+    last_detail = ""
+    max_attempts = grammar.max_attempts * (BALANCED_ATTEMPTS if balance else 1)
+    for attempt in range(1, max_attempts + 1):
+        if work.exhausted():
+            raise SamplingFailed(work.failure(f"{task.id} (level {level}, seed {seed})", attempt - 1, rejections))
+        try:
+            state = sample_state(grammar, level, vocab, s_rng, q, work.budget())  # q first: the state may read it
+            result = run_program(task, state, q, level, vocab, q_rng, work.budget())
+            if balance is not None:
+                _balance_check(task, balance, rules, state, q, result, level, vocab, seeds["prompt"], answer_format)
+            return state, result, attempt, last_detail
+        except Rejected as rej:
+            rejections[rej.reason] = rejections.get(rej.reason, 0) + 1
+            last_detail = rej.detail or last_detail
+            work.note(rej)
+    table = ", ".join(f"{k} ×{v}" for k, v in sorted(rejections.items(), key=lambda kv: -kv[1]))
+    detail = f"; last error: {last_detail}" if last_detail else ""
+    raise SamplingFailed(f"{task.id} (level {level}, seed {seed}): no state satisfied the constraints in "
+                         f"{max_attempts} attempts ({table}){detail}")
+
+
+def sample_answer(task: CompiledTask, seed: int, level: int, query: dict, vocab: dict,
+                  answer_format: str | None = None) -> tuple:
+    """(answer, prompt) of one sample without rendering it: what a balanced build's pilot learns answers from.
+    Raises SamplingFailed like generate()."""
+    seeds = {name: derive_seed(seed, task.id, name) for name in STREAMS}
+    answer_format = answer_format or task.contract.spec.format
+    state, result, _, _ = _sample_program(task, seed, level, vocab, seeds, dict(query), Rng(seeds["query"]), {},
+                                          SampleWork(), None, None, answer_format)
+    return result.answer, _prompt(task, state, query, result, level, vocab, seeds["prompt"], answer_format)[1]
+
+
 def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None = None, vocab: dict | None = None,
              stream_seeds: dict[str, int] | None = None, image_scale: float = 1.0,
-             answer_format: str | None = None, variety: str = "none") -> Instance:
+             answer_format: str | None = None, variety: str = "none", balance: dict | None = None) -> Instance:
     """Build one instance. Raises SamplingFailed (with per-constraint counts) when no attempt satisfies the task.
 
     `stream_seeds` replaces the derived seed of named streams (state, query, render, prompt); it exists to show that
     the streams are independent, and is recorded in the trace so replay rebuilds the same instance.
     `answer_format` (json, boxed, tag) overrides the contract's final-answer convention; the label records it.
     `variety` (none, mild, strong) varies the picture only (theme, canvas, raster edits) from the render stream;
-    the trace records it (only when not "none", so plain traces keep their bytes)."""
+    the trace records it (only when not "none", so plain traces keep their bytes).
+    `balance` ({"target": class, "options_only": [rule, ...]}, trace.target) rejects attempts whose answer is outside
+    the target class, or whose right option an options-only rule picks; it is recorded in the trace."""
     if not 0 <= level <= 9:
         raise TesseraError(f"level must be between 0 and 9, got {level}")
     if answer_format is not None and answer_format not in FORMATS:
@@ -154,6 +229,12 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     if not 0.25 <= image_scale <= 4.0:
         raise TesseraError(f"image scale must be between 0.25 and 4, got {image_scale}")
     vocab = vocab if vocab is not None else {}
+    rules = None
+    if balance is not None:
+        if balance.get("options_only"):
+            from ..validate.shortcuts import OPTION_RULES as rules
+        check_balance(balance, rules)
+    answer_format = answer_format or task.contract.spec.format
     space = task.query_space()
     seeds = {name: derive_seed(seed, task.id, name) for name in STREAMS}
     for name, value in (stream_seeds or {}).items():
@@ -170,27 +251,11 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
                                f"{', '.join(f'{k} ∈ {v}' for k, v in task.queries.items()) or 'no query variables'}")
         q, forced = dict(query), True
 
-    s_rng = Rng(seeds["state"])
     grammar = task.grammar
     rejections: dict[str, int] = {}
-    last_detail = ""
     work = SampleWork()  # bounds the work of all attempts together (sample.state.MAX_SAMPLE_STEPS)
-    for attempt in range(1, grammar.max_attempts + 1):
-        if work.exhausted():
-            raise SamplingFailed(work.failure(f"{task.id} (level {level}, seed {seed})", attempt - 1, rejections))
-        try:
-            state = sample_state(grammar, level, vocab, s_rng, q, work.budget())  # q first: the state may read it
-            result = run_program(task, state, q, level, vocab, q_rng, work.budget())
-            break
-        except Rejected as rej:
-            rejections[rej.reason] = rejections.get(rej.reason, 0) + 1
-            last_detail = rej.detail or last_detail
-            work.note(rej)
-    else:
-        table = ", ".join(f"{k} ×{v}" for k, v in sorted(rejections.items(), key=lambda kv: -kv[1]))
-        detail = f"; last error: {last_detail}" if last_detail else ""
-        raise SamplingFailed(f"{task.id} (level {level}, seed {seed}): no state satisfied the constraints in "
-                             f"{grammar.max_attempts} attempts ({table}){detail}")
+    state, result, attempt, last_detail = _sample_program(task, seed, level, vocab, seeds, q, q_rng, rejections, work,
+                                                          balance, rules, answer_format)
 
     paths = object_paths(state)
     r_rng = Rng(seeds["render"])
@@ -212,18 +277,8 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
         raise SamplingFailed(f"{task.id} (level {level}, seed {seed}): no legible render in {RENDER_ATTEMPTS} "
                              f"attempts ({last_detail}); the grammar's constraints must keep marks apart")
 
-    # Exactly the names the prompt templates were compiled against (codegen.task): the program's scope.
-    values = {**state, **q, **result.steps, "level": level, "vocab": vocab}
-    p_rng = Rng(seeds["prompt"])
-    template_index = p_rng.below(len(task.prompts))
-    body = task.prompts[template_index].render(values).strip()
-    contract = task.contract
-    answer_format = answer_format or contract.spec.format
-    instruction = format_instruction(contract.type, contract.items, contract.spec.key, answer_format,
-                                     contract.spec.normalize.form)
-    prompt = f"{body}\n\n{instruction}"
-
-    label = contract.label(result.answer, answer_format)
+    template_index, prompt = _prompt(task, state, q, result, level, vocab, seeds["prompt"], answer_format)
+    label = task.contract.label(result.answer, answer_format)
     witness = _witness(task, result.witness, paths, rendered.render_map)
     hashes = {
         "task_spec": task.spec_hash, "grammar_spec": grammar.spec_hash,
@@ -249,5 +304,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     }
     if variety != "none":
         trace["variety"] = variety
+    if balance is not None:
+        trace["balance"] = balance  # only balanced builds carry it: other traces keep the bytes they always had
     return Instance(instance_id, task, rendered.png, prompt, result.answer, label, witness, trace,
                     {"attempts": attempt, "rejections": rejections}, rendered.rgb)

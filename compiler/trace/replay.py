@@ -93,7 +93,7 @@ def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
             diffs.append("hashes.grammar_spec: the grammar's YAML changed since this trace was written")
     inst = generate(task, trace["seed"], trace["level"], trace["query"] if trace.get("query_forced") else None,
                     taxonomy.vocab, trace.get("stream_overrides") or None, trace.get("render", {}).get("scale", 1.0),
-                    _answer_format(trace), trace.get("variety", "none"))
+                    _answer_format(trace), trace.get("variety", "none"), trace.get("balance"))
     rebuilt = inst.trace
     # Every field, not a chosen few: a field we did not compare is a field someone could change unnoticed.
     keys = [k for k in rebuilt if k not in ENVIRONMENT] + sorted(k for k in trace if k not in rebuilt)

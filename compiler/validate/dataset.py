@@ -11,6 +11,7 @@ from pathlib import Path
 from ..export.build import MANIFEST, STATE_DIR, leak_key
 from ..export.card import check_card
 from ..export.rows import SCHEMA
+from .balance_check import BalanceTally
 from .gates import GateInput, run_gates
 from .phash import dhash, nearest_distance
 from .untrusted import (MAX_SHARD_BYTES, Shard, UntrustedInput, check_row, decode_png_bounded, is_int, png_size,
@@ -58,6 +59,7 @@ def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
     for extra in sorted(on_disk - listed):
         rep.problems.append(f"{extra}: not listed in the manifest (left over from another build?)")
 
+    tally = BalanceTally(manifest.get("config"))  # a balanced build's policy, recounted from the rows
     bits = manifest.get("split_overlap", {}).get("near_duplicate_bits", 12)
     earlier: dict[str, list[bytes]] = {}
     ids_by_split: dict[str, set] = {}
@@ -84,7 +86,8 @@ def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
                     if shard.num_rows != f["rows"]:
                         rep.problems.append(f"{f['name']}: {shard.num_rows} rows, manifest says {f['rows']}")
                     for index, row in shard.rows():
-                        _check_row(rep, row_where(f["name"], index, row), split, row, ids, per_task, hashes)
+                        _check_row(rep, row_where(f["name"], index, row), split, row, ids, per_task, hashes,
+                                   tally if tally.active else None)
                         if progress:
                             progress.advance(job)
             except UntrustedInput as exc:
@@ -106,6 +109,7 @@ def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
         for t, h in hashes:
             earlier.setdefault(t, []).append(h)
     rep.tasks = len(tasks)
+    rep.problems += tally.finish()
     return rep
 
 
@@ -118,7 +122,7 @@ def _schema_difference(schema) -> str:
     return "; ".join(parts[:5]) or "field order or nullability"
 
 
-def _check_row(rep, where, split, row, ids, per_task, hashes) -> None:
+def _check_row(rep, where, split, row, ids, per_task, hashes, tally=None) -> None:
     parsed, problems = check_row(row, SCHEMA.names)
     if problems:
         rep.problems.extend(f"{where}: {p}" for p in problems)
@@ -131,6 +135,8 @@ def _check_row(rep, where, split, row, ids, per_task, hashes) -> None:
     per_task[row["task"]] += 1
     png = row["image"]["bytes"]
     trace, label, answer, witness = (parsed[k] for k in ("trace", "label", "answer", "witness"))
+    if tally is not None:
+        tally.add(where, split, row, answer, label, trace)
     recorded = trace.get("hashes")
     if not isinstance(recorded, dict) or hashlib.sha256(png).hexdigest() != recorded.get("image"):
         rep.problems.append(f"{where}: image bytes differ from the trace's image hash")
