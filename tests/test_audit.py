@@ -354,3 +354,33 @@ def test_a_malformed_row_is_named(capsys, dataset, tmp_path):
     code, _, err = audit(capsys, ds, tmp_path / "rep")
     assert code == 2
     assert f"error: {entry['name']} row 3 (" in err and "field 'level': should be an integer 0..9, got 42" in err
+
+
+def test_shortcut_flags_need_more_than_sampling_noise():
+    from tessera.validate.audit import significantly_above
+
+    assert not significantly_above(0.38, 66, 0.35)  # 2.4 σ of noise on 66 rows: not a shortcut
+    assert significantly_above(0.84, 66, 0.35) and significantly_above(0.45, 2000, 0.35)
+    assert not significantly_above(0.35, 10_000, 0.35)
+
+
+def _rows(level_answers: dict[int, list[int]], objects=lambda lv: 10.0, work=lambda lv: 5.0):
+    from tessera.validate.audit import Row
+
+    return [Row(f"{lv:02d}{i:022d}", "train", "t.g.x", lv, "integer", "q", json.dumps(a), a, work(lv), objects(lv),
+                objects(lv), None, None) for lv, answers in level_answers.items() for i, a in enumerate(answers)]
+
+
+def test_a_saturated_reading_grows_through_its_scene_only():
+    """A bounded reading (every row its own answer, no growth in size) passes level growth only when its scene
+    grows; answers that repeat must grow themselves."""
+    from tessera.validate.audit import level_figures
+
+    readings = {lv: [10 * lv + i for i in range(6)][::-1] if lv % 2 else [60 - 10 * lv + i for i in range(6)]
+                for lv in range(10)}
+    flat_scene = level_figures(_rows(readings))
+    assert flat_scene["answers_saturated"] and not flat_scene["answer_or_work_grows"]
+    growing_scene = level_figures(_rows(readings, objects=lambda lv: 10.0 + 5 * lv))
+    assert growing_scene["answers_saturated"] and growing_scene["answer_or_work_grows"]
+    repeated = {lv: [7, 7, 7, 8, 8, 8] for lv in range(10)}  # few answers: the scene alone is not enough
+    assert not level_figures(_rows(repeated, objects=lambda lv: 10.0 + 5 * lv))["answer_or_work_grows"]

@@ -532,6 +532,9 @@ def growth(per_level: dict[int, float]) -> dict:
     return {"grows": bool(grows), "rho": rho, "low": values[0], "high": values[-1]}
 
 
+SATURATED_SHARE = 0.75  # distinct answers per row at every level above which answer variety is saturated
+
+
 def level_figures(rows: list[Row]) -> dict:
     by_level: dict[int, list[Row]] = defaultdict(list)
     for r in rows:
@@ -552,9 +555,16 @@ def level_figures(rows: list[Row]) -> dict:
     grows = {k: growth(v) for k, v in figures.items()}
     answer_key = "answer_magnitude" if "answer_magnitude" in figures else "distinct_answers"
     answer_or_work = grows.get(answer_key, {}).get("grows", False) or grows.get("work", {}).get("grows", False)
+    # A reading whose range the picture fixes (a clock hand's angle, a gauge's value) cannot grow in size, and when
+    # nearly every row of every level already has its own answer, answer variety cannot grow within the sample
+    # either: such a task is harder only through its scene (finer ticks, more objects), which then must grow.
+    saturated = all(figures["distinct_answers"][lv] >= SATURATED_SHARE * counts[lv] for lv in counts) and \
+        not grows.get("answer_magnitude", {}).get("grows", False)
+    scene = grows.get("objects", {}).get("grows", False) or grows.get("marks", {}).get("grows", False)
     return {"rows_per_level": counts, "per_level": figures, "growth": grows, "answer_figure": answer_key,
-            "answer_or_work_grows": answer_or_work, "flat": not any(g["grows"] for g in grows.values()),
-            "levels": len(counts)}
+            "answers_saturated": saturated,
+            "answer_or_work_grows": answer_or_work or (saturated and scene),
+            "flat": not any(g["grows"] for g in grows.values()), "levels": len(counts)}
 
 
 # -- image hashes -----------------------------------------------------------------------------------------------
@@ -720,17 +730,29 @@ def audit_task(rows: list[Row], bits: int) -> dict:
     return info
 
 
+Z_ONE_SIDED_95 = 1.645
+
+
+def significantly_above(rate: float, n: int, limit: float) -> bool:
+    """Does a shortcut's accuracy over n rows beat `limit` beyond sampling noise? Its one-sided 95 % lower bound
+    (normal approximation of the binomial) must exceed the limit: 38 % on 66 rows against a limit of 35 % is noise,
+    84 % is not. (A build's options-only gate already thins every rule its pilot saw above chance.)"""
+    if rate <= limit:
+        return False
+    return rate - Z_ONE_SIDED_95 * math.sqrt(max(rate * (1 - rate), 1e-12) / max(n, 1)) > limit
+
+
 def _violations(task: str, info: dict, th: dict) -> list[dict]:
     if info["rows"] < th["min_rows"]:
         return []
     out = []
     opts = info.get("options_only")
-    if opts and opts["best_accuracy"] > opts["chance"] + th["options_only_margin"]:
+    if opts and significantly_above(opts["best_accuracy"], opts["rows"], opts["chance"] + th["options_only_margin"]):
         out.append({"threshold": "options_only", "task": task, "value": opts["best_accuracy"],
                     "limit": opts["chance"] + th["options_only_margin"],
                     "detail": f"rule {opts['best_rule']} is right {opts['best_accuracy']:.0%} of {opts['rows']} "
                               f"rows, chance {opts['chance']:.0%}"})
-    if opts and opts["learned"] > opts["chance"] + th["options_learned_margin"]:
+    if opts and significantly_above(opts["learned"], opts["rows"], opts["chance"] + th["options_learned_margin"]):
         out.append({"threshold": "options_learned", "task": task, "value": opts["learned"],
                     "limit": opts["chance"] + th["options_learned_margin"],
                     "detail": f"a scorer trained on the options and the question's words (no image) is right "
