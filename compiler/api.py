@@ -19,6 +19,7 @@ import json
 import os
 import threading
 import weakref
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,6 @@ __all__ = ["compile", "generate", "score", "build", "replay", "Taxonomy", "Insta
 
 # Taxonomies compiled through this API, so that generate() can find the vocabulary of a task object it is handed.
 _COMPILED: list[weakref.ref] = []  # (a Taxonomy is an unhashable dataclass: no WeakSet)
-_DEFAULT: list[Taxonomy] = []
 _LOCK = threading.Lock()
 
 
@@ -50,15 +50,9 @@ def compile(root: str | os.PathLike | None = None) -> Taxonomy:  # noqa: A001 (t
     return taxonomy
 
 
+@lru_cache(maxsize=1)
 def _default_taxonomy() -> Taxonomy:
-    with _LOCK:
-        if _DEFAULT:
-            return _DEFAULT[0]
-    taxonomy = compile()
-    with _LOCK:
-        if not _DEFAULT:
-            _DEFAULT.append(taxonomy)
-        return _DEFAULT[0]
+    return compile()
 
 
 def _owner(task: CompiledTask) -> Taxonomy | None:

@@ -215,16 +215,8 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
             if images == "path":
                 image_dir.mkdir(parents=True)
             kept: dict[str, list] = {t: [] for t in tasks}
-            seen: set[str] = set()
-            for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS):
-                if r["task"] not in kept:
-                    raise TesseraError(f"{dataset} split '{s}': the shards changed while being exported")
-                if len(kept[r["task"]]) >= quota:
-                    continue
+            for r in _quota_rows(dataset, files[s], s, tasks, quota):
                 iid = r["instance_id"]  # 24 hex digits (checked), so a safe file name under OUT/images/<split>/
-                if iid in seen:
-                    raise TesseraError(f"{dataset} split '{s}': instance id {iid} appears twice")
-                seen.add(iid)
                 png = r["image"]["bytes"]
                 if images == "path":
                     (image_dir / f"{iid}.png").write_bytes(png)
@@ -424,6 +416,24 @@ def trainer_usage(fmt: str, out: Path, summary: dict) -> dict:
             "reward": f"from tessera.training.trl_reward import tessera_reward  # {reward}"}
 
 
+def _quota_rows(dataset: Path, files: list, split: str, tasks: list[str], quota: int):
+    """The rows of one split an export keeps, in shard order: the first `quota` of each task. A task the plan did not
+    see or an instance id met twice means the shards changed (or were forged) since the plan: stop."""
+    taken: Counter = Counter()
+    seen: set[str] = set()
+    wanted = set(tasks)
+    for r in _iter_rows(dataset, files, SOURCE_COLUMNS):
+        if r["task"] not in wanted:
+            raise TesseraError(f"{dataset} split '{split}': the shards changed while being exported")
+        if taken[r["task"]] >= quota:
+            continue
+        if r["instance_id"] in seen:
+            raise TesseraError(f"{dataset} split '{split}': instance id {r['instance_id']} appears twice")
+        seen.add(r["instance_id"])
+        taken[r["task"]] += 1
+        yield r
+
+
 def export_trainer(dataset: Path, out: Path, fmt: str, rows_per_task: int | None = None,
                    splits: list[str] | None = None, force: bool = False) -> dict:
     """Write a built dataset as verl's RL parquet layout (`verl`) or TRL's conversational image dataset (`trl`)."""
@@ -439,15 +449,7 @@ def export_trainer(dataset: Path, out: Path, fmt: str, rows_per_task: int | None
         for s in chosen:
             quota, tasks = quotas[s], sorted(counts[s])
             kept: dict[str, list] = {t: [] for t in tasks}
-            seen: set[str] = set()
-            for r in _iter_rows(dataset, files[s], SOURCE_COLUMNS):
-                if r["task"] not in kept:
-                    raise TesseraError(f"{dataset} split '{s}': the shards changed while being exported")
-                if len(kept[r["task"]]) >= quota:
-                    continue
-                if r["instance_id"] in seen:
-                    raise TesseraError(f"{dataset} split '{s}': instance id {r['instance_id']} appears twice")
-                seen.add(r["instance_id"])
+            for r in _quota_rows(dataset, files[s], s, tasks, quota):
                 label = r["label_parsed"]
                 label.update(task=r["task"], domain=r["domain"], instance_id=r["instance_id"])
                 kept[r["task"]].append((r, canonical_json(label)))
