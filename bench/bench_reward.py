@@ -19,7 +19,7 @@ from tessera.trace.instance import canonical_json, generate  # noqa: E402
 from tessera.verify.score import wrong_answer  # noqa: E402
 from tessera.training.reward import score_transcript  # noqa: E402
 
-SHARES = {"charts": 0.5, "shapes": 0.5}
+SHARES = {"charts": 0.5, "icons": 0.5}
 
 
 def load_reward_func():

@@ -18,11 +18,11 @@ from pathlib import Path
 TASKS = (
     # re-expressed (closed layout before, component after)
     "charts.bar_chart.extremum_label", "charts.line_chart.largest_change", "charts.scatter_plot.count_above",
-    "shapes.shape_field.relation", "shapes.shape_grid.row_extreme", "icons.icon_field.count_either",
+    "icons.shape_field.relation", "icons.shape_grid.row_extreme", "icons.icon_field.count_either",
     "graphs.weighted_graph.cheapest_route", "graphs.digraph.arrow_count", "graphs.rooted_tree.height",
     "graphs.maze.dead_ends", "symbolic.clock_row.elapsed_minutes", "symbolic.spinner.probability_option",
-    "symbolic.balance_equation.total_weight", "boards.sudoku.missing_digit", "boards.chess.move_count",
-    "boards.tiles.longest_run", "geometry.lattice_polygon.perimeter", "geometry.angle_figure.missing_angle",
+    "symbolic.balance_equation.total_weight", "puzzles.sudoku.missing_digit", "games.chess.move_count",
+    "puzzles.tiles.longest_run", "geometry.lattice_polygon.perimeter", "geometry.angle_figure.missing_angle",
 )
 
 

@@ -16,7 +16,7 @@ from tessera.taxonomy import compile_taxonomy  # noqa: E402
 from tessera.trace.instance import generate  # noqa: E402
 from tessera.verify.score import score  # noqa: E402
 
-TASKS = ("charts.bar_chart.extremum_label", "shapes.shape_field.relation", "shapes.shape_grid.row_extreme")
+TASKS = ("charts.bar_chart.extremum_label", "icons.shape_field.relation", "icons.shape_grid.row_extreme")
 
 
 def yaml_lines(path: Path) -> int:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 TASKS = (
     "charts.bar_chart.extremum_label", "charts.line_chart.largest_change", "charts.scatter_plot.count_above",
-    "shapes.shape_field.relation", "icons.icon_field.count_either", "graphs.weighted_graph.cheapest_route",
-    "symbolic.clock_row.elapsed_minutes", "boards.chess.move_count", "pages.data_table.cell_lookup",
+    "icons.shape_field.relation", "icons.icon_field.count_either", "graphs.weighted_graph.cheapest_route",
+    "symbolic.clock_row.elapsed_minutes", "games.chess.move_count", "pages.data_table.cell_lookup",
     "geometry.lattice_polygon.perimeter", "three_d.cube_stack.total_cubes",
 )
 

@@ -42,7 +42,7 @@ def yes_shares(n: int) -> None:
 
 def chess_legality(per_task: int) -> None:
     bad, n = collections.Counter(), 0
-    for t in sorted(x for x in tax.tasks if x.startswith("boards.chess.")):
+    for t in sorted(x for x in tax.tasks if x.startswith("games.chess.")):
         for s in range(per_task):
             st = g(t, s).trace["state"]
             n += 1
@@ -80,8 +80,8 @@ def fixed_vertices(n: int) -> None:
 def stray_marks(n: int) -> None:
     def marked(key):
         return lambda st: sum(c["marked"] for c in st[key])
-    for t, count in [("boards.sudoku.missing_digit", marked("cells")), ("boards.sudoku.missing_set", marked("cells")),
-                     ("boards.tiles.has_line", marked("tiles")), ("boards.tiles.longest_run", marked("tiles")),
+    for t, count in [("puzzles.sudoku.missing_digit", marked("cells")), ("puzzles.sudoku.missing_set", marked("cells")),
+                     ("puzzles.tiles.has_line", marked("tiles")), ("puzzles.tiles.longest_run", marked("tiles")),
                      ("graphs.maze.dead_ends", lambda st: sum(c["mark"] != "" for c in st["cells"]))]:
         hits = sum(count(g(t, s).trace["state"]) > 0 for s in range(n))
         print(f"marks {t:40} {hits}/{n} with a mark the question never mentions")

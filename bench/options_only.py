@@ -107,7 +107,7 @@ _SQUARE = re.compile(r"^([A-Z])(\d+)$")
 
 
 def chess_pattern(prompt: str, texts: list[str]) -> int | None:
-    """boards.chess.move_option from the question alone: the one option on the named piece's move pattern (an empty,
+    """games.chess.move_option from the question alone: the one option on the named piece's move pattern (an empty,
     unbounded board), or None when several (or none) are."""
     q = _CHESS_QUESTION.search(prompt)
     squares = [_SQUARE.match(t) for t in texts]
@@ -138,7 +138,7 @@ def panel_medoid(prompt: str, texts: list[str], state: dict) -> int | None:
 
 
 # Task rules: what a model could use besides the option texts, from the question or the drawn candidates.
-TASK_RULES = {"boards.chess.move_option": lambda prompt, texts, state: chess_pattern(prompt, texts),
+TASK_RULES = {"games.chess.move_option": lambda prompt, texts, state: chess_pattern(prompt, texts),
               "icons.sequence.next_panel": panel_medoid}
 
 

@@ -186,21 +186,21 @@ def _letter_of(fits):
 
 
 ORACLES = {
-    "boards.chess.move_count": _move_count,
-    "boards.chess.attacked_pieces": _attacked,
-    "boards.chess.count_on_shade": _on_shade,
-    "boards.chess.move_option": _letter_of(move_option_fits),
-    "boards.sudoku.missing_digit": _missing_digit,
-    "boards.sudoku.marked_cell": _marked_cell,
-    "boards.sudoku.missing_set": _missing_set,
-    "boards.tiles.longest_run": _longest_run,
-    "boards.tiles.region_size": _region_size,
-    "boards.tiles.region_count": _region_count,
-    "boards.tiles.has_line": _has_line,
-    "boards.tiles.largest_area_option": _letter_of(largest_area_fits),
+    "games.chess.move_count": _move_count,
+    "games.chess.attacked_pieces": _attacked,
+    "games.chess.count_on_shade": _on_shade,
+    "games.chess.move_option": _letter_of(move_option_fits),
+    "puzzles.sudoku.missing_digit": _missing_digit,
+    "puzzles.sudoku.marked_cell": _marked_cell,
+    "puzzles.sudoku.missing_set": _missing_set,
+    "puzzles.tiles.longest_run": _longest_run,
+    "puzzles.tiles.region_size": _region_size,
+    "puzzles.tiles.region_count": _region_count,
+    "puzzles.tiles.has_line": _has_line,
+    "puzzles.tiles.largest_area_option": _letter_of(largest_area_fits),
 }
 
 OPTION_FITS = {
-    "boards.chess.move_option": move_option_fits,
-    "boards.tiles.largest_area_option": largest_area_fits,
+    "games.chess.move_option": move_option_fits,
+    "puzzles.tiles.largest_area_option": largest_area_fits,
 }

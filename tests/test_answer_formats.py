@@ -16,7 +16,7 @@ from tessera.trace.instance import generate
 from tessera.trace.replay import replay_trace
 from tessera.verify.score import FORMATS, canonical_response, format_instruction, score, wrong_answer
 
-TASK = "shapes.shape_grid.empty_cells"
+TASK = "icons.shape_grid.empty_cells"
 
 
 def label(answer=12, answer_format=None, kind="integer", items=None):

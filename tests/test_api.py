@@ -94,7 +94,7 @@ def test_generate_errors_say_what_to_pass(tax, library_copy):
 
 
 def test_score_takes_a_label_its_json_or_the_instance(tax):
-    inst = tessera.generate("shapes.shape_field.count_matching", 3, level=2)
+    inst = tessera.generate("icons.shape_field.count_matching", 3, level=2)
     right = canonical_response(inst.label, inst.answer)
     wrong = canonical_response(inst.label, wrong_answer(inst.label))
     for label in (inst.label, json.dumps(inst.label), inst):

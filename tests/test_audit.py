@@ -19,8 +19,8 @@ from tessera.validate.audit import (Row, cv_majority, cv_naive_bayes, cv_prompt_
 from tests.conftest import ROOT
 
 OPTION_TASK = "symbolic.clock_row.time_after_option"
-YES_TASK = "boards.tiles.has_line"
-COUNT_TASK = "boards.chess.count_on_shade"
+YES_TASK = "puzzles.tiles.has_line"
+COUNT_TASK = "games.chess.count_on_shade"
 CONFIG = f"""
 build: audit-test
 seed: 3

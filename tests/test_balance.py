@@ -24,8 +24,8 @@ BALANCED = f"""
 build: balanced
 seed: 5
 select:
-  tasks: [boards.tiles.has_line, symbolic.spinner.probability_option, symbolic.clock_row.extreme_clock,
-          boards.chess.attacked_pieces]
+  tasks: [puzzles.tiles.has_line, symbolic.spinner.probability_option, symbolic.clock_row.extreme_clock,
+          games.chess.attacked_pieces]
 per_task: {{train: 24, validation: 4}}
 levels: [0, 4, 9]
 shard_size: 32
@@ -91,7 +91,7 @@ def test_config_errors_have_positions(tmp_path, taxonomy):
 
 def test_config_without_balance_keeps_its_hash_and_records(tmp_path, taxonomy):
     cfg = tmp_path / "plain.yaml"
-    cfg.write_text("build: plain\nseed: 1\nselect: {tasks: [boards.tiles.has_line]}\nper_task: {train: 2}\n")
+    cfg.write_text("build: plain\nseed: 1\nselect: {tasks: [puzzles.tiles.has_line]}\nper_task: {train: 2}\n")
     config = load_build_config(cfg, taxonomy)
     # the hash a config without the new keys always had: sha256 of its canonical dump without them
     import hashlib
@@ -117,7 +117,7 @@ def test_balanced_build_meets_the_policy(balanced):
     assert given_up <= 2
     assert sorted(letters) == ["A", "B", "C", "D"] and max(letters.values()) - min(letters.values()) <= 1 + given_up
     # yes/no 50/50 (the unbalanced task is 75 % yes)
-    yes = sum(json.loads(r["answer"]) is True for r in train["boards.tiles.has_line"])
+    yes = sum(json.loads(r["answer"]) is True for r in train["puzzles.tiles.has_line"])
     assert yes == 12
     # no answer over the cap: max(cap, 2/k) for k distinct answers
     for task, rows in train.items():
@@ -125,7 +125,7 @@ def test_balanced_build_meets_the_policy(balanced):
         assert max(counts.values()) / len(rows) <= max(CAP, 2 / len(counts)) + 1e-9, (task, counts)
     # numeric answers meet the bin their item was dealt, and each level spreads over several bins
     per_level = defaultdict(set)
-    for r in train["boards.chess.attacked_pieces"]:
+    for r in train["games.chess.attacked_pieces"]:
         target = json.loads(r["trace"])["balance"]["target"]
         answer = json.loads(r["answer"])
         assert target["at_least"] <= answer <= target["at_most"]

@@ -27,7 +27,7 @@ from tests.conftest import ROOT
 SMALL = """
 build: small
 seed: 11
-select: {tasks: ["charts.bar_chart.*", "shapes.shape_grid.*"]}
+select: {tasks: ["charts.bar_chart.*", "icons.shape_grid.*"]}
 per_task: {train: 4, validation: 1}
 levels: [0, 5, 9]
 shard_size: 6
@@ -190,19 +190,19 @@ def test_task_over_its_rejection_bound_fails_the_build(tmp_path, library_copy, m
     monkeypatch.chdir(library_copy)
     # the board's empty-cell count is 0 at least sometimes: an answer the verifier accepts, but make the canvas
     # blank-ish by requiring a rare property so most seeds fail to sample
-    grammar = library_copy / "grammars/shapes/shape_grid.yaml"
+    grammar = library_copy / "grammars/icons/shape_grid.yaml"
     grammar.write_text(grammar.read_text().replace("render:", "require:\n  rare: rows == cols and rows == 5\n"
                                                                "render:").replace("max_attempts: 200", ""))
     text = grammar.read_text().replace("summary:", "max_attempts: 3\nsummary:", 1)
     grammar.write_text(text)
     tax = compile_taxonomy(library_copy)
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("build: strict\nseed: 1\nselect: {tasks: [shapes.shape_grid.empty_cells]}\n"
+    cfg.write_text("build: strict\nseed: 1\nselect: {tasks: [icons.shape_grid.empty_cells]}\n"
                    "per_task: {train: 3}\nlevels: 0\nmax_retries: 2\nmax_reject_rate: 0.2\n")
     with pytest.raises(BuildFailed) as info:
         build(load_build_config(cfg, tax), tax, tmp_path / "ds", workers=1)
     msg = str(info.value)
-    assert "shapes.shape_grid.empty_cells:" in msg and "of attempts rejected (limit 20%): sampling_failed" in msg
+    assert "icons.shape_grid.empty_cells:" in msg and "of attempts rejected (limit 20%): sampling_failed" in msg
     assert not (tmp_path / "ds" / "manifest.json").exists()
 
 
@@ -245,7 +245,7 @@ def test_schema_is_what_consumers_read():
 
 def test_image_scale_and_jsonl(tmp_path, taxonomy):
     cfg = tmp_path / "s.yaml"
-    cfg.write_text("build: scaled\nseed: 5\nselect: {tasks: [shapes.shape_grid.empty_cells, "
+    cfg.write_text("build: scaled\nseed: 5\nselect: {tasks: [icons.shape_grid.empty_cells, "
                    "charts.bar_chart.value_difference]}\nper_task: {train: 2}\nimage: {scale: 1.5}\njsonl: true\n")
     out = tmp_path / "ds"
     build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)

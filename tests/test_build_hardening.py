@@ -32,7 +32,7 @@ from tessera.validate.dataset import validate_dataset
 from tests.conftest import ROOT
 from tests.test_build import rows, same_tree
 
-CHARTS, SHAPES = "charts.bar_chart.value_difference", "shapes.shape_grid.empty_cells"
+CHARTS, SHAPES = "charts.bar_chart.value_difference", "icons.shape_grid.empty_cells"
 
 # Two tasks, one row per shard: train-00000 holds the charts task's first row, train-00001 the shapes task's.
 TWO = f"""
@@ -343,7 +343,7 @@ def test_deleting_the_named_shards_resumes_to_a_fresh_build_of_the_edit(partial,
 def test_an_edit_of_a_task_with_no_finished_shard_resumes(partial, two_cfg, library_copy, tmp_path, monkeypatch):
     """Only train-00000 (the charts task) is finished: an edit of the shapes task mixes nothing."""
     monkeypatch.chdir(library_copy)
-    prog = library_copy / "programs/shapes/shape_grid/empty_cells.yaml"
+    prog = library_copy / "programs/icons/shape_grid/empty_cells.yaml"
     prog.write_text(prog.read_text().replace("How many cells of the board are empty?",
                                              "How many of the board's cells are empty?"))
     edited = compile_taxonomy(library_copy)

@@ -26,9 +26,9 @@ def test_compile_json_summary(capsys, taxonomy):
 
 
 def test_list_filters_by_domain(capsys):
-    code, out, _ = run(capsys, "list", "--domain", "shapes", "--json")
+    code, out, _ = run(capsys, "list", "--domain", "puzzles", "--json")
     rows = json.loads(out)
-    assert code == 0 and rows and all(r["domain"] == "shapes" for r in rows)
+    assert code == 0 and rows and all(r["domain"] == "puzzles" for r in rows)
     code, _, err = run(capsys, "list", "--domain", "nope")
     assert code == 1 and "unknown domain 'nope'" in err
 

@@ -94,7 +94,7 @@ FITS = {
     "graphs.rooted_tree.common_ancestor": _ancestor_fits,
     "graphs.weighted_graph.neighbor_option": _neighbor_fits,
     "physics.ray_optics.image_point": _lens_fits,
-    "shapes.shape_grid.common_shape_option": _shape_fits,
+    "icons.shape_grid.common_shape_option": _shape_fits,
 }
 
 
@@ -172,7 +172,7 @@ def test_chess_wrong_options_are_on_the_move_pattern(taxonomy):
     """Every option is a square the piece's pattern reaches on an empty board, all at one distance from it; the wrong
     ones are taken or behind a piece (so the question alone, which names the piece and its square, cannot tell them
     apart)."""
-    for level, tr in _traces(taxonomy, "boards.chess.move_option"):
+    for level, tr in _traces(taxonomy, "games.chess.move_option"):
         st, mover = tr["state"], tr["steps"]["mover"]
         alone = {**st, "pieces": [mover]}
         pattern = {square(st, r, c) for r, c in reachable(alone, mover, captures=False)}
@@ -222,7 +222,7 @@ def test_tree_and_graph_decoys_are_near_misses(taxonomy):
 
 
 # -- options-only shortcuts -------------------------------------------------------------------------------------
-TASK_RULES = {"boards.chess.move_option": lambda prompt, texts, state: chess_pattern(prompt, texts),
+TASK_RULES = {"games.chess.move_option": lambda prompt, texts, state: chess_pattern(prompt, texts),
               "icons.sequence.next_panel": panel_medoid}
 
 

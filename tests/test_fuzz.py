@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-DOMAINS = ("shapes", "games", "physics", "three_d", "pages", "boards", "symbolic", "icons", "geometry", "graphs",
+DOMAINS = ("puzzles", "games", "physics", "three_d", "pages", "symbolic", "icons", "geometry", "graphs",
            "charts")
 SUITE_DOMAINS = DOMAINS[:6]  # the smaller ones (a compile of each takes under 0.1 s); the bench runs them all
 SUITE_CASES = 250  # with odd_scalar weighted 6 of 17, about 83 cases: each of the 81 odd values is tried

@@ -83,7 +83,7 @@ def test_witness_gates(good):
 
 
 def test_dhash_separates_different_and_matches_similar(taxonomy):
-    task = taxonomy.tasks["shapes.shape_field.count_matching"]
+    task = taxonomy.tasks["icons.shape_field.count_matching"]
     a = generate(task, 1, 5, vocab=taxonomy.vocab)
     b = generate(task, 2, 5, vocab=taxonomy.vocab)
     shifted = generate(task, 1, 5, vocab=taxonomy.vocab, stream_seeds={"render": 99})  # same scene, other render

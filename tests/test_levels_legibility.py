@@ -44,10 +44,10 @@ def _solved(tax, tid: str, level: int, seeds: range) -> list[tuple[dict, object,
 
 # Each: task, what grows, the factor level 8-9 reaches over level 0-1 (mean over 30 instances per end: 120 in all).
 GROWTH = [
-    ("boards.chess.move_count", "answer", 2.0),
+    ("games.chess.move_count", "answer", 2.0),
     ("geometry.circle_plane.area_multiple_of_pi", "answer", 2.0),
     ("icons.sequence.next_count", "answer", 1.6),  # 3.7 → 6.4 over 30 seeds once the decoys draw from the state stream
-    ("shapes.shape_grid.row_extreme", "work", 1.8),
+    ("icons.shape_grid.row_extreme", "work", 1.8),
     ("icons.sequence.next_panel", "work", 1.5),
     ("icons.odd_one_out.odd_panel", "work", 1.8),
 ]

@@ -180,7 +180,7 @@ def render_map_is_clean(trace: dict) -> int:
 
 
 def test_boards_render_maps_are_inside_and_apart(taxonomy):
-    for task_id in ("boards.chess.move_count", "boards.sudoku.marked_cell", "boards.tiles.region_size"):
+    for task_id in ("games.chess.move_count", "puzzles.sudoku.marked_cell", "puzzles.tiles.region_size"):
         for level in (0, 9):
             for seed in range(3):
                 trace = generate(taxonomy.tasks[task_id], seed, level, vocab=taxonomy.vocab).trace

@@ -58,14 +58,14 @@ def cli(root) -> tuple[int, list[str]]:
 
 
 @pytest.fixture
-def shapes_root(tmp_path) -> Path:
-    """The shapes domain of the bundled library (with every contract and component): compiles in a tenth of a second."""
-    return make_subset_root("shapes", tmp_path / "lib")
+def icons_root(tmp_path) -> Path:
+    """The icons domain of the bundled library (with every contract and component): compiles in a fifth of a second."""
+    return make_subset_root("icons", tmp_path / "lib")
 
 
 TASK = """\
-task: shapes.shape_field.probe
-grammar: shapes.shape_field
+task: icons.shape_field.probe
+grammar: icons.shape_field
 summary: a probe
 operations: [count]
 bucket: counting
@@ -76,15 +76,15 @@ prompt: How many shapes?
 
 
 def write_task(root: Path, answer: str = "len(shapes)", query: str = "", name: str = "probe.yaml") -> str:
-    rel = f"programs/shapes/probe/{name}"
+    rel = f"programs/icons/probe/{name}"
     (root / rel).parent.mkdir(parents=True, exist_ok=True)
     (root / rel).write_text(TASK.format(answer=answer, query=query))
     return str(root / rel)
 
 
-def test_probe_task_compiles(shapes_root):
-    write_task(shapes_root)
-    assert "shapes.shape_field.probe" in compile_taxonomy(shapes_root).tasks
+def test_probe_task_compiles(icons_root):
+    write_task(icons_root)
+    assert "icons.shape_field.probe" in compile_taxonomy(icons_root).tasks
 
 
 # -- class 3: sizes before anything is built -----------------------------------------------------------------------
@@ -179,38 +179,38 @@ def test_one_document_per_file_and_empty_files():
     assert load("")[1] == ["x.yaml:1:1: error: file is empty: expected a mapping"]
 
 
-def test_query_space_is_sized_before_it_is_built(shapes_root, monkeypatch):
-    monkeypatch.chdir(shapes_root)
-    path = "programs/shapes/probe/probe.yaml"
+def test_query_space_is_sized_before_it_is_built(icons_root, monkeypatch):
+    monkeypatch.chdir(icons_root)
+    path = "programs/icons/probe/probe.yaml"
     # A range of 10^11 values: refused from its two ends (building it would take terabytes).
-    write_task(shapes_root, query="query:\n  k: {range: [0, 100000000000]}\n")
+    write_task(icons_root, query="query:\n  k: {range: [0, 100000000000]}\n")
     t0 = time.perf_counter()
-    assert compile_errors(shapes_root) == [f"{path}:7:6: error: query variable 'k' has 100000000001 values; the "
+    assert compile_errors(icons_root) == [f"{path}:7:6: error: query variable 'k' has 100000000001 values; the "
                                            f"limit is 256 (a query selects among a few variants of one task)"]
     assert time.perf_counter() - t0 < 30  # generous: a materialised range would not end at all
-    write_task(shapes_root, query="query:\n  k: {range: [1, 257]}\n")
-    assert compile_errors(shapes_root)[0].startswith(f"{path}:7:6: error: query variable 'k' has 257 values;")
-    write_task(shapes_root, query="query:\n  k: {range: [1, 256]}\n")
-    assert len(compile_taxonomy(shapes_root).tasks["shapes.shape_field.probe"].query_space()) == 256
+    write_task(icons_root, query="query:\n  k: {range: [1, 257]}\n")
+    assert compile_errors(icons_root)[0].startswith(f"{path}:7:6: error: query variable 'k' has 257 values;")
+    write_task(icons_root, query="query:\n  k: {range: [1, 256]}\n")
+    assert len(compile_taxonomy(icons_root).tasks["icons.shape_field.probe"].query_space()) == 256
     # Three variables of 256 values each are fine alone, 16M together: the product is refused, not built.
-    write_task(shapes_root, query="query:\n  a: {range: [1, 256]}\n  b: {range: [1, 256]}\n  c: {range: [1, 256]}\n")
-    assert compile_errors(shapes_root) == [f"{path}:6:1: error: the query space has 16777216 combinations (a (256) × "
+    write_task(icons_root, query="query:\n  a: {range: [1, 256]}\n  b: {range: [1, 256]}\n  c: {range: [1, 256]}\n")
+    assert compile_errors(icons_root) == [f"{path}:6:1: error: the query space has 16777216 combinations (a (256) × "
                                            f"b (256) × c (256)); the limit is 1024: use fewer or smaller query "
                                            f"variables"]
-    write_task(shapes_root, query="query:\n  a: {range: [1, 32]}\n  b: [x, y, z, w]\n  c: [true, false]\n")
-    assert len(compile_taxonomy(shapes_root).tasks["shapes.shape_field.probe"].query_space()) == 256
-    write_task(shapes_root, query="query:\n  a: {range: [1, 33]}\n  b: [x, y, z, w]\n  c: [true, false]\n  d: [1, 2, 3, 4]\n")
-    assert compile_errors(shapes_root) == [f"{path}:6:1: error: the query space has 1056 combinations (a (33) × b (4) "
+    write_task(icons_root, query="query:\n  a: {range: [1, 32]}\n  b: [x, y, z, w]\n  c: [true, false]\n")
+    assert len(compile_taxonomy(icons_root).tasks["icons.shape_field.probe"].query_space()) == 256
+    write_task(icons_root, query="query:\n  a: {range: [1, 33]}\n  b: [x, y, z, w]\n  c: [true, false]\n  d: [1, 2, 3, 4]\n")
+    assert compile_errors(icons_root) == [f"{path}:6:1: error: the query space has 1056 combinations (a (33) × b (4) "
                                            f"× c (2) × d (4)); the limit is 1024: use fewer or smaller query variables"]
 
 
-def test_deep_yaml_in_a_program_is_one_error_through_the_cli(shapes_root):
-    write_task(shapes_root)
-    path = shapes_root / "programs/shapes/probe/probe.yaml"
+def test_deep_yaml_in_a_program_is_one_error_through_the_cli(icons_root):
+    write_task(icons_root)
+    path = icons_root / "programs/icons/probe/probe.yaml"
     path.write_text(path.read_text().replace("prompt: How many shapes?", "prompt: " + "[" * 500 + "]" * 500))
-    code, lines = cli(shapes_root)
+    code, lines = cli(icons_root)
     assert code == 2 and lines == [
-        f"programs/shapes/probe/probe.yaml:8:{8 + MAX_DEPTH}: error: mappings and lists nest more than {MAX_DEPTH} "
+        f"programs/icons/probe/probe.yaml:8:{8 + MAX_DEPTH}: error: mappings and lists nest more than {MAX_DEPTH} "
         f"levels deep; the limit for an authoring file is {MAX_DEPTH}", "1 error; nothing was compiled"]
 
 
@@ -255,57 +255,57 @@ def test_a_fifo_or_a_folder_is_refused_without_reading(tmp_path):
     assert str(d.items[0]) == "gone.yaml:1:1: error: cannot read file: No such file or directory"
 
 
-def test_line_endings_keep_positions(shapes_root, monkeypatch):
-    monkeypatch.chdir(shapes_root)
-    path = write_task(shapes_root, answer="len(shapes) + @")
+def test_line_endings_keep_positions(icons_root, monkeypatch):
+    monkeypatch.chdir(icons_root)
+    path = write_task(icons_root, answer="len(shapes) + @")
     text = Path(path).read_text()
     for ending in ("\n", "\r\n", "\r"):
         Path(path).write_bytes(text.replace("\n", ending).encode())
-        assert compile_errors(shapes_root) == ["programs/shapes/probe/probe.yaml:6:32: error: unexpected character '@' "
+        assert compile_errors(icons_root) == ["programs/icons/probe/probe.yaml:6:32: error: unexpected character '@' "
                                                "in expression"]
 
 
-def test_symlinks_leaving_the_root_are_not_followed(shapes_root, tmp_path):
+def test_symlinks_leaving_the_root_are_not_followed(icons_root, tmp_path):
     secret = tmp_path / "secret.yaml"
     secret.write_text("SECRET-PASSWORD: [hunter2\n")
-    links = shapes_root / "programs/shapes/links"
+    links = icons_root / "programs/icons/links"
     links.mkdir()
     (links / "outside.yaml").symlink_to(secret)
     (links / "dangling.yaml").symlink_to(tmp_path / "nothing-here.yaml")
     (links / "loop.yaml").symlink_to(links / "loop.yaml")
     (links / "relative.yaml").symlink_to(Path("../../../../secret.yaml"))
-    (shapes_root / "grammars/shapes/more").symlink_to(tmp_path, target_is_directory=True)
-    code, lines = cli(shapes_root)
+    (icons_root / "grammars/icons/more").symlink_to(tmp_path, target_is_directory=True)
+    code, lines = cli(icons_root)
     assert code == 2
     assert lines == [
-        "grammars/shapes/more:1:1: error: symbolic link to a folder is not followed (link single files, inside the "
+        "grammars/icons/more:1:1: error: symbolic link to a folder is not followed (link single files, inside the "
         "taxonomy root)",
-        "programs/shapes/links/dangling.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); "
+        "programs/icons/links/dangling.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); "
         "it is not followed",
-        "programs/shapes/links/loop.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); it is "
+        "programs/icons/links/loop.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); it is "
         "not followed",
-        "programs/shapes/links/outside.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); it "
+        "programs/icons/links/outside.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); it "
         "is not followed",
-        "programs/shapes/links/relative.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); "
+        "programs/icons/links/relative.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); "
         "it is not followed",
         "5 errors; nothing was compiled"]
     assert not any("SECRET" in ln or "hunter2" in ln for ln in lines)
 
 
-def test_symlinks_inside_the_root_are_followed(shapes_root):
+def test_symlinks_inside_the_root_are_followed(icons_root):
     # A program kept elsewhere in the root and linked into programs/ compiles as if it were there.
-    write_task(shapes_root)
-    shared = shapes_root / "shared"
+    write_task(icons_root)
+    shared = icons_root / "shared"
     shared.mkdir()
-    (shapes_root / "programs/shapes/probe/probe.yaml").rename(shared / "probe.yaml")
-    (shapes_root / "programs/shapes/probe/probe.yaml").symlink_to(Path("../../../shared/probe.yaml"))
-    assert "shapes.shape_field.probe" in compile_taxonomy(shapes_root).tasks
+    (icons_root / "programs/icons/probe/probe.yaml").rename(shared / "probe.yaml")
+    (icons_root / "programs/icons/probe/probe.yaml").symlink_to(Path("../../../shared/probe.yaml"))
+    assert "icons.shape_field.probe" in compile_taxonomy(icons_root).tasks
     # The taxonomy index behind a link that leaves the root is refused like any other file.
-    outside = shapes_root.parent / "tax.yaml"
-    (shapes_root / "taxonomy/taxonomy.yaml").rename(outside)
-    (shapes_root / "taxonomy/taxonomy.yaml").symlink_to(outside)
-    errs = compile_errors(shapes_root)
-    assert errs == [f"{shapes_root}/taxonomy/taxonomy.yaml:1:1: error: symbolic link leads outside the taxonomy "
+    outside = icons_root.parent / "tax.yaml"
+    (icons_root / "taxonomy/taxonomy.yaml").rename(outside)
+    (icons_root / "taxonomy/taxonomy.yaml").symlink_to(outside)
+    errs = compile_errors(icons_root)
+    assert errs == [f"{icons_root}/taxonomy/taxonomy.yaml:1:1: error: symbolic link leads outside the taxonomy "
                     f"root (or nowhere); it is not followed"]
 
 
@@ -372,9 +372,9 @@ def test_end_of_expression_points_past_its_last_character():
     assert syntax_error("e: len(xs\n") == "x.yaml:1:10: error: expression ends too early"
 
 
-def test_type_errors_name_the_token_at_its_position(shapes_root, monkeypatch):
-    monkeypatch.chdir(shapes_root)
-    path = write_task(shapes_root)
+def test_type_errors_name_the_token_at_its_position(icons_root, monkeypatch):
+    monkeypatch.chdir(icons_root)
+    path = write_task(icons_root)
     text = Path(path).read_text()
     cases = [
         ('answer: {value: "len(shapes) + \\u00e9t\\u00e9", contract: integer_exact}', "\\u00e9t",
@@ -387,8 +387,8 @@ def test_type_errors_name_the_token_at_its_position(shapes_root, monkeypatch):
     for replacement, marker, message in cases:
         new = re.sub(r"(?m)^answer: .*$", lambda m: replacement, text)
         Path(path).write_text(new)
-        errs = compile_errors(shapes_root)
-        assert len(errs) == 1 and errs[0].startswith(f"programs/shapes/probe/probe.yaml:{where(new, marker)}: error: "
+        errs = compile_errors(icons_root)
+        assert len(errs) == 1 and errs[0].startswith(f"programs/icons/probe/probe.yaml:{where(new, marker)}: error: "
                                                      f"{message}"), (errs, replacement)
 
 
@@ -440,31 +440,31 @@ def test_block_scalars_with_an_indentation_indicator_and_deep_content():
                                              f"expression"]
 
 
-def test_template_errors_name_their_line_inside_a_block_scalar(shapes_root, monkeypatch):
-    monkeypatch.chdir(shapes_root)
-    path = write_task(shapes_root)
+def test_template_errors_name_their_line_inside_a_block_scalar(icons_root, monkeypatch):
+    monkeypatch.chdir(icons_root)
+    path = write_task(icons_root)
     for prompt in (">\n  How many\n  shapes?\n\n  {{ }} are there?", "|\n  How many shapes?\n  Count {{ }}",
                    '"How many\n\n  shapes? {{ }}"'):
         new = Path(path).read_text().replace("prompt: How many shapes?", "prompt: " + prompt)
         Path(path).write_text(new)
         # jinja stops at the closing `}}` (an expression was expected): the error sits on that token.
         line, col = where(new, "{{ }}").split(":")
-        errs = compile_errors(shapes_root)
-        expected = f"programs/shapes/probe/probe.yaml:{line}:{int(col) + 3}"
+        errs = compile_errors(icons_root)
+        expected = f"programs/icons/probe/probe.yaml:{line}:{int(col) + 3}"
         assert [e.split(": error: ")[0] for e in errs] == [expected], errs
-        write_task(shapes_root)
+        write_task(icons_root)
 
 
-def test_taxonomy_patterns_are_id_prefixes(shapes_root, monkeypatch):
+def test_taxonomy_patterns_are_id_prefixes(icons_root, monkeypatch):
     # `[...]` sets and `?` make fnmatch's regular expressions slow (seconds a match for a few kilobytes), so a
     # pattern is an id prefix with `*` only.
-    monkeypatch.chdir(shapes_root)
-    tax = shapes_root / "taxonomy/taxonomy.yaml"
-    new = tax.read_text().replace('tasks: ["shapes.*"]', 'tasks: ["shapes.*", "' + "[a-" * 3000 + '*", "x?.*"]')
+    monkeypatch.chdir(icons_root)
+    tax = icons_root / "taxonomy/taxonomy.yaml"
+    new = tax.read_text().replace('tasks: ["icons.*"]', 'tasks: ["icons.*", "' + "[a-" * 3000 + '*", "x?.*"]')
     tax.write_text(new)
     line, col = where(new, '"[a-').split(":")
     t0 = time.perf_counter()
-    assert compile_errors(shapes_root) == [
+    assert compile_errors(icons_root) == [
         f"taxonomy/taxonomy.yaml:{line}:{col}: error: '{'[a-' * 26}[a' is not a task pattern: use a task id, or an id "
         f"prefix with * (like charts.*), at most 200 characters of a-z 0-9 _ . *",
         f"taxonomy/taxonomy.yaml:{line}:{int(col) + 9005}: error: 'x?.*' is not a task pattern: use a task id, or an "
@@ -472,20 +472,20 @@ def test_taxonomy_patterns_are_id_prefixes(shapes_root, monkeypatch):
     assert time.perf_counter() - t0 < 30  # generous: matching it against every task took minutes
 
 
-def test_a_quoted_value_with_line_breaks_or_escapes_stays_on_one_line(shapes_root):
+def test_a_quoted_value_with_line_breaks_or_escapes_stays_on_one_line(icons_root):
     # A message that quotes a value holding line or paragraph separators, or a terminal escape, shows them escaped.
-    path = Path(write_task(shapes_root))
-    path.write_text(path.read_text().replace("task: shapes.shape_field.probe",
+    path = Path(write_task(icons_root))
+    path.write_text(path.read_text().replace("task: icons.shape_field.probe",
                                              'task: "shapes.x\\u2028y\\nz\\e[31m\\u0085"'))
-    code, lines = cli(shapes_root)
+    code, lines = cli(icons_root)
     assert code == 2 and lines == [
-        "programs/shapes/probe/probe.yaml:1:7: error: 'shapes.x\\u2028y\\nz\\x1b[31m\\x85' is not a valid name here "
+        "programs/icons/probe/probe.yaml:1:7: error: 'shapes.x\\u2028y\\nz\\x1b[31m\\x85' is not a valid name here "
         "(expected lowercase dotted ids like charts.bar_chart)", "1 error; nothing was compiled"]
     assert all(ERROR_LINE.match(ln) or SUMMARY_LINE.match(ln) for ln in lines)
 
 
-def test_an_unreadable_folder_is_reported(shapes_root, monkeypatch):
-    locked = shapes_root / "programs/shapes/locked"
+def test_an_unreadable_folder_is_reported(icons_root, monkeypatch):
+    locked = icons_root / "programs/icons/locked"
     locked.mkdir()
     real_scandir = os.scandir
 
@@ -495,18 +495,18 @@ def test_an_unreadable_folder_is_reported(shapes_root, monkeypatch):
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    code, lines = cli(shapes_root)
-    assert code == 2 and lines == ["programs/shapes/locked:1:1: error: cannot read folder: Permission denied",
+    code, lines = cli(icons_root)
+    assert code == 2 and lines == ["programs/icons/locked:1:1: error: cannot read folder: Permission denied",
                                    "1 error; nothing was compiled"]
 
 
-def test_deep_or_long_expressions_are_refused_at_parse_time(shapes_root, monkeypatch):
+def test_deep_or_long_expressions_are_refused_at_parse_time(icons_root, monkeypatch):
     # The expression parser is LALR (no recursion); depth and length are checked on its tree and text.
-    monkeypatch.chdir(shapes_root)
+    monkeypatch.chdir(icons_root)
     for answer, message in (("(" * 1990 + "1" + ")" * 1990, "expression nests 1992 levels deep; the limit is 64 "
                                                              "(name intermediate results as separate steps)"),
                             ("-" * 3000 + "1", "expression nests 3002 levels deep; the limit is 64 (name "
                                                "intermediate results as separate steps)"),
                             ("1" + " + 1" * 1200, "expression is 4801 characters long; the limit is 4000")):
-        write_task(shapes_root, answer=answer)
-        assert compile_errors(shapes_root) == [f"programs/shapes/probe/probe.yaml:6:18: error: {message}"]
+        write_task(icons_root, answer=answer)
+        assert compile_errors(icons_root) == [f"programs/icons/probe/probe.yaml:6:18: error: {message}"]

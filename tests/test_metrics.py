@@ -117,7 +117,7 @@ def macro(given, reduce) -> float:
 
 # -- evaluation: OpenRLHF's compute_eval_metrics -----------------------------------------------------------------
 PATTERNS = {
-    # charts rows all right; shapes rows right once in four, the rest wrong but well formatted
+    # charts rows all right; icons rows right once in four, the rest wrong but well formatted
     "uneven": lambda rows: lambda i, j: "right" if json.loads(rows[i][2])["domain"] == "charts" or j == 0 else "wrong",
     "all wrong, well formatted": lambda rows: lambda i, j: "wrong",
     "all right": lambda rows: lambda i, j: "right",
@@ -162,14 +162,14 @@ def test_training_logs_give_each_domains_exact_accuracy(export, openrlhf_parts, 
                                    apply_chat_template=True, image_key="images"))
     domain_of = [json.loads(r[2])["domain"] for r in rows]
     charts = [r for r, d in zip(rows, domain_of) if d == "charts"]
-    shapes = [r for r, d in zip(rows, domain_of) if d == "shapes"]
+    shapes = [r for r, d in zip(rows, domain_of) if d == "icons"]
     chosen = {"whole split": rows, "charts-heavy step": charts + shapes[:1], "one domain only": shapes}[composition]
     samples, given = rollouts(chosen, lambda i, j: ("right", "wrong", "mute", "right", "wrong")[(i + 2 * j) % 5],
                               openrlhf_parts)
     means = step_means(samples)
     assert all(0.0 <= v <= 1.0 for k, v in means.items() if k.startswith("domain/") or k.endswith(("_rate", "acc")))
     assert means["answer_accuracy"] == pytest.approx(sum(r for *_, r in given) / len(given))
-    for domain in ("charts", "shapes"):
+    for domain in ("charts", "icons"):
         flags = [r for _, d, r in given if d == domain]
         assert means[f"domain/{domain}/share"] == pytest.approx(len(flags) / len(given))
         if flags:
@@ -202,8 +202,8 @@ def test_reward_function_refuses_bad_eval_weights(export):
 
 def test_export_writes_exact_eval_weights_only_on_evaluation_splits(export):
     info = json.loads((export / "export.json").read_text())
-    # validation: 2 rows per task, charts 1 task, shapes 2 → N = 6, D = 2: charts 6/(2·2), shapes 6/(2·4)
-    assert info["splits"]["validation"]["eval_weights"] == {"charts": 1.5, "shapes": 0.75}
+    # validation: 2 rows per task, charts 1 task, icons 2 → N = 6, D = 2: charts 6/(2·2), icons 6/(2·4)
+    assert info["splits"]["validation"]["eval_weights"] == {"charts": 1.5, "icons": 0.75}
     assert "eval_weights" not in info["splits"]["train"]
     train = list(read_with_openrlhf(export, "train", input_key="prompt", label_key="label"))
     assert all(ds == json.loads(lab)["domain"] and "eval_weight" not in json.loads(lab) for ds, _, lab, _ in train)

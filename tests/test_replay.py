@@ -57,10 +57,10 @@ def test_replay_notices_changed_task_definition(library_copy, monkeypatch):
 
 
 def test_same_seed_same_bytes_in_another_process(taxonomy):
-    task = taxonomy.tasks["shapes.shape_field.relation"]
+    task = taxonomy.tasks["icons.shape_field.relation"]
     here = generate(task, 11, 7, vocab=taxonomy.vocab)
     code = ("from compiler.taxonomy import compile_taxonomy; from tessera.trace.instance import generate;"
-            "import hashlib; t = compile_taxonomy(); i = generate(t.tasks['shapes.shape_field.relation'], 11, 7,"
+            "import hashlib; t = compile_taxonomy(); i = generate(t.tasks['icons.shape_field.relation'], 11, 7,"
             " vocab=t.vocab); print(i.instance_id, hashlib.sha256(i.png).hexdigest())")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), cwd=ROOT)
     assert proc.returncode == 0, proc.stderr

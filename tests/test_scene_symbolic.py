@@ -102,7 +102,7 @@ render:
 # -- boards -----------------------------------------------------------------------------------------------------
 def test_checker_board_binds_pieces_on_a_light_top_left_square(taxonomy):
     pieces = [{"row": 0, "col": 0, "kind": "queen", "side": "white"}, {"row": 3, "col": 2, "kind": "X", "side": "black"}]
-    rmap, img, _ = render(taxonomy, "boards.chess", {"pieces": pieces, "rows": 4, "cols": 4}, seed=3)
+    rmap, img, _ = render(taxonomy, "games.chess", {"pieces": pieces, "rows": 4, "cols": 4}, seed=3)
     assert set(rmap) == {"pieces[0]", "pieces[1]"}
     x0, y0, x1, y1 = rmap["pieces[1]"]["bbox"]
     assert x1 - x0 > 20 and 0 <= x0 and x1 <= 448
@@ -116,14 +116,14 @@ def test_checker_board_binds_pieces_on_a_light_top_left_square(taxonomy):
     disc = img[round(qy - qr / 2):round(qy + qr / 2), round(qx - qr / 2):round(qx + qr / 2)]
     assert (disc.max(axis=2) < 140).sum() > 50  # the letter, in ink on a white disc
     with pytest.raises(Exception, match=r"requires pieces_on_the_board: .* is false for the arguments given at"):
-        render(taxonomy, "boards.chess", {"pieces": [{"row": 4, "col": 0, "kind": "rook", "side": "white"}],
+        render(taxonomy, "games.chess", {"pieces": [{"row": 4, "col": 0, "kind": "rook", "side": "white"}],
                                           "rows": 4, "cols": 4})
 
 
 def test_digit_grid_binds_every_cell(taxonomy):
     cells = [{"row": r, "col": c, "value": r * 4 + c, "shown": c != 1, "marked": (r, c) == (2, 1)}
              for r in range(4) for c in range(4)]
-    rmap, img, _ = render(taxonomy, "boards.sudoku", {"cells": cells, "n": 4, "box_rows": 2, "box_cols": 2})
+    rmap, img, _ = render(taxonomy, "puzzles.sudoku", {"cells": cells, "n": 4, "box_rows": 2, "box_cols": 2})
     assert len(rmap) == 16  # blank cells are bound too: a witness can point at an empty cell
     boxes = [rmap[f"cells[{i}]"]["bbox"] for i in range(16)]
     assert all(a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
@@ -135,7 +135,7 @@ def test_digit_grid_binds_every_cell(taxonomy):
 def test_tile_grid_marks_and_separates_tiles(taxonomy):
     tiles = [{"row": r, "col": c, "color": ["red", "green", "blue"][(r + c) % 3], "marked": (r, c) == (1, 1)}
              for r in range(3) for c in range(3)]
-    rmap, img, _ = render(taxonomy, "boards.tiles", {"tiles": tiles, "rows": 3, "cols": 3})
+    rmap, img, _ = render(taxonomy, "puzzles.tiles", {"tiles": tiles, "rows": 3, "cols": 3})
     assert len(rmap) == 9 and all(rmap[f"tiles[{i}]"]["mark"] == "cell" for i in range(9))
     a, b = rmap["tiles[0]"]["bbox"], rmap["tiles[1]"]["bbox"]
     assert b[0] - a[2] >= 2  # gaps between tiles

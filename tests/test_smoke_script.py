@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 def test_the_smoke_script_prepares_both_modes_without_a_gpu(tmp_path):
     out = tmp_path / "smoke"
     env = {**os.environ, "SMOKE_DRY": "1", "OUT": str(out), "STEPS": "1", "PROMPTS": "4", "SAMPLES": "2",
-           "SMOKE_TASKS": "charts.bar_chart.extremum_label shapes.shape_field.count_matching", "PYTHON": sys.executable,
+           "SMOKE_TASKS": "charts.bar_chart.extremum_label icons.shape_field.count_matching", "PYTHON": sys.executable,
            "MODEL": str(tmp_path / "model")}
     done = subprocess.run(["bash", str(ROOT / "training" / "smoke_gpu.sh")], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)

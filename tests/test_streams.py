@@ -16,7 +16,7 @@ def test_stream_seeds_are_distinct_and_stable():
 
 
 def test_render_stream_changes_pixels_not_meaning(taxonomy):
-    task = taxonomy.tasks["shapes.shape_field.colors_left_to_right"]
+    task = taxonomy.tasks["icons.shape_field.colors_left_to_right"]
     base = generate(task, 3, 5, vocab=taxonomy.vocab)
     other = generate(task, 3, 5, vocab=taxonomy.vocab, stream_seeds={"render": 999})
     assert other.trace["state"] == base.trace["state"]
@@ -46,7 +46,7 @@ def test_state_stream_changes_the_scene_not_the_query(taxonomy):
 
 
 def test_query_is_uniform_over_the_query_space(taxonomy):
-    task = taxonomy.tasks["shapes.shape_field.relation"]  # four relations
+    task = taxonomy.tasks["icons.shape_field.relation"]  # four relations
     counts = {}
     for seed in range(400):
         q = generate(task, seed, 0, vocab=taxonomy.vocab).trace["query"]["relation"]

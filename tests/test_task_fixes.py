@@ -52,11 +52,11 @@ def test_every_yes_no_task_draws_its_outcome_with_the_query(taxonomy):
         assert sorted(taxonomy.tasks[task_id].queries.get("outcome", [])) == ["no", "yes"], task_id
 
 
-@pytest.mark.parametrize("task_id", ["boards.tiles.has_line", "graphs.digraph.one_way_reach",
+@pytest.mark.parametrize("task_id", ["puzzles.tiles.has_line", "graphs.digraph.one_way_reach",
                                      "graphs.weighted_graph.connected_pair", "physics.ray_optics.image_nature",
                                      "geometry.circle_plane.circles_overlap", "symbolic.balance_compare.heavier_pair",
                                      "graphs.maze.goal_reachable", "graphs.digraph.has_cycle",
-                                     "shapes.shape_field.relation",
+                                     "icons.shape_field.relation",
                                      "geometry.transformed_shape.reflection_or_rotation"])
 def test_yes_no_answer_is_the_drawn_outcome_at_every_level(taxonomy, task_id):
     drawn = instances(taxonomy, task_id)
@@ -70,7 +70,7 @@ def test_yes_no_answer_is_the_drawn_outcome_at_every_level(taxonomy, task_id):
 
 
 def test_has_line_is_even_for_each_length(taxonomy):
-    drawn = instances(taxonomy, "boards.tiles.has_line", 200)
+    drawn = instances(taxonomy, "puzzles.tiles.has_line", 200)
     for length in (3, 4):
         answers = [a for q, _, _, a in drawn if q["length"] == length]
         assert len(answers) >= 70 and 0.4 <= sum(answers) / len(answers) <= 0.6, (length, sum(answers), len(answers))
@@ -96,8 +96,8 @@ def _groups(line):
 # -- marks the question never mentions are not drawn -------------------------------------------------------------
 # (task, what its scene marks: a count over the state) → how many marks the task's question needs
 MARKS = {
-    "boards.sudoku": (lambda st: sum(c["marked"] for c in st["cells"]), {"marked_cell": 1}),
-    "boards.tiles": (lambda st: sum(t["marked"] for t in st["tiles"]), {"region_size": 1}),
+    "puzzles.sudoku": (lambda st: sum(c["marked"] for c in st["cells"]), {"marked_cell": 1}),
+    "puzzles.tiles": (lambda st: sum(t["marked"] for t in st["tiles"]), {"region_size": 1}),
     "graphs.maze": (lambda st: sum(c["mark"] != "" or c["color"] != "" for c in st["cells"]),
                     {"goal_reachable": 2, "route_length": 2}),
     "geometry.lattice_polygon": (lambda st: len(st["drawn"]) - len(st["vertices"]), {"points_inside": "m"}),
@@ -124,9 +124,9 @@ def test_marks_are_drawn_only_for_the_tasks_that_ask_about_them(taxonomy, gramma
 def test_marked_scenes_still_draw_their_mark(taxonomy):
     """The sudoku highlight and the tiles ring are on the cell the program reads (its witness)."""
     for seed in range(N // 2):
-        _, state, steps, _ = draw(taxonomy, "boards.sudoku.marked_cell", seed, seed % 10)
+        _, state, steps, _ = draw(taxonomy, "puzzles.sudoku.marked_cell", seed, seed % 10)
         assert [c for c in state["cells"] if c["marked"]] == [steps["marked"]] and not steps["marked"]["shown"]
-        _, state, steps, _ = draw(taxonomy, "boards.tiles.region_size", seed, seed % 10)
+        _, state, steps, _ = draw(taxonomy, "puzzles.tiles.region_size", seed, seed % 10)
         assert [t for t in state["tiles"] if t["marked"]] == [steps["marked"]]
 
 
@@ -141,7 +141,7 @@ def attacked_squares(state: dict, side: str) -> set[tuple[int, int]]:
 
 
 def test_chess_positions_have_one_king_per_side_apart_and_no_check(taxonomy):
-    tasks = sorted(t for t in taxonomy.tasks if t.startswith("boards.chess."))
+    tasks = sorted(t for t in taxonomy.tasks if t.startswith("games.chess."))
     seen = 0
     for task_id in tasks:
         for seed in range(N // len(tasks) + 10):

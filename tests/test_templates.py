@@ -359,18 +359,18 @@ def test_every_bundled_template_renders(taxonomy, monkeypatch):
 
 # Prompt bodies recorded on main (87021fd) before templates were narrowed: the same bytes come out.
 RECORDED = {
-    ("boards.tiles.largest_area_option", 0, 0): "Tiles of the same colour that share a side belong to one area. "
+    ("puzzles.tiles.largest_area_option", 0, 0): "Tiles of the same colour that share a side belong to one area. "
                                                 "Which colour forms the largest area?\nA. red\nB. green\nC. orange",
     ("geometry.transformed_shape.apply_to_point", 0, 2): "Figure ABC is mapped onto figure A'B'C' by a reflection "
                                                          "or a rotation about the origin.\nThe same transformation is "
                                                          "applied to point P. What are the coordinates of the image "
                                                          "of P? Answer as [x, y].",
     ("icons.icon_field.count_either", 9, 3): "How many pictograms are houses or yellow, or both?",
-    ("boards.tiles.longest_run", 0, 0): "Rows are numbered from 1 at the top and columns from 1 at the left. What is "
+    ("puzzles.tiles.longest_run", 0, 0): "Rows are numbered from 1 at the top and columns from 1 at the left. What is "
                                         "the greatest number of tiles of one colour that stand next to each other "
                                         "without a break in column 2?",
     ("charts.treemap.kth_largest", 9, 5): "Which blend sold the most packs?",
-    ("boards.sudoku.missing_digit", 0, 1): "In this puzzle every row, every column and every box (outlined by thick "
+    ("puzzles.sudoku.missing_digit", 0, 1): "In this puzzle every row, every column and every box (outlined by thick "
                                            "lines) holds each digit from 1 to 4 exactly once. Row 4 has exactly one "
                                            "empty cell. Which digit belongs there? Rows are numbered from the top and "
                                            "columns from the left.",

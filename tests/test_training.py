@@ -36,9 +36,9 @@ from tessera.training.curriculum import Curriculum, CurriculumConfig, Curriculum
 from tessera.training.export import export_offline, export_online  # noqa: E402
 from tessera.training.launch import build_launch, load_config, validate_with_openrlhf  # noqa: E402
 
-TASKS = ("charts.bar_chart.extremum_label", "shapes.shape_field.relation", "shapes.shape_grid.row_extreme")
+TASKS = ("charts.bar_chart.extremum_label", "icons.shape_field.relation", "icons.shape_grid.row_extreme")
 REWARD_FILE = ROOT / "training" / "reward_func.py"
-GROUP_KEYS = {f"domain/{d}/{k}" for d in ("charts", "shapes") for k in ("correct", "share")} | \
+GROUP_KEYS = {f"domain/{d}/{k}" for d in ("charts", "icons") for k in ("correct", "share")} | \
     {f"level/{level}/{k}" for level in range(10) for k in ("correct", "share")}
 CONFIGS = sorted((ROOT / "training" / "configs").glob("*.yaml"))
 
@@ -265,7 +265,7 @@ def test_offline_export_is_task_uniform_and_read_by_openrlhf(uneven_dataset, tax
         row = source[label["instance_id"]]
         per_task[label["task"]] = per_task.get(label["task"], 0) + 1
         assert datasource == label["domain"] == row["domain"] == taxonomy.tasks[label["task"]].domain
-        assert label["domains"] == {"charts": pytest.approx(1 / 3, abs=1e-5), "shapes": pytest.approx(2 / 3, abs=1e-5)}
+        assert label["domains"] == {"charts": pytest.approx(1 / 3, abs=1e-5), "icons": pytest.approx(2 / 3, abs=1e-5)}
         assert {k: label[k] for k in json.loads(row["label"])} == json.loads(row["label"])  # the verifier label
         # the chat template put the image block before the prompt text, which ends with the format instruction
         assert "<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>" + row["prompt"] in prompt
@@ -402,8 +402,8 @@ def test_executor_promotes_after_32_correct_rollouts(taxonomy, tmp_path):
     task = TASKS[1]
     levels = []
     for seed in range(5):
-        token = json.dumps({"task": task, "seed": seed, "level": "curriculum", "domain": "shapes",
-                            "domains": {"shapes": 1.0}})
+        token = json.dumps({"task": task, "seed": seed, "level": "curriculum", "domain": "icons",
+                            "domains": {"icons": 1.0}})
         outs = run_group(executor, engine, token)
         levels.append({o["extra_logs"]["level"] for o in outs})
     assert levels[:4] == [{0.0}] * 4  # one level per group

@@ -37,7 +37,7 @@ from tests.conftest import ROOT
 TINY = """
 build: tiny
 seed: 3
-select: {tasks: ["charts.bar_chart.value_difference", "shapes.shape_grid.empty_cells"]}
+select: {tasks: ["charts.bar_chart.value_difference", "icons.shape_grid.empty_cells"]}
 per_task: {train: 3, validation: 1}
 levels: [0, 4]
 shard_size: 4

@@ -155,11 +155,11 @@ def _force_theme(monkeypatch, chosen: dict):
 def test_colour_words_stay_true_on_the_drawn_pixels_under_every_theme(taxonomy, monkeypatch, kind):
     chosen: dict = {"name": kind}
     _force_theme(monkeypatch, chosen)
-    task = taxonomy.tasks["shapes.shape_grid.column_color_count"]
+    task = taxonomy.tasks["icons.shape_grid.column_color_count"]
     checked = 0
     for k, shades in enumerate(THEME_KINDS[kind].shades):
         chosen["shades"] = shades
-        for seed in range(2):
+        for seed in range(3):
             try:
                 inst = generate(task, seed, 3, vocab=taxonomy.vocab, variety="strong",
                                 stream_seeds={"render": derive_seed(seed + 17 * k, kind, "render")})
@@ -175,7 +175,8 @@ def test_colour_words_stay_true_on_the_drawn_pixels_under_every_theme(taxonomy, 
                 if entry is None:
                     continue
                 x, y = (round(v) for v in entry["point"])
-                window = inst.rgb[y - 1:y + 2, x - 1:x + 2, :3].reshape(-1, 3)
+                # a 5 × 5 median: Gaussian noise (σ up to 9) on one 3 × 3 window can tint a dark gray past 8 % saturation
+                window = inst.rgb[y - 2:y + 3, x - 2:x + 3, :3].reshape(-1, 3)
                 rgb = tuple(int(v) for v in np.median(window, axis=0))
                 assert piece["color"] in color_word_of(rgb), (kind, shades, piece, rgb)
                 checked += 1
@@ -185,7 +186,7 @@ def test_colour_words_stay_true_on_the_drawn_pixels_under_every_theme(taxonomy, 
 # -- determinism ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("variety", ["mild", "strong"])
 def test_same_seed_same_bytes_other_render_seed_other_picture_same_answer(taxonomy, variety):
-    for tid in ("charts.bar_chart.value_difference", "shapes.shape_grid.column_color_count"):
+    for tid in ("charts.bar_chart.value_difference", "icons.shape_grid.column_color_count"):
         task = taxonomy.tasks[tid]
         a = generate(task, 4, 2, vocab=taxonomy.vocab, variety=variety)
         b = generate(task, 4, 2, vocab=taxonomy.vocab, variety=variety)

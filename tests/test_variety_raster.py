@@ -46,7 +46,7 @@ def test_variety_none_rebuilds_the_stored_instances(taxonomy):
 
 
 # -- determinism ------------------------------------------------------------------------------------------------
-DET_CASES = [("shapes.shape_field.count_matching", 2, "strong"), ("pages.data_table.cell_lookup", 4, "strong"),
+DET_CASES = [("icons.shape_field.count_matching", 2, "strong"), ("pages.data_table.cell_lookup", 4, "strong"),
              ("charts.line_chart.largest_change", 1, "mild"), ("graphs.weighted_graph.cheapest_route", 2, "strong")]
 
 
@@ -178,7 +178,7 @@ def _nearest_colour_name(rgb) -> str:
 
 def test_witness_points_land_on_the_named_colour_in_a_real_task(taxonomy, monkeypatch):
     """Warps and the photo look on a real scene: each shape's moved point is on a pixel of the shape's colour."""
-    task = taxonomy.tasks["shapes.shape_field.count_matching"]
+    task = taxonomy.tasks["icons.shape_field.count_matching"]
     cases = _edit_cases()
     picked = [cases[0], cases[-2]]  # the strongest warp alone, the photo look
     for i, edits in enumerate(picked):
@@ -307,7 +307,7 @@ def test_bad_render_variety_keys_are_positioned_errors(library_copy):
                   "canvas: {width: 512, height: 384, scale: [1.5, 1.2], aspect: [0.2, 1.0]}")
     _edit_grammar(library_copy, "grammars/charts/line_chart.yaml", "render:\n",
                   "render:\n  raster: {strength: extreme}\n")
-    _edit_grammar(library_copy, "grammars/shapes/shape_field.yaml", "render:\n",
+    _edit_grammar(library_copy, "grammars/icons/shape_field.yaml", "render:\n",
                   "render:\n  raster: {skip: [blur, wobble]}\n")
     with pytest.raises(CompileFailed) as info:
         compile_taxonomy(library_copy)
@@ -324,7 +324,7 @@ def test_bad_render_variety_keys_are_positioned_errors(library_copy):
             f"hi ≤ 2.0, got [0.2, 1.0]") in text
     assert (f"grammars/charts/line_chart.yaml:{line('grammars/charts/line_chart.yaml', '  raster: {strength: extreme}')}"
             f":22: error: expected 'none', 'mild' or 'strong', got string 'extreme'") in text
-    assert (f"grammars/shapes/shape_field.yaml:{line('grammars/shapes/shape_field.yaml', '  raster: {skip: [blur, wobble]}')}"
+    assert (f"grammars/icons/shape_field.yaml:{line('grammars/icons/shape_field.yaml', '  raster: {skip: [blur, wobble]}')}"
             ":25: error: unknown raster edit 'wobble' (edits: warp, blur, jpeg, tone, vignette, scanlines, gauss, "
             "salt_pepper, photo)") in text
 
@@ -400,16 +400,16 @@ def test_style_sheet_shows_one_instance_in_several_styles(taxonomy, capsys, tmp_
 
     from tessera.gallery import style_instances
 
-    instances = style_instances(taxonomy.tasks["shapes.shape_field.count_matching"], 5, 3, taxonomy.vocab, 6)
+    instances = style_instances(taxonomy.tasks["icons.shape_field.count_matching"], 5, 3, taxonomy.vocab, 6)
     assert len({i.png for i in instances}) == 6 and len({json.dumps(i.answer) for i in instances}) == 1
     assert "variety" not in instances[0].trace and {i.trace.get("variety") for i in instances[1:]} == {"strong"}
     out = tmp_path / "sheet.png"
-    code = main(["--root", str(ROOT), "styles", "shapes.shape_field.count_matching", "--seed", "5", "--level", "3",
+    code = main(["--root", str(ROOT), "styles", "icons.shape_field.count_matching", "--seed", "5", "--level", "3",
                  "--styles", "6", "--columns", "3", "--out", str(out), "--json"])
     info = json.loads(capsys.readouterr().out)
     assert code == 0 and info["instances"] == [i.instance_id for i in instances]
     assert Image.open(out).size == (3 * 366 + 6, 2 * 286 + 6)
-    assert main(["--root", str(ROOT), "styles", "shapes.shape_field.count_matching", "--seed", "5", "--styles", "0",
+    assert main(["--root", str(ROOT), "styles", "icons.shape_field.count_matching", "--seed", "5", "--styles", "0",
                  "--out", str(out)]) == 1
     assert "styles must be between 1 and 64, got 0" in capsys.readouterr().err
 
@@ -422,7 +422,7 @@ def test_a_strong_build_validates_and_replays(taxonomy, tmp_path):
     from tessera.validate.dataset import validate_dataset
 
     cfg = tmp_path / "strong.yaml"
-    cfg.write_text("build: strong\nseed: 3\nselect: {tasks: [shapes.shape_field.count_matching]}\n"
+    cfg.write_text("build: strong\nseed: 3\nselect: {tasks: [icons.shape_field.count_matching]}\n"
                    "per_task: {train: 4, test: 1}\nvariety: strong\n")
     out = tmp_path / "ds"
     result = build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
@@ -482,3 +482,30 @@ def test_tone_edits_never_move_a_named_colour_out_of_its_word():
                         assert name in color_word_of(edited), (name, rgb, e)
     assert reduced > 0  # the bounds do reach colours that would change word: the check is doing work
     assert colour_safe_tone(0.0, 1.0, 1.0) == {"edit": "tone", "brightness": 0.0, "contrast": 1.0, "gamma": 1.0}
+
+
+def test_vignette_and_scan_lines_never_darken_a_colour_out_of_its_word():
+    """Tone is colour-safe on its own; vignette and scan lines darken further, so keep_colour_words halves them until
+    the darkest pixel (a corner, on a scan line) of every colour the theme draws keeps its word."""
+    from tessera.render.raster import _tone_value, colour_safe_tone, keep_colour_words
+    from tessera.render.theme import SHADE_FAMILIES, color_word_of
+
+    tone = colour_safe_tone(-10.0, 0.9, 1.1)  # as draw_edits makes it
+    b, c, g = tone["brightness"], tone["contrast"], tone["gamma"]
+    for family, names in SHADE_FAMILIES.items():
+        for shade in range(3):
+            palette = tuple((n, rgbs[shade % len(rgbs)]) for n, rgbs in names.items())
+            edits = [dict(tone),
+                     {"edit": "vignette", "amount": 0.4}, {"edit": "scanlines", "period": 2, "depth": 0.1}]
+            kept = keep_colour_words([dict(e) for e in edits], palette)
+            factor = (1 - kept[1]["amount"]) * (1 - kept[2]["depth"])
+            for name, rgb in palette:
+                if name in color_word_of(rgb):
+                    dark = tuple(int(_tone_value(v, b, c, g) * factor) for v in rgb)
+                    assert name in color_word_of(dark), (family, shade, name, dark)
+    # a palette with nothing near a window's edge keeps the whole vignette
+    calm = (("black", (10, 10, 10)),)
+    assert keep_colour_words([{"edit": "vignette", "amount": 0.3}], calm) == [{"edit": "vignette", "amount": 0.3}]
+    # and a pale orange at the edge of its window loses it
+    edge = (("orange", (235, 120, 10)),)
+    assert keep_colour_words([{"edit": "vignette", "amount": 0.3}], edge)[0]["amount"] < 0.1

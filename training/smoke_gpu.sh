@@ -24,7 +24,7 @@ set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen2.5-VL-3B-Instruct}
 MODES=${MODES:-offline online}
 DATASET=${DATASET:-}
-SMOKE_TASKS=${SMOKE_TASKS:-"charts.bar_chart.* shapes.shape_field.* symbolic.clock_row.*"}
+SMOKE_TASKS=${SMOKE_TASKS:-"charts.bar_chart.* icons.shape_field.* symbolic.clock_row.*"}
 STEPS=${STEPS:-4}
 PROMPTS=${PROMPTS:-16}
 SAMPLES=${SAMPLES:-4}

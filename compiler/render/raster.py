@@ -138,6 +138,38 @@ def colour_safe_tone(brightness: float, contrast: float, gamma: float) -> dict:
     raise AssertionError("unreachable: no change keeps every colour")  # k = 0 is the identity
 
 
+def keep_colour_words(edits: list[dict], palette: tuple[tuple[str, tuple[int, int, int]], ...]) -> list[dict]:
+    """Vignette and scan lines darken what tone left: at the darkest pixel they make (a corner, on a scan line)
+    every colour this render draws (`palette`: the theme's shade of each colour name) must keep its colour word.
+    Halves the vignette amount, then the scan-line depth, until it does (no draws: the stream is not touched)."""
+    from .theme import color_word_of
+
+    tone = next((e for e in edits if e["edit"] == "tone"), None)
+    toned = [(name, tuple(_tone_value(v, tone["brightness"], tone["contrast"], tone["gamma"]) for v in rgb)
+              if tone else rgb) for name, rgb in palette if name in color_word_of(rgb)]
+    vignette = [e for e in edits if e["edit"] == "vignette"]
+    scan = [e for e in edits if e["edit"] == "scanlines"]
+
+    def keeps() -> bool:
+        factor = 1.0
+        for e in vignette:
+            factor *= 1.0 - e["amount"]  # _vignette at the corners: 1 - amount / 2 · 2
+        for e in scan:
+            factor *= 1.0 - e["depth"]
+        return all(name in color_word_of(tuple(int(v * factor) for v in rgb)) for name, rgb in toned)
+
+    for group, key in ((vignette, "amount"), (scan, "depth")):
+        for _ in range(6):
+            if keeps():
+                return edits
+            for e in group:
+                e[key] = round(e[key] / 2, 4)
+        if not keeps():
+            for e in group:
+                e[key] = 0.0
+    return edits
+
+
 # -- geometry -------------------------------------------------------------------------------------------------
 def _matmul3(a, b):
     return [[sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)] for i in range(3)]

@@ -11,7 +11,7 @@ from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_RATIO, mark_is_hidden, text
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
-from .raster import apply_edits, draw_edits, strength_for
+from .raster import apply_edits, draw_edits, keep_colour_words, strength_for
 from .theme import pick_theme
 
 MIN_MARK_PX = 2.0
@@ -57,7 +57,8 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     render_map = painter.render_map
     extra, noisy = {}, False
     if variety != "none":
-        edits = draw_edits(rng, strength_for(variety, grammar.raster_strength), grammar.raster_skip)
+        edits = keep_colour_words(draw_edits(rng, strength_for(variety, grammar.raster_strength), grammar.raster_skip),
+                                  theme.palette())
         rgb, render_map = apply_edits(rgb, render_map, edits, theme.background)
         extra, noisy = {"canvas": canvas, "raster": edits}, any(e["edit"] == "gauss" for e in edits)
     return RenderResult(encode_png(rgb, noisy), render_map,

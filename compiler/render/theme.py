@@ -125,6 +125,10 @@ class Theme:
             raise EvalError(f"unknown colour '{name}' (known: {', '.join(COLORS)})")
         return shades[self.shade % len(shades)]
 
+    def palette(self) -> tuple[tuple[str, tuple[int, int, int]], ...]:
+        """(name, RGB) of every colour name as this theme draws it."""
+        return tuple((name, self.color(name)) for name in COLORS)
+
     def resolve(self, value) -> tuple[int, int, int] | None:
         """A colour encoding's value as RGB: a colour name (a shade of it), '#rrggbb', a theme role, or 'none'."""
         if value is None or value == "none" or value == "":
