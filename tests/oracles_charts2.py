@@ -31,13 +31,13 @@ def _hist_fullest(tr):
 def _box_median(tr):
     boxes = tr["state"]["boxes"]
     pick = max if tr["query"]["extreme"] == "highest" else min
-    return pick(boxes, key=lambda b: b["med"])["farm"]
+    return pick(boxes, key=lambda b: b["med"])["name"]
 
 
 def _box_iqr(tr):
     boxes = tr["state"]["boxes"]
     pick = max if tr["query"]["extreme"] == "largest" else min
-    return pick(boxes, key=lambda b: b["q3"] - b["q1"])["farm"]
+    return pick(boxes, key=lambda b: b["q3"] - b["q1"])["name"]
 
 
 def _candle_count(tr):

@@ -228,7 +228,7 @@ def test_config_errors_have_positions(tmp_path, taxonomy):
 
 def test_total_is_spread_evenly(tmp_path, taxonomy):
     cfg = tmp_path / "t.yaml"
-    cfg.write_text("build: t\nseed: 3\nselect: {domains: [shapes]}\ntotal: {train: 23}\n")
+    cfg.write_text("build: t\nseed: 3\nselect: {domains: [puzzles]}\ntotal: {train: 23}\n")
     config = load_build_config(cfg, taxonomy)
     counts = list(config.counts["train"].values())
     assert sum(counts) == 23 and max(counts) - min(counts) <= 1

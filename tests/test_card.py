@@ -100,7 +100,7 @@ def test_body_has_counts_table_config_contracts_and_provenance(dataset, taxonomy
     manifest = manifest_of(dataset)
     assert "| task | domain | answer type | contract | train rows | validation rows | test rows |" in text
     assert "| `charts.bar_chart.sorted_labels` | charts | list | `label_sequence` | 3 | 1 | 1 |" in text
-    assert "| `icons.shape_grid.common_shape_option` | shapes | option | `option_letter` | 3 | 1 | 1 |" in text
+    assert "| `icons.shape_grid.common_shape_option` | icons | option | `option_letter` | 3 | 1 | 1 |" in text
     rows = [line for line in text.splitlines() if line.startswith("| `") and line.endswith(" | 3 | 1 | 1 |")]
     assert len(rows) == len(manifest["splits"]["train"]["per_task"]) == 6
     # the build config block reads back as the config the manifest hashes
