@@ -112,3 +112,44 @@ ORACLES.update({
     "charts.function_graph.value_at": _function_value,
     "charts.function_graph.x_crossings": _function_crossings,
 })
+
+
+# -- receipt: line cost = quantity × unit price, from the printed lines --------------------------------------------
+def _line_cost(line):
+    return line["qty"] * line["price"]
+
+
+def _receipt_line(tr):
+    return _line_cost(step(tr, "row"))
+
+
+def _receipt_total(tr):
+    lines = tr["state"]["lines"]
+    chosen = lines if tr["query"]["scope"] == "all" else step(tr, "chosen")
+    assert all(c in lines for c in chosen)
+    return sum(_line_cost(x) for x in chosen)
+
+
+def _receipt_count(tr):
+    lines = tr["state"]["lines"]
+    if tr["query"]["test"] == "several":
+        return sum(1 for x in lines if x["qty"] >= 2)
+    bar = step(tr, "bar")
+    return sum(1 for x in lines if _line_cost(x) > bar)
+
+
+def _receipt_extreme(tr):
+    lines = tr["state"]["lines"]
+    pick = max if tr["query"]["extreme"] == "most" else min
+    best = pick(_line_cost(x) for x in lines)
+    winners = [x["name"] for x in lines if _line_cost(x) == best]
+    assert len(winners) == 1
+    return winners[0]
+
+
+ORACLES.update({
+    "pages.receipt.line_cost": _receipt_line,
+    "pages.receipt.total": _receipt_total,
+    "pages.receipt.count_lines": _receipt_count,
+    "pages.receipt.priciest_line": _receipt_extreme,
+})
