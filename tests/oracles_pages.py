@@ -153,3 +153,54 @@ ORACLES.update({
     "pages.receipt.count_lines": _receipt_count,
     "pages.receipt.priciest_line": _receipt_extreme,
 })
+
+
+# -- timetable: rebuilt as {(station row, train col): minutes or None} from the printed cells ------------------------
+def _grid(tr):
+    return {(c["row"], c["col"]): (c["t"] if c["stops"] else None) for c in tr["state"]["times"]}
+
+
+def _hm(m):
+    return f"{m // 60}:{m % 60:02d}"
+
+
+def _tt_next(tr):
+    g, row, now = _grid(tr), step(tr, "station"), step(tr, "now")
+    return _hm(min(t for (r, _), t in g.items() if r == row and t is not None and t > now))
+
+
+def _tt_count(tr):
+    g, row, now = _grid(tr), step(tr, "station"), step(tr, "now")
+    before = tr["query"]["side"] == "before"
+    return sum(1 for (r, _), t in g.items() if r == row and t is not None and ((t < now) if before else (t > now)))
+
+
+def _tt_arrival(tr):
+    g, a, b, now = _grid(tr), step(tr, "from_row"), step(tr, "to_row"), step(tr, "now")
+    cols = {c for (_, c) in g}
+    ok = [(g[(a, k)], g[(b, k)]) for k in cols if g[(a, k)] is not None and g[(b, k)] is not None and g[(a, k)] > now]
+    return _hm(min(ok)[1])
+
+
+def _tt_fastest(tr):
+    g, a, b = _grid(tr), step(tr, "from_row"), step(tr, "to_row")
+    names = {t["k"]: t["name"] for t in tr["state"]["trains"]}
+    mins = {k: g[(b, k)] - g[(a, k)] for k in names if g[(a, k)] is not None and g[(b, k)] is not None}
+    best = (min if tr["query"]["extreme"] == "fastest" else max)(mins.values())
+    (k,) = [k for k, m in mins.items() if m == best]
+    return names[k]
+
+
+def _tt_journey(tr):
+    g, a, b = _grid(tr), step(tr, "a"), step(tr, "b")
+    assert a["col"] == b["col"] and g[(a["row"], a["col"])] is not None
+    return g[(b["row"], b["col"])] - g[(a["row"], a["col"])]
+
+
+ORACLES.update({
+    "pages.timetable.next_departure": _tt_next,
+    "pages.timetable.count_before": _tt_count,
+    "pages.timetable.arrival_time": _tt_arrival,
+    "pages.timetable.fastest_train": _tt_fastest,
+    "pages.timetable.journey_minutes": _tt_journey,
+})
