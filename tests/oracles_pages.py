@@ -204,3 +204,38 @@ ORACLES.update({
     "pages.timetable.fastest_train": _tt_fastest,
     "pages.timetable.journey_minutes": _tt_journey,
 })
+
+
+# -- settings panel: switches and check boxes carry `on`; sliders a value -----------------------------------------
+def _settings_count(tr):
+    q, s = tr["query"], tr["state"]
+    controls = s["switches"] if q["control"] == "switches" else s["boxes"]
+    return sum(1 for c in controls if c["on"] == (q["state"] == "on"))
+
+
+def _settings_switch(tr):
+    q, s = tr["query"], tr["state"]
+    names = [p["name"] for p in step(tr, "picked")]
+    assert len(set(names)) == (1 if tr["level"] < 6 else 2)
+    state = {c["name"]: c["on"] for c in s["switches"]}
+    return all(state[n] == (q["asked"] == "on") for n in names)
+
+
+def _settings_ticked(tr):
+    want = tr["query"]["state"] == "ticked"
+    return [b["name"] for b in tr["state"]["boxes"] if b["on"] == want]
+
+
+def _settings_slider(tr):
+    s = tr["state"]
+    (slider,) = [x for x in s["sliders"] if x["name"] == step(tr, "slider")["name"]]
+    assert slider["value"] % s["notch"] == 0 and 0 <= slider["value"] <= 100
+    return slider["value"]
+
+
+ORACLES.update({
+    "pages.settings_panel.count_on": _settings_count,
+    "pages.settings_panel.switch_state": _settings_switch,
+    "pages.settings_panel.ticked_boxes": _settings_ticked,
+    "pages.settings_panel.slider_value": _settings_slider,
+})
