@@ -239,3 +239,46 @@ ORACLES.update({
     "pages.settings_panel.ticked_boxes": _settings_ticked,
     "pages.settings_panel.slider_value": _settings_slider,
 })
+
+
+# -- street map: blocks as (row, col), rows growing southwards ------------------------------------------------------
+def _map_direction(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    ns = "north" if b["row"] < a["row"] else "south" if b["row"] > a["row"] else ""
+    ew = "east" if b["col"] > a["col"] else "west" if b["col"] < a["col"] else ""
+    return f"{ns}-{ew}" if ns and ew else ns + ew
+
+
+def _map_toward(tr):
+    d, ref = tr["query"]["direction"], step(tr, "ref")
+    want = ((-1 if "north" in d else 1 if "south" in d else 0), (1 if "east" in d else -1 if "west" in d else 0))
+
+    def sgn(v):
+        return (v > 0) - (v < 0)
+
+    (hit,) = [p["name"] for p in tr["state"]["places"] if p["i"] != ref["i"]
+              and (sgn(p["row"] - ref["row"]), sgn(p["col"] - ref["col"])) == want]
+    return hit
+
+
+def _map_blocks(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    return abs(a["row"] - b["row"]) + abs(a["col"] - b["col"])
+
+
+def _map_count(tr):
+    s, side = tr["state"], tr["query"]["side"]
+    road = step(tr, "road")
+    if side in ("east", "west"):
+        k = s["avenue_names"].index(road)  # avenue k runs along the west edge of block column k
+        return sum(1 for p in s["places"] if (p["col"] >= k if side == "east" else p["col"] < k))
+    k = s["street_names"].index(road)  # street k runs along the north edge of block row k
+    return sum(1 for p in s["places"] if (p["row"] < k if side == "north" else p["row"] >= k))
+
+
+ORACLES.update({
+    "pages.street_map.direction_of": _map_direction,
+    "pages.street_map.landmark_toward": _map_toward,
+    "pages.street_map.blocks_between": _map_blocks,
+    "pages.street_map.count_beyond": _map_count,
+})
