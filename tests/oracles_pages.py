@@ -282,3 +282,46 @@ ORACLES.update({
     "pages.street_map.blocks_between": _map_blocks,
     "pages.street_map.count_beyond": _map_count,
 })
+
+
+# -- flowchart: an independent walk over the recorded boxes (heap ids: node i's children are 2i and 2i + 1) ----------
+def _flow_walk(tr):
+    s = tr["state"]
+
+    def run(op, x):
+        return {"add": x + op["k"], "sub": x - op["k"], "mul": x * op["k"]}.get(op["kind"], x)
+
+    x = s["x0"]
+    for op in sorted(s["steps"], key=lambda o: o["i"]):
+        x = run(op, x)
+    decisions = {d["id"]: d for d in s["decisions"]}
+    ops = {b["id"]: b for b in s["branch_ops"]}
+    ends = {e["id"]: e["name"] for e in s["ends"]}
+    node, yeses = 1, 0
+    while node not in ends:
+        d = decisions[node]
+        yes = x > d["t"] if d["kind"] == "gt" else (x < d["t"] if d["kind"] == "lt" else x % 2 == 0)
+        yeses += yes
+        node = 2 * node + (0 if yes == d["yes_left"] else 1)  # the yes arrow goes to the left child when yes_left
+        if node in ops:
+            x = run(ops[node], x)
+    return ends[node], x, yeses
+
+
+ORACLES.update({
+    "pages.flowchart.end_box": lambda tr: _flow_walk(tr)[0],
+    "pages.flowchart.final_value": lambda tr: _flow_walk(tr)[1],
+    "pages.flowchart.yes_count": lambda tr: _flow_walk(tr)[2],
+})
+
+
+def _map_nearest(tr):
+    ref = step(tr, "ref")
+    dist = {p["name"]: abs(p["row"] - ref["row"]) + abs(p["col"] - ref["col"])
+            for p in tr["state"]["places"] if p["i"] != ref["i"]}
+    best = (min if tr["query"]["extreme"] == "nearest" else max)(dist.values())
+    (name,) = [n for n, d in dist.items() if d == best]
+    return name
+
+
+ORACLES["pages.street_map.nearest_landmark"] = _map_nearest
