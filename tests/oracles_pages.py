@@ -325,3 +325,34 @@ def _map_nearest(tr):
 
 
 ORACLES["pages.street_map.nearest_landmark"] = _map_nearest
+
+
+# -- paper form: fields hold their written text; dates are day/month/year -------------------------------------------
+def _form_field(tr):
+    (f,) = [f for f in tr["state"]["fields"] if f["label"] == step(tr, "field")["label"]]
+    return f["value"]
+
+
+def _form_count(tr):
+    group = step(tr, "group")
+    assert (group == "") == (tr["level"] >= 8)
+    want = tr["query"]["state"] == "ticked"
+    return sum(1 for b in tr["state"]["boxes"] if (not group or b["group"] == group) and b["on"] == want)
+
+
+def _form_age(tr):
+    import datetime
+
+    s = tr["state"]
+    (dob,) = [f["value"] for f in s["fields"] if f["label"] == "Date of birth"]
+    bd, bm, by = (int(v) for v in dob.split("/"))
+    fd, fm, fy = (int(v) for v in s["today"].split("/"))
+    born, on = datetime.date(by, bm, bd), datetime.date(fy, fm, fd)
+    return on.year - born.year - ((on.month, on.day) < (born.month, born.day))
+
+
+ORACLES.update({
+    "pages.paper_form.field_value": _form_field,
+    "pages.paper_form.count_ticked": _form_count,
+    "pages.paper_form.age_on_form": _form_age,
+})
