@@ -209,7 +209,10 @@ ORACLES.update({
 # -- settings panel: switches and check boxes carry `on`; sliders a value -----------------------------------------
 def _settings_count(tr):
     q, s = tr["query"], tr["state"]
-    controls = s["switches"] if q["control"] == "switches" else s["boxes"]
+    if tr["level"] >= 3:  # switches and boxes together
+        controls = s["switches"] + s["boxes"]
+    else:
+        controls = s["switches"] if q["control"] == "switches" else s["boxes"]
     return sum(1 for c in controls if c["on"] == (q["state"] == "on"))
 
 
