@@ -82,14 +82,16 @@ class Composer:
             if s:
                 b_ = box
                 size = G._fit_size(p, s, 15.0, b_[2] - b_[0] - 4, True)
-                self.op(0, lambda: p.text((b_[0] + b_[2]) / 2, b_[1] + TITLE_PX / 2, s, size, bold=True))
+                # bind s and size now: the caption below reuses the names before the ops run
+                self.op(0, lambda b_=b_, s=s, size=size: p.text((b_[0] + b_[2]) / 2, b_[1] + TITLE_PX / 2, s, size,
+                                                                  bold=True))
                 box = (box[0], box[1] + TITLE_PX, box[2], box[3])
         if cn.caption is not None:
             s = cn.caption.render(env).strip()
             if s:
                 b_ = box
                 size = G._fit_size(p, s, 12.0, b_[2] - b_[0] - 4)
-                self.op(0, lambda: p.text((b_[0] + b_[2]) / 2, b_[3] - CAPTION_PX / 2, s, size))
+                self.op(0, lambda b_=b_, s=s, size=size: p.text((b_[0] + b_[2]) / 2, b_[3] - CAPTION_PX / 2, s, size))
                 box = (box[0], box[1], box[2], box[3] - CAPTION_PX)
         if cn.use is not None:
             self.use(cn.use, env, box, depth, record)
