@@ -41,3 +41,45 @@ ORACLES.update({
     "physics.lever.missing_mass": _lever_mass,
     "physics.lever.balance_distance": _lever_distance,
 })
+
+
+# ---- physics.gear_train: each mesh reverses the turn; teeth per minute pass equally on both sides of a mesh
+def _gear_direction(tr):
+    s = tr["state"]
+    i = [g["name"] for g in s["gears"]].index(step(tr, "gear")["name"])
+    cw = s["clockwise"]
+    for _ in range(i):
+        cw = not cw
+    return "clockwise" if cw else "anticlockwise"
+
+
+def _gear_speed(tr):
+    from fractions import Fraction
+
+    gears = tr["state"]["gears"]
+    i = [g["name"] for g in gears].index(step(tr, "gear")["name"])
+    speed = Fraction(step(tr, "rpm"))
+    for a, b in zip(gears[:i], gears[1:i + 1]):
+        speed = speed * a["teeth"] / b["teeth"]
+    assert speed.denominator == 1
+    return int(speed)
+
+
+def _gear_teeth(tr):
+    return step(tr, "gear")["teeth"]
+
+
+def _gear_fastest(tr):
+    gears = tr["state"]["gears"]
+    key = min if tr["query"]["extreme"] == "fastest" else max
+    best = key(g["teeth"] for g in gears)
+    (name,) = [g["name"] for g in gears if g["teeth"] == best]
+    return name
+
+
+ORACLES.update({
+    "physics.gear_train.turn_direction": _gear_direction,
+    "physics.gear_train.gear_speed": _gear_speed,
+    "physics.gear_train.count_teeth": _gear_teeth,
+    "physics.gear_train.fastest_gear": _gear_fastest,
+})
