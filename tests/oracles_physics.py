@@ -2,6 +2,8 @@
 state; the circuit and lens oracles live in oracles_games.py)."""
 from __future__ import annotations
 
+import math
+
 from tests.oracles import step
 
 ORACLES: dict = {}
@@ -82,4 +84,42 @@ ORACLES.update({
     "physics.gear_train.gear_speed": _gear_speed,
     "physics.gear_train.count_teeth": _gear_teeth,
     "physics.gear_train.fastest_gear": _gear_fastest,
+})
+
+
+# ---- physics.free_body: resultant of axis-aligned forces
+def _fb_components(forces):
+    fx = sum(f["mag"] * f["ux"] for f in forces)
+    fy = sum(f["mag"] * f["uy"] for f in forces)
+    return fx, fy
+
+
+def _fb_direction(tr):
+    fx, fy = _fb_components(tr["state"]["forces"])
+    vert = "up" if fy > 0 else "down" if fy < 0 else ""
+    horiz = "right" if fx > 0 else "left" if fx < 0 else ""
+    return "-".join(p for p in (vert, horiz) if p) or "none"
+
+
+def _fb_net(tr):
+    fx, fy = _fb_components(tr["state"]["forces"])
+    assert fx == 0 or fy == 0
+    return int(math.hypot(fx, fy))
+
+
+def _fb_missing(tr):
+    forces = tr["state"]["forces"]
+    (ask,) = [f for f in forces if f["ask"]]
+    axis = "ux" if ask["ux"] else "uy"
+    # equilibrium along the asked arrow's axis: ? + (same-way forces) = (opposite forces)
+    same = sum(f["mag"] for f in forces if not f["ask"] and f[axis] == ask[axis])
+    opposite = sum(f["mag"] for f in forces if f[axis] == -ask[axis])
+    assert opposite - same > 0
+    return opposite - same
+
+
+ORACLES.update({
+    "physics.free_body.net_direction": _fb_direction,
+    "physics.free_body.net_force": _fb_net,
+    "physics.free_body.missing_force": _fb_missing,
 })
