@@ -172,3 +172,35 @@ ORACLES.update({
     "physics.motion_graph.fastest_stretch": _mg_fastest,
     "physics.motion_graph.area_distance": _mg_area,
 })
+
+
+# ---- graduated instruments: a reading is the value at the top of the column / the bottom of the meniscus
+def _thermo_read(tr):
+    name = step(tr, "t")["name"]
+    (t,) = [t for t in tr["state"]["thermos"] if t["name"] == name]
+    assert tr["state"]["lo"] < t["value"] < tr["state"]["hi"] and t["value"] % tr["state"]["step"] == 0
+    return t["value"]
+
+
+def _thermo_diff(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    return abs(a["value"] - b["value"])
+
+
+def _cyl_read(tr):
+    (c,) = [c for c in tr["state"]["cylinders"] if c["name"] == tr["query"]["which"]]
+    return c["value"]
+
+
+def _cyl_stone(tr):
+    by = {c["name"]: c["value"] for c in tr["state"]["cylinders"]}
+    assert by["after"] > by["before"]
+    return by["after"] - by["before"]
+
+
+ORACLES.update({
+    "physics.thermometer.read_temperature": _thermo_read,
+    "physics.thermometer.temperature_difference": _thermo_diff,
+    "physics.measuring_cylinder.read_volume": _cyl_read,
+    "physics.measuring_cylinder.stone_volume": _cyl_stone,
+})
