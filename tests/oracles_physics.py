@@ -204,3 +204,38 @@ ORACLES.update({
     "physics.measuring_cylinder.read_volume": _cyl_read,
     "physics.measuring_cylinder.stone_volume": _cyl_stone,
 })
+
+
+# ---- physics.spring: Hooke's law, extension = length - natural length (spring A carries nothing)
+def _spring_ext(tr, name):
+    sp = {s["name"]: s for s in tr["state"]["springs"]}
+    assert sp["A"]["load"] == 0
+    return sp[name]["end"] - sp["A"]["end"]
+
+
+def _spring_extension(tr):
+    return _spring_ext(tr, step(tr, "s")["name"])
+
+
+def _spring_stiffness(tr):
+    s = step(tr, "s")
+    per_cm, rem = divmod(s["load"], _spring_ext(tr, s["name"]))
+    assert rem == 0
+    return per_cm
+
+
+def _spring_load(tr):
+    from fractions import Fraction
+
+    known, q = step(tr, "known"), step(tr, "q")
+    assert q["ask"] and not known["ask"]
+    load = Fraction(known["load"], _spring_ext(tr, known["name"])) * _spring_ext(tr, q["name"])
+    assert load.denominator == 1
+    return int(load)
+
+
+ORACLES.update({
+    "physics.spring.extension": _spring_extension,
+    "physics.spring.stiffness": _spring_stiffness,
+    "physics.spring.unknown_load": _spring_load,
+})
