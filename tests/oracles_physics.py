@@ -239,3 +239,24 @@ ORACLES.update({
     "physics.spring.stiffness": _spring_stiffness,
     "physics.spring.unknown_load": _spring_load,
 })
+
+
+# ---- physics.resistor_network: series blocks add, a parallel block's conductances add
+def _network_ohms(state):
+    from fractions import Fraction
+
+    total = sum(1 / sum(Fraction(1, r) for r in b["rs"]) for b in state["blocks"])
+    assert total.denominator == 1
+    return int(total)
+
+
+def _network_current(tr):
+    amps, rem = divmod(tr["state"]["volts"], _network_ohms(tr["state"]))
+    assert rem == 0
+    return amps
+
+
+ORACLES.update({
+    "physics.resistor_network.total_resistance": lambda tr: _network_ohms(tr["state"]),
+    "physics.resistor_network.battery_current": _network_current,
+})
