@@ -260,3 +260,35 @@ ORACLES.update({
     "physics.resistor_network.total_resistance": lambda tr: _network_ohms(tr["state"]),
     "physics.resistor_network.battery_current": _network_current,
 })
+
+
+# ---- physics.laser_mirrors: trace the beam cell by cell ('/' swaps right↔up and down↔left, '\' right↔down, left↔up)
+def _laser_trace(state):
+    size = state["size"]
+    at = {(q["row"], q["col"]): q["kind"] for q in state["mirrors"]}
+    r, c, dr, dc = state["r0"], -1, 0, 1
+    bounces = 0
+    for _ in range(4 * size * size + 4):
+        r, c = r + dr, c + dc
+        if not (0 <= r < size and 0 <= c < size):
+            return (r, c), bounces
+        kind = at.get((r, c))
+        if kind == "/":
+            dr, dc = -dc, -dr
+            bounces += 1
+        elif kind == "\\":
+            dr, dc = dc, dr
+            bounces += 1
+    raise AssertionError("the beam loops")
+
+
+def _laser_target(tr):
+    spot, _ = _laser_trace(tr["state"])
+    (name,) = [t["name"] for t in tr["state"]["targets"] if (t["row"], t["col"]) == spot]
+    return name
+
+
+ORACLES.update({
+    "physics.laser_mirrors.beam_target": _laser_target,
+    "physics.laser_mirrors.bounce_count": lambda tr: _laser_trace(tr["state"])[1],
+})
