@@ -292,3 +292,25 @@ ORACLES.update({
     "physics.laser_mirrors.beam_target": _laser_target,
     "physics.laser_mirrors.bounce_count": lambda tr: _laser_trace(tr["state"])[1],
 })
+
+
+# ---- physics.ruler: a length is the difference of two end readings (positions kept in tenths of a cm)
+def _pencil_cm(p):
+    return (p["t1"] - p["t0"]) / 10
+
+
+def _ruler_length(tr):
+    name = step(tr, "p")["name"]
+    (p,) = [p for p in tr["state"]["pencils"] if p["name"] == name]
+    return _pencil_cm(p)
+
+
+def _ruler_difference(tr):
+    lengths = [_pencil_cm(p) for p in tr["state"]["pencils"]]
+    return round(max(lengths) - min(lengths), 1)
+
+
+ORACLES.update({
+    "physics.ruler.pencil_length": _ruler_length,
+    "physics.ruler.length_difference": _ruler_difference,
+})
