@@ -137,6 +137,34 @@ def _weight_order(tr):
     return ranking if tr["query"]["order"] == "heaviest to lightest" else ranking[::-1]
 
 
+# -- tally chart: a row's number is its strokes (the count field is what the marks draw) ------------------------------
+
+
+def _tally_rows(tr):
+    return {r["label"]: r["count"] for r in tr["state"]["rows"]}
+
+
+def _tally_read(tr):
+    return _tally_rows(tr)[step(tr, "pick")["label"]]
+
+
+def _tally_total(tr):
+    return sum(_tally_rows(tr).values())
+
+
+def _tally_difference(tr):
+    a, b = step(tr, "pair")
+    return abs(a["count"] - b["count"])
+
+
+def _tally_extreme(tr):
+    rows = _tally_rows(tr)
+    pick = max if tr["query"]["extreme"] == "most" else min
+    best = pick(rows.values())
+    (name,) = [k for k, v in rows.items() if v == best]
+    return name
+
+
 ORACLES = {
     "symbolic.balance_compare.extreme_shape": _extreme_shape,
     "symbolic.balance_compare.heavier_pair": _heavier_pair,
@@ -151,4 +179,8 @@ ORACLES = {
     "symbolic.spinner.color_probability": _color_chance,
     "symbolic.spinner.likely_color": _likely_color,
     "symbolic.spinner.probability_option": _probability_option,
+    "symbolic.tally_chart.read_count": _tally_read,
+    "symbolic.tally_chart.total": _tally_total,
+    "symbolic.tally_chart.difference": _tally_difference,
+    "symbolic.tally_chart.extreme_row": _tally_extreme,
 }
