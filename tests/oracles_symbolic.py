@@ -165,6 +165,42 @@ def _tally_extreme(tr):
     return name
 
 
+# -- Roman numerals: parsed from the numeral the card shows, never from its stored value ----------------------------
+
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+
+
+def _parse_roman(text: str) -> int:
+    total = 0
+    for i, ch in enumerate(text):
+        v = _ROMAN[ch]
+        total += -v if i + 1 < len(text) and _ROMAN[text[i + 1]] > v else v
+    return total
+
+
+def _card_values(tr):
+    out = {}
+    for c in tr["state"]["cards"]:
+        out[c["label"]] = _parse_roman(c["numeral"])
+        assert out[c["label"]] == c["value"]
+    return out
+
+
+def _roman_value(tr):
+    return _card_values(tr)[step(tr, "pick")["label"]]
+
+
+def _roman_sum(tr):
+    values = _card_values(tr)
+    return sum(values[c["label"]] for c in step(tr, "pair"))
+
+
+def _roman_extreme(tr):
+    values = _card_values(tr)
+    pick = max if tr["query"]["extreme"] == "largest" else min
+    return pick(values, key=values.get)
+
+
 ORACLES = {
     "symbolic.balance_compare.extreme_shape": _extreme_shape,
     "symbolic.balance_compare.heavier_pair": _heavier_pair,
@@ -183,4 +219,7 @@ ORACLES = {
     "symbolic.tally_chart.total": _tally_total,
     "symbolic.tally_chart.difference": _tally_difference,
     "symbolic.tally_chart.extreme_row": _tally_extreme,
+    "symbolic.roman_cards.card_value": _roman_value,
+    "symbolic.roman_cards.card_sum": _roman_sum,
+    "symbolic.roman_cards.extreme_card": _roman_extreme,
 }
