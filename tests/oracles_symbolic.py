@@ -259,6 +259,49 @@ def _net_side_sum(tr):
     return sum(f["value"] for f in faces if sum(a * b for a, b in zip(normals[f["i"]], n)) == 0)
 
 
+# -- logic circuits: evaluated recursively from the output gate down -------------------------------------------------
+
+_GATES = {
+    "AND": lambda xs: int(all(xs)), "OR": lambda xs: int(any(xs)), "XOR": lambda xs: sum(xs) % 2,
+    "NAND": lambda xs: 1 - int(all(xs)), "NOR": lambda xs: 1 - int(any(xs)), "NOT": lambda xs: 1 - xs[0],
+}
+
+
+def _circuit_out(nodes, bits) -> int:
+    by_id = {n["id"]: n for n in nodes}
+
+    def value(i):
+        n = by_id[i]
+        if n["kind"] == "IN":
+            return bits[n["label"]]
+        assert len(n["ins"]) == (1 if n["kind"] == "NOT" else 2)
+        return _GATES[n["kind"]]([value(c) for c in n["ins"]])
+
+    (root,) = [n["id"] for n in nodes if n["feeds"] < 0]
+    return value(root)
+
+
+def _circuit_bits(tr):
+    return {n["label"]: n["bit"] for n in tr["state"]["nodes"] if n["kind"] == "IN"}
+
+
+def _circuit_output(tr):
+    out = _circuit_out(tr["state"]["nodes"], _circuit_bits(tr))
+    assert out == tr["query"]["bit"]
+    return out
+
+
+def _circuit_flips(tr):
+    nodes, bits = tr["state"]["nodes"], _circuit_bits(tr)
+    base = _circuit_out(nodes, bits)
+    return sum(_circuit_out(nodes, {**bits, k: 1 - v}) != base for k, v in bits.items())
+
+
+def _circuit_gate_count(tr):
+    kind = step(tr, "kind")
+    return sum(n["kind"] == kind for n in tr["state"]["nodes"])
+
+
 ORACLES = {
     "symbolic.balance_compare.extreme_shape": _extreme_shape,
     "symbolic.balance_compare.heavier_pair": _heavier_pair,
@@ -285,4 +328,7 @@ ORACLES = {
     "symbolic.dice_row.color_sum": _color_pips,
     "symbolic.dice_net.opposite_face": _net_opposite,
     "symbolic.dice_net.side_sum": _net_side_sum,
+    "symbolic.logic_circuit.output_bit": _circuit_output,
+    "symbolic.logic_circuit.flip_count": _circuit_flips,
+    "symbolic.logic_circuit.gate_count": _circuit_gate_count,
 }
