@@ -357,6 +357,67 @@ def _table_true_rows(tr):
     return sum(_table_outputs(tr))
 
 
+# -- box equations: the drawn tokens are read with the usual precedence and the box is found by search ---------------
+
+
+def _arith(tokens: list[str], box: int) -> int:
+    pos = 0
+
+    def atom():
+        nonlocal pos
+        tok = tokens[pos]
+        pos += 1
+        if tok == "(":
+            v = total()
+            assert tokens[pos] == ")"
+            pos += 1
+            return v
+        return box if tok == "box" else int(tok)
+
+    def product():
+        nonlocal pos
+        v = atom()
+        while pos < len(tokens) and tokens[pos] == "×":
+            pos += 1
+            v *= atom()
+        return v
+
+    def total():
+        nonlocal pos
+        v = product()
+        while pos < len(tokens) and tokens[pos] in ("+", "−"):
+            sign = 1 if tokens[pos] == "+" else -1
+            pos += 1
+            v += sign * product()
+        return v
+
+    out = total()
+    assert pos == len(tokens)
+    return out
+
+
+def _solve_box(eq) -> int:
+    tokens = eq["tokens"]
+    k = tokens.index("=")
+    left, right = tokens[:k], int(tokens[k + 1])
+    (x,) = [x for x in range(0, 200) if _arith(left, x) == right]
+    return x
+
+
+def _box_value(tr):
+    return _solve_box(step(tr, "pick"))
+
+
+def _largest_box(tr):
+    boxes = {e["label"]: _solve_box(e) for e in tr["state"]["eqs"]}
+    pick = max if tr["query"]["extreme"] == "largest" else min
+    return pick(boxes, key=boxes.get)
+
+
+def _box_sum(tr):
+    return sum(_solve_box(e) for e in tr["state"]["eqs"])
+
+
 ORACLES = {
     "symbolic.balance_compare.extreme_shape": _extreme_shape,
     "symbolic.balance_compare.heavier_pair": _heavier_pair,
@@ -388,4 +449,7 @@ ORACLES = {
     "symbolic.logic_circuit.gate_count": _circuit_gate_count,
     "symbolic.truth_table.fill_missing": _table_missing,
     "symbolic.truth_table.true_rows": _table_true_rows,
+    "symbolic.box_equations.box_value": _box_value,
+    "symbolic.box_equations.largest_box": _largest_box,
+    "symbolic.box_equations.box_sum": _box_sum,
 }
