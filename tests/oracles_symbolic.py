@@ -418,6 +418,40 @@ def _box_sum(tr):
     return sum(_solve_box(e) for e in tr["state"]["eqs"])
 
 
+# -- picture equations: substitution line by line, then the question line with × before + ---------------------------
+
+
+def _solve_picture(tr) -> dict[str, int]:
+    known: dict[str, int] = {}
+    for line in tr["state"]["lines"][:-1]:
+        k = line.index("=")
+        left, total = [t for t in line[:k] if t != "+"], int(line[k + 1])
+        new = [t for t in left if t not in known]
+        assert new and len(set(new)) == 1 and "×" not in line
+        rest = total - sum(known[t] for t in left if t in known)
+        assert rest % len(new) == 0
+        known[new[0]] = rest // len(new)
+    return known
+
+
+def _picture_value(tr):
+    return _solve_picture(tr)[step(tr, "pick")["kind"]]
+
+
+def _picture_question(tr):
+    known = _solve_picture(tr)
+    last = tr["state"]["lines"][-1]
+    assert last[-2:] == ["=", "?"]
+    terms, product = [], None
+    for tok in last[:-2]:
+        if tok == "×":
+            product = terms.pop()
+        elif tok != "+":
+            terms.append(known[tok] * product if product is not None else known[tok])
+            product = None
+    return sum(terms)
+
+
 ORACLES = {
     "symbolic.balance_compare.extreme_shape": _extreme_shape,
     "symbolic.balance_compare.heavier_pair": _heavier_pair,
@@ -452,4 +486,6 @@ ORACLES = {
     "symbolic.box_equations.box_value": _box_value,
     "symbolic.box_equations.largest_box": _largest_box,
     "symbolic.box_equations.box_sum": _box_sum,
+    "symbolic.shape_equations.shape_value": _picture_value,
+    "symbolic.shape_equations.question_line": _picture_question,
 }
