@@ -452,6 +452,20 @@ def _picture_question(tr):
     return sum(terms)
 
 
+# -- Morse: each message group is looked up in the key the picture shows ----------------------------------------------
+
+
+def _morse_decode(tr):
+    key = {k["code"]: k["letter"] for k in tr["state"]["key"]}
+    assert len(key) == len(tr["state"]["key"])  # no two key entries share a code
+    return "".join(key[g["code"]] for g in tr["state"]["groups"])
+
+
+def _morse_signs(tr):
+    sign = "-" if tr["query"]["sign"] == "dash" else "."
+    return sum(g["code"].count(sign) for g in tr["state"]["groups"])
+
+
 ORACLES = {
     "symbolic.balance_compare.extreme_shape": _extreme_shape,
     "symbolic.balance_compare.heavier_pair": _heavier_pair,
@@ -488,4 +502,6 @@ ORACLES = {
     "symbolic.box_equations.box_sum": _box_sum,
     "symbolic.shape_equations.shape_value": _picture_value,
     "symbolic.shape_equations.question_line": _picture_question,
+    "symbolic.morse_key.decode_word": _morse_decode,
+    "symbolic.morse_key.dash_count": _morse_signs,
 }
