@@ -466,6 +466,25 @@ def _morse_signs(tr):
     return sum(g["code"].count(sign) for g in tr["state"]["groups"])
 
 
+# -- abacus: the number is rebuilt from the beads counted on each rod and the rods' place names ---------------------
+
+_PLACES = {"TTh": 10000, "Th": 1000, "H": 100, "T": 10, "O": 1}
+
+
+def _abacus_number(tr) -> int:
+    st = tr["state"]
+    per_rod = Counter(b["rod"] for b in st["beads"])
+    return sum(per_rod[r["i"]] * _PLACES[r["name"]] for r in st["rods"])
+
+
+def _abacus_beads(tr):
+    return len(tr["state"]["beads"])
+
+
+def _abacus_add(tr):
+    return _abacus_number(tr) + tr["query"]["extra"] * _PLACES[step(tr, "rod")["name"]]
+
+
 ORACLES = {
     "symbolic.balance_compare.extreme_shape": _extreme_shape,
     "symbolic.balance_compare.heavier_pair": _heavier_pair,
@@ -504,4 +523,7 @@ ORACLES = {
     "symbolic.shape_equations.question_line": _picture_question,
     "symbolic.morse_key.decode_word": _morse_decode,
     "symbolic.morse_key.dash_count": _morse_signs,
+    "symbolic.abacus.read_number": _abacus_number,
+    "symbolic.abacus.bead_total": _abacus_beads,
+    "symbolic.abacus.add_beads": _abacus_add,
 }
