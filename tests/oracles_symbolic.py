@@ -523,6 +523,29 @@ def _chem_mass(tr):
     return sum(_MASS[e] * k for e, k in _molecule(tr).items())
 
 
+# -- rhythm: the beats of a bar are the note values drawn in it (head hollow or filled, stem, flag) -------------------
+
+_NOTE_BEATS = {8: 4.0, 4: 2.0, 2: 1.0, 1: 0.5}  # whole, half, quarter, eighth (durations in eighths)
+
+
+def _bar_beats(tr, bar: int) -> float:
+    return sum(_NOTE_BEATS[n["dur"]] for n in tr["state"]["notes"] if n["bar"] == bar)
+
+
+def _rhythm_bar(tr):
+    return _bar_beats(tr, step(tr, "pick")["i"])
+
+
+def _rhythm_full(tr):
+    meter = tr["state"]["meter"]
+    return sum(_bar_beats(tr, b["i"]) == meter for b in tr["state"]["bars"])
+
+
+def _rhythm_notes(tr):
+    want = {"whole": 8, "half": 4, "quarter": 2, "eighth": 1}[step(tr, "kind")]
+    return sum(n["dur"] == want for n in tr["state"]["notes"])
+
+
 ORACLES = {
     "symbolic.balance_compare.extreme_shape": _extreme_shape,
     "symbolic.balance_compare.heavier_pair": _heavier_pair,
@@ -568,4 +591,7 @@ ORACLES = {
     "symbolic.structural_formula.molecular_formula": _chem_formula,
     "symbolic.structural_formula.bond_count": _chem_bonds,
     "symbolic.structural_formula.molar_mass": _chem_mass,
+    "symbolic.rhythm_staff.bar_beats": _rhythm_bar,
+    "symbolic.rhythm_staff.full_bars": _rhythm_full,
+    "symbolic.rhythm_staff.note_count": _rhythm_notes,
 }
