@@ -277,7 +277,7 @@ def _circuit_out(nodes, bits) -> int:
         assert len(n["ins"]) == (1 if n["kind"] == "NOT" else 2)
         return _GATES[n["kind"]]([value(c) for c in n["ins"]])
 
-    (root,) = [n["id"] for n in nodes if n["feeds"] < 0]
+    (root,) = [n["id"] for n in nodes if n["parent"] < 0]
     return value(root)
 
 
@@ -546,6 +546,19 @@ def _rhythm_notes(tr):
     return sum(n["dur"] == want for n in tr["state"]["notes"])
 
 
+# -- Braille: each message cell is matched to the key by its raised dots -------------------------------------------
+
+
+def _braille_decode(tr):
+    key = {k["dots"]: k["letter"] for k in tr["state"]["key"]}
+    assert len(key) == len(tr["state"]["key"])
+    return "".join(key[c["dots"]] for c in tr["state"]["cells"])
+
+
+def _braille_dots(tr):
+    return sum(len(c["dots"]) for c in tr["state"]["cells"])
+
+
 ORACLES = {
     "symbolic.balance_compare.extreme_shape": _extreme_shape,
     "symbolic.balance_compare.heavier_pair": _heavier_pair,
@@ -594,4 +607,6 @@ ORACLES = {
     "symbolic.rhythm_staff.bar_beats": _rhythm_bar,
     "symbolic.rhythm_staff.full_bars": _rhythm_full,
     "symbolic.rhythm_staff.note_count": _rhythm_notes,
+    "symbolic.braille_key.decode_word": _braille_decode,
+    "symbolic.braille_key.raised_dots": _braille_dots,
 }
