@@ -393,6 +393,42 @@ def test_component_binds_the_callers_records(tmp_path):
     assert replay_trace(inst.trace, tax).ok
 
 
+FRAMELESS = """\
+component: pins
+summary: dots at the caller's coordinates, in the caller's frame
+params:
+  items: {kind: list}
+scene:
+  marks:
+    - circle: {each: items, as: d, x: d.x, y: d.y, r: 5, fill: red}
+"""
+
+
+def test_a_frameless_component_layer_draws_in_its_callers_frame(tmp_path):
+    root = build(tmp_path, """\
+        pts: "[{x: 1, y: 1}, {x: 3, y: 1.5}]"
+        """, """\
+        frame: {plane: {x: "[0, 4]", y: "[0, 2]"}}
+        layers:
+          - use: pins
+            with: {items: pts}
+        """, width=400, height=400, components={"pins": FRAMELESS})
+    _, inst = sample(root)
+    rm = inst.trace["render"]["render_map"]
+    # the plane frame of the calling node (100 px per unit, y up), not the box's pixels
+    assert rm["pts[0]"]["geometry"]["center"] == pytest.approx([100, 200])
+    assert rm["pts[1]"]["geometry"]["center"] == pytest.approx([300, 150])
+    # used as the scene itself (no caller frame) it still draws in pixels
+    root = build(tmp_path / "top", """\
+        pts: "[{x: 10, y: 10}]"
+        """, """\
+        use: pins
+        with: {items: pts}
+        """, width=400, height=400, components={"pins": FRAMELESS})
+    _, inst = sample(root)
+    assert inst.trace["render"]["render_map"]["pts[0]"]["geometry"]["center"] == pytest.approx([10, 10])
+
+
 def test_component_errors_name_the_parameter_and_the_use(tmp_path):
     root = build(tmp_path, "dots: \"[{w: 2}]\"\n", """\
         use: dots

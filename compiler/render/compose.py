@@ -94,7 +94,8 @@ class Composer:
                 self.op(0, lambda b_=b_, s=s, size=size: p.text((b_[0] + b_[2]) / 2, b_[3] - CAPTION_PX / 2, s, size))
                 box = (box[0], box[1], box[2], box[3] - CAPTION_PX)
         if cn.use is not None:
-            self.use(cn.use, env, box, depth, record)
+            # a component without a frame of its own draws in its caller's frame when it shares the box (a layer)
+            self.use(cn.use, env, box, depth, record, parent_frame)
             return
         frame_spec = cn.frame
         scales = self.scales(frame_spec, env) if frame_spec is not None else {}
@@ -128,7 +129,8 @@ class Composer:
         if cn.panels is not None:
             self.panels(cn.panels, env, box, depth)
 
-    def use(self, cu: CUse, env: dict, box: tuple, depth: int, record: bool = False) -> None:
+    def use(self, cu: CUse, env: dict, box: tuple, depth: int, record: bool = False,
+            parent_frame: Frame | None = None) -> None:
         args = {}
         for name, c in cu.args.items():
             v = c.render(env).strip() if isinstance(c, Template) else run(c, env)
@@ -147,7 +149,7 @@ class Composer:
             if not run(c, inner):
                 raise EvalError(f"component '{cu.component}' requires {rname}: `{c.source}` is false for the "
                                 f"arguments given at {cu.where_text} (the requirement is at {where})")
-        self.node(cu.body, inner, box, depth + 1, record=record)
+        self.node(cu.body, inner, box, depth + 1, parent_frame, record=record)
 
     def panels(self, cp, env: dict, box: tuple, depth: int) -> None:
         if cp.each is not None:
