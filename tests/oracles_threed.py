@@ -1,6 +1,8 @@
 """Oracles for the 3-D scene tasks (independent Python over the recorded state)."""
 from __future__ import annotations
 
+import math
+
 from tests.oracles import step
 
 
@@ -51,9 +53,63 @@ def _bar_value(tr):
     return match["value"]
 
 
+# -- object scenes: positions from world coordinates and the camera's azimuth ------------------------------------
+def _view(tr, o):
+    """(left-to-right, away-from-camera) of a floor point: the camera's right (cos a, −sin a) and its horizontal
+    viewing direction (sin a, cos a), azimuth a clockwise from +y."""
+    a = math.radians(tr["state"]["azimuth"])
+    return o["x"] * math.cos(a) - o["y"] * math.sin(a), o["x"] * math.sin(a) + o["y"] * math.cos(a)
+
+
+def _obj_count_kind(tr):
+    t, by = step(tr, "target"), tr["query"]["by"]
+    return sum(o[by] == t[by] for o in tr["state"]["objects"])
+
+
+def _obj_nearest(tr):
+    objs = tr["state"]["objects"]
+    key = (lambda o: _view(tr, o)[1]) if tr["query"]["extreme"] == "nearest to" else (lambda o: -_view(tr, o)[1])
+    return min(objs, key=key)["color"] + " " + min(objs, key=key)["shape"]
+
+
+def _obj_left_right(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    left = a if _view(tr, a)[0] < _view(tr, b)[0] else b
+    right = b if left is a else a
+    win = left if tr["query"]["side"] == "left" else right
+    return f"{win['color']} {win['shape']}"
+
+
+def _obj_tallest(tr):
+    shape = step(tr, "shape")
+    pool = [o for o in tr["state"]["objects"] if shape == "any" or o["shape"] == shape]
+    best = (max if tr["query"]["extreme"] == "tallest" else min)(pool, key=lambda o: o["h"])
+    return f"{best['color']} {best['shape']}"
+
+
+def _obj_left_to_right(tr):
+    shape = step(tr, "shape")
+    pool = [o for o in tr["state"]["objects"] if o["shape"] == shape]
+    return [o["color"] for o in sorted(pool, key=lambda o: _view(tr, o)[0])]
+
+
+def _obj_count_behind(tr):
+    ref = step(tr, "ref")
+    d0 = _view(tr, ref)[1]
+    farther = tr["query"]["relation"] == "farther from"
+    return sum((_view(tr, o)[1] > d0) if farther else (_view(tr, o)[1] < d0)
+               for o in tr["state"]["objects"] if o is not ref and o != ref)
+
+
 ORACLES = {
     "three_d.bar_chart_3d.tallest_fruit": _bar_tallest_fruit,
     "three_d.bar_chart_3d.bar_value": _bar_value,
     "three_d.cube_stack.total_cubes": _cube_total,
     "three_d.cube_stack.visible_cubes": _cube_visible,
+    "three_d.object_scene.count_kind": _obj_count_kind,
+    "three_d.object_scene.nearest": _obj_nearest,
+    "three_d.object_scene.left_right": _obj_left_right,
+    "three_d.object_scene.tallest": _obj_tallest,
+    "three_d.object_scene.left_to_right": _obj_left_to_right,
+    "three_d.object_scene.count_behind": _obj_count_behind,
 }
