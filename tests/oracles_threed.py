@@ -101,6 +101,39 @@ def _obj_count_behind(tr):
                for o in tr["state"]["objects"] if o is not ref and o != ref)
 
 
+# -- streets: buildings left to right along x --------------------------------------------------------------------
+def _st_most(tr):
+    bs = tr["state"]["buildings"]
+    pick = max if tr["query"]["extreme"] == "most" else min
+    return pick(bs, key=lambda b: b["storeys"])["color"]
+
+
+def _st_storeys_of(tr):
+    color = step(tr, "target")["color"]
+    (b,) = [b for b in tr["state"]["buildings"] if b["color"] == color]
+    return b["storeys"]
+
+
+def _st_total(tr):
+    return sum(b["storeys"] for b in tr["state"]["buildings"])
+
+
+def _st_count_taller(tr):
+    ref = step(tr, "ref")
+    more = tr["query"]["relation"] == "more"
+    return sum((b["storeys"] > ref["storeys"]) if more else (b["storeys"] < ref["storeys"])
+               for b in tr["state"]["buildings"])
+
+
+def _st_neighbour(tr):
+    # Seen from across the road (|azimuth| < 90), the picture's left is the street's low x.
+    ref, k = step(tr, "ref"), step(tr, "steps")
+    assert abs(tr["state"]["azimuth"]) < 90
+    row = sorted(tr["state"]["buildings"], key=lambda b: b["x"])
+    i = [b["color"] for b in row].index(ref["color"])
+    return row[i - k if tr["query"]["side"] == "left" else i + k]["color"]
+
+
 ORACLES = {
     "three_d.bar_chart_3d.tallest_fruit": _bar_tallest_fruit,
     "three_d.bar_chart_3d.bar_value": _bar_value,
@@ -112,4 +145,9 @@ ORACLES = {
     "three_d.object_scene.tallest": _obj_tallest,
     "three_d.object_scene.left_to_right": _obj_left_to_right,
     "three_d.object_scene.count_behind": _obj_count_behind,
+    "three_d.street.most_storeys": _st_most,
+    "three_d.street.storeys_of": _st_storeys_of,
+    "three_d.street.total_storeys": _st_total,
+    "three_d.street.count_taller": _st_count_taller,
+    "three_d.street.neighbour": _st_neighbour,
 }
