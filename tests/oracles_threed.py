@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from tests.oracles import step
 
@@ -134,6 +135,33 @@ def _st_neighbour(tr):
     return row[i - k if tr["query"]["side"] == "left" else i + k]["color"]
 
 
+# -- shelves: shelf 1 at the bottom ------------------------------------------------------------------------------
+def _sh_from_bottom(tr, k):
+    return k if tr["query"]["end"] == "bottom" else tr["state"]["shelves"] + 1 - k
+
+
+def _sh_count_on(tr):
+    shelf = _sh_from_bottom(tr, step(tr, "k"))
+    return sum(o["shelf"] == shelf for o in tr["state"]["objects"])
+
+
+def _sh_which(tr):
+    return _sh_from_bottom(tr, step(tr, "target")["shelf"])
+
+
+def _sh_fullest(tr):
+    st = tr["state"]
+    counts = Counter(o["shelf"] for o in st["objects"])
+    per = [(counts.get(k, 0), k) for k in range(1, st["shelves"] + 1)]
+    return (max if tr["query"]["extreme"] == "most" else min)(per)[1]
+
+
+def _sh_count_above(tr):
+    ref = step(tr, "ref")["shelf"]
+    above = tr["query"]["relation"] == "above"
+    return sum((o["shelf"] > ref) if above else (o["shelf"] < ref) for o in tr["state"]["objects"])
+
+
 ORACLES = {
     "three_d.bar_chart_3d.tallest_fruit": _bar_tallest_fruit,
     "three_d.bar_chart_3d.bar_value": _bar_value,
@@ -150,4 +178,8 @@ ORACLES = {
     "three_d.street.total_storeys": _st_total,
     "three_d.street.count_taller": _st_count_taller,
     "three_d.street.neighbour": _st_neighbour,
+    "three_d.shelf.count_on_shelf": _sh_count_on,
+    "three_d.shelf.which_shelf": _sh_which,
+    "three_d.shelf.fullest_shelf": _sh_fullest,
+    "three_d.shelf.count_above": _sh_count_above,
 }
