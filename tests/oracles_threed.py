@@ -162,6 +162,39 @@ def _sh_count_above(tr):
     return sum((o["shelf"] > ref) if above else (o["shelf"] < ref) for o in tr["state"]["objects"])
 
 
+# -- side views of a cube stack ----------------------------------------------------------------------------------
+def _side_view(heights, size, side):
+    """Column heights from the viewer's left to right, looking straight at a side from outside: at the x = 0 side
+    the viewer faces +x with +y on the left; at the y = 0 side the viewer faces +y with +x on the right. Each
+    column is as tall as the tallest stack in its line of sight."""
+    if side == "left":
+        return [max(heights.get((x, y), 0) for x in range(size)) for y in reversed(range(size))]
+    return [max(heights.get((x, y), 0) for y in range(size)) for x in range(size)]
+
+
+def _cv_match(tr):
+    st = tr["state"]
+    want = _side_view(_heights(st), st["size"], tr["query"]["side"])
+    (hit,) = [v for v in st["views"] if v["heights"] == want]
+    return hit["letter"]
+
+
+def _cube_view_squares(tr):
+    st, side = tr["state"], tr["query"]["side"]
+    h = _heights(st)
+    if side == "top":
+        return sum(v > 0 for v in h.values())
+    if side == "left":  # lines of sight along +x
+        return sum(max(h.get((x, y), 0) for x in range(st["nx"])) for y in range(st["ny"]))
+    return sum(max(h.get((x, y), 0) for y in range(st["ny"])) for x in range(st["nx"]))
+
+
+def _cube_cuboid_fill(tr):
+    st = tr["state"]
+    h = _heights(st)
+    return st["nx"] * st["ny"] * max(h.values()) - sum(h.values())
+
+
 ORACLES = {
     "three_d.bar_chart_3d.tallest_fruit": _bar_tallest_fruit,
     "three_d.bar_chart_3d.bar_value": _bar_value,
@@ -182,4 +215,7 @@ ORACLES = {
     "three_d.shelf.which_shelf": _sh_which,
     "three_d.shelf.fullest_shelf": _sh_fullest,
     "three_d.shelf.count_above": _sh_count_above,
+    "three_d.cube_views.match_view": _cv_match,
+    "three_d.cube_stack.view_squares": _cube_view_squares,
+    "three_d.cube_stack.cuboid_fill": _cube_cuboid_fill,
 }
