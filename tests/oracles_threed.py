@@ -195,6 +195,36 @@ def _cube_cuboid_fill(tr):
     return st["nx"] * st["ny"] * max(h.values()) - sum(h.values())
 
 
+# -- rooms: the footprint's middle, seen along the camera's axes -------------------------------------------------
+def _room_mid(tr, f):
+    return _view(tr, {"x": f["x"] + f["w"] / 2, "y": f["y"] + f["d"] / 2})
+
+
+def _room_against(tr):
+    st, wall = tr["state"], tr["query"]["wall"]
+    back = 2.4 * st["rows"]
+    touching = [f for f in st["furniture"] if (abs(f["y"] + f["d"] - back) < 1e-6 if wall == "back"
+                                               else abs(f["x"]) < 1e-6)]
+    # and every other piece stands clear of that wall
+    assert all(back - f["y"] - f["d"] >= 0.3 if wall == "back" else f["x"] >= 0.5
+               for f in st["furniture"] if f not in touching)
+    return len(touching)
+
+
+def _room_nearest(tr):
+    fs = tr["state"]["furniture"]
+    sign = 1 if tr["query"]["extreme"] == "nearest to" else -1
+    return min(fs, key=lambda f: sign * _room_mid(tr, f)[1])["name"]
+
+
+def _room_count_left(tr):
+    ref = step(tr, "ref")
+    s0 = _room_mid(tr, ref)[0]
+    left = tr["query"]["side"] == "left"
+    return sum((_room_mid(tr, f)[0] < s0) if left else (_room_mid(tr, f)[0] > s0)
+               for f in tr["state"]["furniture"] if f["name"] != ref["name"])
+
+
 ORACLES = {
     "three_d.bar_chart_3d.tallest_fruit": _bar_tallest_fruit,
     "three_d.bar_chart_3d.bar_value": _bar_value,
@@ -218,4 +248,7 @@ ORACLES = {
     "three_d.cube_views.match_view": _cv_match,
     "three_d.cube_stack.view_squares": _cube_view_squares,
     "three_d.cube_stack.cuboid_fill": _cube_cuboid_fill,
+    "three_d.room.against_wall": _room_against,
+    "three_d.room.nearest": _room_nearest,
+    "three_d.room.count_left": _room_count_left,
 }
