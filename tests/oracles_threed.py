@@ -225,6 +225,23 @@ def _room_count_left(tr):
                for f in tr["state"]["furniture"] if f["name"] != ref["name"])
 
 
+# -- conveyor: piles along x, the belt running towards the arrow -------------------------------------------------
+def _cv_arrives(tr):
+    st = tr["state"]
+    queue = sorted(st["piles"], key=lambda p: p["x"], reverse=st["towards"] == "right")
+    return queue[step(tr, "k") - 1]["color"]
+
+
+def _cv_between(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    lo, hi = sorted((a["x"], b["x"]))
+    return sum(p["crates"] for p in tr["state"]["piles"] if lo < p["x"] < hi)
+
+
+def _cv_total(tr):
+    return sum(p["crates"] for p in tr["state"]["piles"])
+
+
 ORACLES = {
     "three_d.bar_chart_3d.tallest_fruit": _bar_tallest_fruit,
     "three_d.bar_chart_3d.bar_value": _bar_value,
@@ -251,4 +268,7 @@ ORACLES = {
     "three_d.room.against_wall": _room_against,
     "three_d.room.nearest": _room_nearest,
     "three_d.room.count_left": _room_count_left,
+    "three_d.conveyor.arrives": _cv_arrives,
+    "three_d.conveyor.count_between": _cv_between,
+    "three_d.conveyor.total_crates": _cv_total,
 }
