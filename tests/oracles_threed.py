@@ -141,8 +141,10 @@ def _sh_from_bottom(tr, k):
 
 
 def _sh_count_on(tr):
-    shelf = _sh_from_bottom(tr, step(tr, "k"))
-    return sum(o["shelf"] == shelf for o in tr["state"]["objects"])
+    # shelves k .. k + span - 1 counted from the asked end; the span is 1 below level 5, 2 from it
+    k, span = step(tr, "k"), 1 + tr["level"] // 5
+    asked = {_sh_from_bottom(tr, k + j) for j in range(span)}
+    return sum(o["shelf"] in asked for o in tr["state"]["objects"])
 
 
 def _sh_which(tr):
@@ -170,6 +172,13 @@ def _side_view(heights, size, side):
     if side == "left":
         return [max(heights.get((x, y), 0) for x in range(size)) for y in reversed(range(size))]
     return [max(heights.get((x, y), 0) for y in range(size)) for x in range(size)]
+
+
+def _cv_fits(tr):
+    """The lettered views (A, B, ... in the prompt's order) that show the asked side."""
+    st = tr["state"]
+    want = _side_view(_heights(st), st["size"], tr["query"]["side"])
+    return [i for i, v in enumerate(st["views"]) if v["heights"] == want]
 
 
 def _cv_match(tr):
@@ -272,3 +281,6 @@ ORACLES = {
     "three_d.conveyor.count_between": _cv_between,
     "three_d.conveyor.total_crates": _cv_total,
 }
+
+
+OPTION_FITS = {"three_d.cube_views.match_view": _cv_fits}
