@@ -251,6 +251,32 @@ def _cv_total(tr):
     return sum(p["crates"] for p in tr["state"]["piles"])
 
 
+def _obj_closest_to(tr):
+    ref = step(tr, "ref")
+    others = [o for o in tr["state"]["objects"] if o["name"] != ref["name"]]
+    best = min(others, key=lambda o: math.dist((o["x"], o["y"]), (ref["x"], ref["y"])))
+    return best["name"]
+
+
+def _sh_beside(tr):
+    # |azimuth| stays under 30°: the picture's left is the shelf's low slots
+    ref, left = step(tr, "ref"), tr["query"]["side"] == "left"
+    assert abs(tr["state"]["azimuth"]) < 30
+    row = [o for o in tr["state"]["objects"] if o["shelf"] == ref["shelf"]
+           and (o["slot"] < ref["slot"] if left else o["slot"] > ref["slot"])]
+    return min(row, key=lambda o: abs(o["slot"] - ref["slot"]))["name"]
+
+
+def _cv_ahead_of(tr):
+    st, ref = tr["state"], step(tr, "ref")
+    sign = 1 if st["towards"] == "right" else -1
+    if tr["query"]["relation"] == "ahead of":  # the nearest pile on the arrow's side
+        pool = [p for p in st["piles"] if sign * (p["x"] - ref["x"]) > 0]
+    else:
+        pool = [p for p in st["piles"] if sign * (p["x"] - ref["x"]) < 0]
+    return min(pool, key=lambda p: abs(p["x"] - ref["x"]))["color"]
+
+
 ORACLES = {
     "three_d.bar_chart_3d.tallest_fruit": _bar_tallest_fruit,
     "three_d.bar_chart_3d.bar_value": _bar_value,
@@ -280,6 +306,9 @@ ORACLES = {
     "three_d.conveyor.arrives": _cv_arrives,
     "three_d.conveyor.count_between": _cv_between,
     "three_d.conveyor.total_crates": _cv_total,
+    "three_d.object_scene.closest_to": _obj_closest_to,
+    "three_d.shelf.beside": _sh_beside,
+    "three_d.conveyor.ahead_of": _cv_ahead_of,
 }
 
 
