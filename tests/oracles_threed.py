@@ -277,6 +277,26 @@ def _cv_ahead_of(tr):
     return min(pool, key=lambda p: abs(p["x"] - ref["x"]))["color"]
 
 
+# -- disc towers: pegs left to right along x, larger discs lower ------------------------------------------------
+def _dt_top(tr):
+    # |azimuth| stays under 30°: the picture's left is peg 0
+    assert abs(tr["state"]["azimuth"]) < 30
+    stack = sorted((d for d in tr["state"]["discs"] if d["peg"] == step(tr, "k") - 1), key=lambda d: -d["r"])
+    return (stack[-1] if tr["query"]["end"] == "top" else stack[0])["color"]
+
+
+def _dt_on_peg(tr):
+    st, k = tr["state"], step(tr, "k")
+    peg = k - 1 if tr["query"]["from"] == "left" else st["pegs"] - k
+    return sum(d["peg"] == peg for d in st["discs"])
+
+
+def _dt_larger(tr):
+    ref = step(tr, "ref")
+    larger = tr["query"]["relation"] == "larger"
+    return sum((d["r"] > ref["r"]) if larger else (d["r"] < ref["r"]) for d in tr["state"]["discs"])
+
+
 ORACLES = {
     "three_d.bar_chart_3d.tallest_fruit": _bar_tallest_fruit,
     "three_d.bar_chart_3d.bar_value": _bar_value,
@@ -309,6 +329,9 @@ ORACLES = {
     "three_d.object_scene.closest_to": _obj_closest_to,
     "three_d.shelf.beside": _sh_beside,
     "three_d.conveyor.ahead_of": _cv_ahead_of,
+    "three_d.disc_towers.top_disc": _dt_top,
+    "three_d.disc_towers.discs_on_peg": _dt_on_peg,
+    "three_d.disc_towers.larger_than": _dt_larger,
 }
 
 
