@@ -25,6 +25,7 @@ from tests.oracles_graphs import _joined, _up
 from tests.oracles_icons import OPTION_FITS as ICON_FITS
 from tests.oracles_icons import PANEL_KEYS, expected_next
 from tests.oracles_symbolic import _minutes, _text
+from tests.oracles_threed import OPTION_FITS as THREED_FITS
 
 sys.path.insert(0, str(ROOT))
 from bench.options_only import (
@@ -86,7 +87,7 @@ def _shape_fits(tr):
 
 
 FITS = {
-    **BOARD_FITS, **ICON_FITS,
+    **BOARD_FITS, **ICON_FITS, **THREED_FITS,
     "symbolic.spinner.probability_option": _spinner_fits,
     "symbolic.clock_row.time_after_option": _clock_fits,
     "charts.scatter_plot.majority_group": _scatter_fits,
@@ -219,6 +220,16 @@ def test_tree_and_graph_decoys_are_near_misses(taxonomy):
         labels = {st["nodes"][v]["label"]: v for v in range(len(st["nodes"]))}
         wrong = [labels[o] for o in tr["steps"]["options"] if labels[o] not in near]
         assert len([v for v in wrong if v in two]) == min(3, len(two)), (level, wrong, two)
+
+
+def test_cube_views_all_look_like_views_of_the_asked_side(taxonomy):
+    """The four side views have the same width, the same tallest column and the same direction of growth as the
+    right one: only reading the stack tells them apart. One is the other side's view turned round."""
+    for level, tr in _traces(taxonomy, "three_d.cube_views.match_view"):
+        views = [v["heights"] for v in tr["state"]["views"]]
+        assert len({len(v) for v in views}) == 1 and len({max(v) for v in views}) == 1, (level, views)
+        falling = tr["query"]["side"] == "left"
+        assert all(v == sorted(v, reverse=falling) for v in views), (level, views)
 
 
 # -- options-only shortcuts -------------------------------------------------------------------------------------

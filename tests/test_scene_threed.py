@@ -32,6 +32,19 @@ render:
       - box: {{each: cubes, as: c, x: c.x, y: c.y, z: c.z, fill: c.color}}
       - text3: {{x: 1.5, y: 1.5, z: 3, text: "'top'", halo: true}}
 """
+CYLINDER = f"""
+grammar: three_d.probe_cylinder
+summary: Test scene — one upright cylinder.
+state:
+  cans: "[{{x: 1.5, y: 1.5}}]"
+render:
+  canvas: {{width: {W}, height: {H}}}
+  scene:
+    frame:
+      camera: {{projection: orthographic, azimuth: 20, elevation: 30, bounds: "[[0, 0, 0], [3, 3, 3]]"}}
+    marks:
+      - cylinder: {{each: cans, as: c, x: c.x, y: c.y, r: 1.2, height: 2.5, fill: "'#3060e0'"}}
+"""
 PLAIN = PROBE.replace("probe_cubes", "plain_box").replace("camera: {projection: isometric, bounds: \"[[0, 0, 0], "
                                                            "[3, 3, 3]]\"}", "canvas")
 
@@ -43,6 +56,7 @@ def grammars(tmp_path_factory):
         shutil.copytree(ROOT / d, root / d)
     (root / "grammars/three_d/probe_cubes.yaml").write_text(PROBE)
     (root / "grammars/three_d/plain_box.yaml").write_text(PLAIN)
+    (root / "grammars/three_d/probe_cylinder.yaml").write_text(CYLINDER)
     tax = compile_taxonomy(root)
     return tax
 
@@ -137,3 +151,16 @@ def test_cube_stack_binds_exactly_the_cubes_with_a_visible_face(taxonomy):
         assert bound == set(inst.witness["objects"])
         assert len(bound) < len(inst.trace["state"]["cubes"]) or level < 6
         json.dumps(inst.trace)
+
+
+def test_a_cylinder_side_is_outlined_on_its_silhouette_not_in_stripes(grammars):
+    state = {"cans": [{"x": 1.5, "y": 1.5}]}
+    rr = render_scene(grammars.grammars["three_d.probe_cylinder"], state, 0, grammars.vocab, Rng(7),
+                      object_paths(state))
+    x0, y0, x1, y1 = rr.render_map["cans[0]"]["bbox"]
+    row = rr.rgb[int((y0 + y1) / 2) + 10, :, :3].tolist()  # across the curved side, below the top disc
+    dark = [max(p) < 90 for p in row]
+    runs = sum(1 for i in range(1, len(dark)) if dark[i] and not dark[i - 1])
+    assert runs == 2  # the left and right silhouette only: the 32 facets' edges are not inked
+    side = [p for p, d in zip(row[int(x0):int(x1)], dark[int(x0):int(x1)]) if not d and p[2] > 120]
+    assert len(side) > (x1 - x0) * 0.8  # and nothing else (no pale seams) breaks the blue side

@@ -98,16 +98,24 @@ class CameraFrame(Frame):
             except ValueError as exc:
                 raise EvalError(f"camera frame: {exc}") from None
             projected = project_faces(order, self.camera, self.fit)
+            # Smooth solids: which of their faces the camera sees, and how many side facets they have.
+            facing = {sid: ({f.tag for f in solids[sid].faces if self.camera.faces_camera(f)},
+                            sum(f.tag.startswith("side") for f in solids[sid].faces))
+                      for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
             for pf, (sid, poly) in zip(order, projected):
                 fill, stroke, width, opacity = styles[sid]
                 path = skia.Path()
                 path.addPoly([skia.Point(x, y) for x, y in poly], True)
+                facet = sid in facing and pf.face.tag.startswith("side")
                 if fill is not None:
                     k = pf.face.shade()
                     shaded = tuple(max(0, min(255, round(c * k))) for c in fill)
                     p.canvas.drawPath(path, paint(shaded, opacity))
+                    if facet:  # its own colour over the facet's edges hides the seams between neighbours
+                        p.canvas.drawPath(path, paint(shaded, opacity, 1.0))
                 if stroke is not None and width > 0:
-                    p.canvas.drawPath(path, paint(stroke, opacity, width))
+                    p.canvas.drawPath(_facet_outline(pf.face.tag, poly, *facing[sid]) if facet else path,
+                                      paint(stroke, opacity, width))
             p.marks += len(solids)
             vis = visibility(projected, (0.0, 0.0, float(p.width), float(p.height)), RESOLUTION)
             self._bind(comp, solids, owners, vis)
@@ -144,6 +152,27 @@ class CameraFrame(Frame):
                 k = p.scale
                 geometry["corners"] = [[round(c * k, 2) for c in self.point3(*pt)] for pt in box_corners(lo, hi)]
             entry.setdefault("geometry", geometry)
+
+
+def _facet_outline(tag: str, poly, facing: set, sides: int) -> "skia.Path":
+    """The ink lines of one facet of a smooth side (cylinder_faces' side{i}: bottom edge a→b, then up b→b', across
+    b'→a', down a'→a): the bottom and top rims always, a vertical edge only where the neighbouring facet is turned
+    away (the silhouette), so the curved side is not drawn as stripes."""
+    path = skia.Path()
+    pts = [skia.Point(x, y) for x, y in poly]
+    if len(pts) != 4:
+        path.addPoly(pts, True)
+        return path
+    i = int(tag[4:])
+    edges = [(0, 1), (2, 3)]
+    if f"side{(i - 1) % sides}" not in facing:
+        edges.append((3, 0))
+    if f"side{(i + 1) % sides}" not in facing:
+        edges.append((1, 2))
+    for a, b in edges:
+        path.moveTo(pts[a])
+        path.lineTo(pts[b])
+    return path
 
 
 def _bounds(v) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -27,6 +27,7 @@ SOLID_OPTIONS = {"occluded": ("allow", "redraw")}
 class Shape3:
     faces: list[Face]
     box: tuple | None = None  # (lo, hi) world corners of an axis-aligned box, recorded in the render map
+    smooth: bool = False  # a curved side made of facets (a cylinder): outlined on its silhouette only
 
 
 def _camera(ctx: Ctx):
@@ -73,7 +74,7 @@ def draw_cylinder(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     _camera(ctx)
     x, y, z = (_number(v.get(k, 0.0), k) for k in ("x", "y", "z"))
     return Shape3(cylinder_faces(x, y, z, z + _positive(v.get("height", 1.0), "height"),
-                                 _positive(v.get("r", 0.5), "r"), CYLINDER_SEGMENTS))
+                                 _positive(v.get("r", 0.5), "r"), CYLINDER_SEGMENTS), smooth=True)
 
 
 def points3_of(value, what: str) -> list[tuple[float, float, float]]:
