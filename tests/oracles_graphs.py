@@ -199,6 +199,47 @@ def _maze_dead_ends(tr):
                for cell, k in enumerate(openings))
 
 
+# -- issue 13 (wave 2): depths, subtrees, tree distances, siblings; upstream sets and single arrows -------------------
+def _tree_node_depth(tr):
+    return len(_up(tr["state"]["nodes"], step(tr, "node")["id"])) - 1
+
+
+def _tree_subtree_size(tr):
+    nodes = tr["state"]["nodes"]
+    v = step(tr, "node")["id"]
+    return sum(v in _up(nodes, n["id"])[1:] for n in nodes)
+
+
+def _tree_distance(tr):
+    nodes = tr["state"]["nodes"]
+    a, b = step(tr, "pair")
+    up_a, up_b = _up(nodes, a["id"]), _up(nodes, b["id"])
+    # steps up from a to the first node on b's chain, plus the steps up from b to it
+    meet = next(v for v in up_a if v in up_b)
+    return up_a.index(meet) + up_b.index(meet)
+
+
+def _tree_siblings(tr):
+    nodes = tr["state"]["nodes"]
+    me = step(tr, "node")
+    return [n["label"] for n in nodes if n["parent"] == me["parent"] and n["id"] != me["id"]]
+
+
+def _dg_upstream(tr):
+    st = tr["state"]
+    v = step(tr, "node")["id"]
+    d = _matrix(st["n"], st["edges"], True, False)
+    return sum(d[u][v] < INF for u in range(st["n"]) if u != v)
+
+
+def _dg_direct(tr):
+    st = tr["state"]
+    v = step(tr, "node")["id"]
+    near, far = ("a", "b") if tr["query"]["way"] == "out of" else ("b", "a")
+    ids = {e[far] for e in st["edges"] if e[near] == v}
+    return [n["label"] for n in st["nodes"] if n["id"] in ids]
+
+
 ORACLES = {
     "graphs.weighted_graph.fewest_edges": _wg_fewest_edges,
     "graphs.weighted_graph.cheapest_route": _wg_cheapest,
@@ -219,4 +260,10 @@ ORACLES = {
     "graphs.maze.route_length": _maze_route,
     "graphs.maze.goal_reachable": _maze_reachable,
     "graphs.maze.dead_ends": _maze_dead_ends,
+    "graphs.rooted_tree.node_depth": _tree_node_depth,
+    "graphs.rooted_tree.subtree_size": _tree_subtree_size,
+    "graphs.rooted_tree.tree_distance": _tree_distance,
+    "graphs.rooted_tree.siblings": _tree_siblings,
+    "graphs.digraph.upstream_count": _dg_upstream,
+    "graphs.digraph.direct_targets": _dg_direct,
 }
