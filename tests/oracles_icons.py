@@ -120,6 +120,40 @@ def _letter_of(fits):
     return lambda tr: "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[only(fits(tr))]
 
 
+# -- issue 13 (wave 2): grid neighbours and directions, extremes and half-planes in a field -------------------------
+_SIDE = {"above": (-1, 0), "below": (1, 0), "to the left of": (0, -1), "to the right of": (0, 1)}
+
+
+def _cell_beside(tr):
+    ref = step(tr, "ref")
+    dr, dc = _SIDE[tr["query"]["side"]]
+    return only([i["icon"] for i in tr["state"]["icons"] if (i["row"], i["col"]) == (ref["row"] + dr, ref["col"] + dc)])
+
+
+def _relative_direction(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    words = []
+    if a["row"] != b["row"]:
+        words.append("above" if a["row"] < b["row"] else "below")
+    if a["col"] != b["col"]:
+        words.append("left" if a["col"] < b["col"] else "right")
+    return " ".join(words)
+
+
+def _extreme_position(tr):
+    axis, sign = {"highest": ("y", 1), "lowest": ("y", -1), "leftmost": ("x", 1), "rightmost": ("x", -1)}[
+        tr["query"]["extreme"]]
+    return min(tr["state"]["icons"], key=lambda i: sign * i[axis])["icon"]
+
+
+def _count_beyond(tr):
+    ref = step(tr, "ref")
+    side = tr["query"]["side"]
+    test = {"left of": lambda i: i["x"] < ref["x"], "right of": lambda i: i["x"] > ref["x"],
+            "above": lambda i: i["y"] < ref["y"], "below": lambda i: i["y"] > ref["y"]}[side]
+    return sum(test(i) for i in tr["state"]["icons"] if i is not ref)
+
+
 ORACLES = {
     "icons.icon_field.count_either": _count_either,
     "icons.icon_field.nearest_icon": _nearest,
@@ -133,6 +167,10 @@ ORACLES = {
     "icons.sequence.changing_properties": _changing,
     "icons.odd_one_out.odd_panel": _letter_of(odd_panel_fits),
     "icons.odd_one_out.odd_property": _odd_property,
+    "icons.icon_grid.cell_beside": _cell_beside,
+    "icons.icon_grid.relative_direction": _relative_direction,
+    "icons.icon_field.extreme_position": _extreme_position,
+    "icons.icon_field.count_beyond": _count_beyond,
 }
 
 OPTION_FITS = {
