@@ -154,6 +154,31 @@ def _nearest_point(tr):
     return best
 
 
+# -- figures of unit squares: symmetries about the figure's own centre ---------------------------------------------
+def _figure_moves(tr):
+    """Which of the eight moves of the figure's bounding box map its squares onto themselves."""
+    sq = {(c["row"], c["col"]) for c in tr["state"]["cells"]}
+    rows, cols = [r for r, _ in sq], [c for _, c in sq]
+    r0, c0 = min(rows), min(cols)
+    h, w = max(rows) - r0, max(cols) - c0
+    local = {(r - r0, c - c0) for r, c in sq}
+    moves = {"vertical": lambda r, c: (r, w - c), "horizontal": lambda r, c: (h - r, c),
+             "half": lambda r, c: (h - r, w - c)}
+    if h == w:  # the diagonal moves keep only a square box
+        moves.update({"diagonal": lambda r, c: (c, r), "anti": lambda r, c: (w - c, h - r),
+                      "quarter": lambda r, c: (c, h - r)})
+    return {name for name, f in moves.items() if {f(r, c) for r, c in local} == local}
+
+
+def _mirror_lines(tr):
+    return len(_figure_moves(tr) & {"vertical", "horizontal", "diagonal", "anti"})
+
+
+def _turn_order(tr):
+    ok = _figure_moves(tr)
+    return 4 if "quarter" in ok else (2 if "half" in ok else 1)
+
+
 ORACLES = {
     "geometry.lattice_polygon.perimeter": _perimeter,
     "geometry.circle_plane.nearest_point": _nearest_point,
@@ -170,4 +195,6 @@ ORACLES = {
     "geometry.angle_figure.missing_angle": _missing_angle,
     "geometry.angle_figure.extreme_angle_vertex": _extreme_angle_vertex,
     "geometry.angle_figure.count_angle_kind": _count_angle_kind,
+    "geometry.symmetric_figure.mirror_lines": _mirror_lines,
+    "geometry.symmetric_figure.turn_order": _turn_order,
 }
