@@ -3,6 +3,7 @@ and transitive closures instead of the library's BFS and Dijkstra, parent walks 
 from __future__ import annotations
 
 from tests.oracles import step
+from tests.oracles_boards import only
 
 INF = float("inf")
 
@@ -240,6 +241,49 @@ def _dg_direct(tr):
     return [n["label"] for n in st["nodes"] if n["id"] in ids]
 
 
+# -- metro maps: recomputed from the line paths (grid points), not from the stop lists --------------------------
+def _metro(st):
+    """Per line, the stations on its path in order, and each station's set of lines."""
+    at = {(s["row"], s["col"]): s for s in st["stations"]}
+    seq = [[at[tuple(p)] for p in path if tuple(p) in at] for path in st["paths"]]
+    on = {s["id"]: {i for i, line in enumerate(seq) if s in line} for s in st["stations"]}
+    return seq, on
+
+
+def _metro_changes(tr):
+    st = tr["state"]
+    seq, on = _metro(st)
+    k = len(seq)
+    # breadth-first over lines: two lines are one change apart when they share a station
+    a, b = step(tr, "trip")
+    dist = {i: 0 for i in on[a["id"]]}
+    frontier = list(dist)
+    while frontier:
+        nxt = []
+        for i in frontier:
+            for j in range(k):
+                if j not in dist and any(s in seq[j] for s in seq[i]):
+                    dist[j] = dist[i] + 1
+                    nxt.append(j)
+        frontier = nxt
+    return min(dist[j] for j in on[b["id"]])
+
+
+def _metro_between(tr):
+    st = tr["state"]
+    seq, _ = _metro(st)
+    a, b = step(tr, "a"), step(tr, "b")
+    line = next(s for s in seq if a in s and b in s)
+    return abs(line.index(a) - line.index(b)) - 1
+
+
+def _metro_direct(tr):
+    st = tr["state"]
+    seq, _ = _metro(st)
+    a, b = step(tr, "a"), step(tr, "b")
+    return only([st["lines"][i]["color"] for i, s in enumerate(seq) if a in s and b in s])
+
+
 ORACLES = {
     "graphs.weighted_graph.fewest_edges": _wg_fewest_edges,
     "graphs.weighted_graph.cheapest_route": _wg_cheapest,
@@ -266,4 +310,7 @@ ORACLES = {
     "graphs.rooted_tree.siblings": _tree_siblings,
     "graphs.digraph.upstream_count": _dg_upstream,
     "graphs.digraph.direct_targets": _dg_direct,
+    "graphs.subway_map.fewest_changes": _metro_changes,
+    "graphs.subway_map.stops_between": _metro_between,
+    "graphs.subway_map.direct_line": _metro_direct,
 }
