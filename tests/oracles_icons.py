@@ -154,6 +154,43 @@ def _count_beyond(tr):
     return sum(test(i) for i in tr["state"]["icons"] if i is not ref)
 
 
+# -- matrices of panels: each candidate is tried in the gap, and kept when every property then obeys one rule ------
+def _matrix_ok(grid: dict, n: int, key: str) -> bool:
+    rows = [[grid[r, c][key] for c in range(n)] for r in range(n)]
+    cols = [[grid[r, c][key] for r in range(n)] for c in range(n)]
+    per_row = all(len(set(line)) == 1 for line in rows)
+    per_col = all(len(set(line)) == 1 for line in cols)
+    latin = all(len(set(line)) == n for line in rows + cols)
+    return per_row or per_col or latin
+
+
+def matrix_fits(tr) -> list[int]:
+    st = tr["state"]
+    n = st["n"]
+    seen = {(g["row"], g["col"]): g for g in st["cells"]}
+    gap = next((r, c) for r in range(n) for c in range(n) if (r, c) not in seen)
+    good = []
+    for i, o in enumerate(st["options"]):
+        grid = dict(seen)
+        grid[gap] = o
+        if all(_matrix_ok(grid, n, key) for key in ("icon", "color", "count")):
+            good.append(i)
+    return good
+
+
+def _matrix_changing(tr):
+    st = tr["state"]
+    axis = "row" if tr["query"]["line"] == "row" else "col"
+    out = []
+    for word, key in (("pictogram", "icon"), ("colour", "color"), ("number", "count")):
+        values = {}
+        for g in st["cells"]:
+            values.setdefault(g[axis], set()).add(g[key])
+        if any(len(v) > 1 for v in values.values()):
+            out.append(word)
+    return out
+
+
 ORACLES = {
     "icons.icon_field.count_either": _count_either,
     "icons.icon_field.nearest_icon": _nearest,
@@ -171,9 +208,12 @@ ORACLES = {
     "icons.icon_grid.relative_direction": _relative_direction,
     "icons.icon_field.extreme_position": _extreme_position,
     "icons.icon_field.count_beyond": _count_beyond,
+    "icons.icon_matrix.missing_panel": _letter_of(matrix_fits),
+    "icons.icon_matrix.changing_properties": _matrix_changing,
 }
 
 OPTION_FITS = {
+    "icons.icon_matrix.missing_panel": matrix_fits,
     "icons.icon_field.common_kind_option": common_kind_fits,
     "icons.sequence.next_panel": next_panel_fits,
     "icons.odd_one_out.odd_panel": odd_panel_fits,
