@@ -179,6 +179,13 @@ def _turn_order(tr):
     return 4 if "quarter" in ok else (2 if "half" in ok else 1)
 
 
+def _complete_mirror(tr):
+    # the dashed line runs down the paper's middle: a square (r, c) needs its partner (r, n - 1 - c)
+    st = tr["state"]
+    sq = {(c["row"], c["col"]) for c in st["cells"]}
+    return len({(r, st["n"] - 1 - c) for r, c in sq} - sq)
+
+
 ORACLES = {
     "geometry.lattice_polygon.perimeter": _perimeter,
     "geometry.circle_plane.nearest_point": _nearest_point,
@@ -197,4 +204,5 @@ ORACLES = {
     "geometry.angle_figure.count_angle_kind": _count_angle_kind,
     "geometry.symmetric_figure.mirror_lines": _mirror_lines,
     "geometry.symmetric_figure.turn_order": _turn_order,
+    "geometry.symmetric_figure.complete_mirror": _complete_mirror,
 }
