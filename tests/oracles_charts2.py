@@ -117,6 +117,13 @@ def _first_overtake(tr):
     return next(months[j][1] for j in range(len(a)) if a[j] > b[j])
 
 
+def _widest_gap(tr):
+    a, b = (_series(tr, c["name"]) for c in step(tr, "pair"))
+    months = [m for _, m in sorted({(p["mi"], p["month"]) for p in tr["state"]["points"]})]
+    gaps = [abs(x - y) for x, y in zip(a, b)]
+    return months[gaps.index(max(gaps))]
+
+
 ORACLES = {
     "charts.stacked_bars.fruit_total": _stacked_total,
     "charts.stacked_bars.top_store": _stacked_top,
@@ -135,4 +142,5 @@ ORACLES = {
     "charts.crossing_lines.crossing_count": _cross_count,
     "charts.crossing_lines.lead_months": _lead_months,
     "charts.crossing_lines.first_overtake": _first_overtake,
+    "charts.crossing_lines.widest_gap": _widest_gap,
 }

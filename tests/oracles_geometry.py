@@ -186,6 +186,23 @@ def _complete_mirror(tr):
     return len({(r, st["n"] - 1 - c) for r, c in sq} - sq)
 
 
+def _wide_angles(tr):
+    # the turn at each corner from the sides' cross and dot products; inside the polygon by its orientation
+    v = [(p["x"], p["y"]) for p in tr["state"]["vertices"]]
+    n = len(v)
+    area2 = sum(v[i][0] * v[(i + 1) % n][1] - v[(i + 1) % n][0] * v[i][1] for i in range(n))
+    out = []
+    for i in range(n):
+        (px, py), (qx, qy), (rx, ry) = v[i - 1], v[i], v[(i + 1) % n]
+        ax, ay, bx, by = px - qx, py - qy, rx - qx, ry - qy
+        dot, cross = ax * bx + ay * by, ax * by - ay * bx
+        # interior angle > 90: reflex (the corner turns against the orientation) or an obtuse convex corner
+        reflex = cross * area2 > 0
+        if reflex or dot < 0:
+            out.append(tr["state"]["vertices"][i]["name"])
+    return out
+
+
 ORACLES = {
     "geometry.lattice_polygon.perimeter": _perimeter,
     "geometry.circle_plane.nearest_point": _nearest_point,
@@ -205,4 +222,5 @@ ORACLES = {
     "geometry.symmetric_figure.mirror_lines": _mirror_lines,
     "geometry.symmetric_figure.turn_order": _turn_order,
     "geometry.symmetric_figure.complete_mirror": _complete_mirror,
+    "geometry.lattice_polygon.wide_angles": _wide_angles,
 }

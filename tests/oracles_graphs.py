@@ -284,6 +284,15 @@ def _metro_direct(tr):
     return only([st["lines"][i]["color"] for i, s in enumerate(seq) if a in s and b in s])
 
 
+def _tree_widest_level(tr):
+    nodes = tr["state"]["nodes"]
+    per = {}
+    for n in nodes:
+        d = len(_up(nodes, n["id"]))  # 1 for the top node
+        per[d] = per.get(d, 0) + 1
+    return max(per, key=per.get)
+
+
 ORACLES = {
     "graphs.weighted_graph.fewest_edges": _wg_fewest_edges,
     "graphs.weighted_graph.cheapest_route": _wg_cheapest,
@@ -313,4 +322,5 @@ ORACLES = {
     "graphs.subway_map.fewest_changes": _metro_changes,
     "graphs.subway_map.stops_between": _metro_between,
     "graphs.subway_map.direct_line": _metro_direct,
+    "graphs.rooted_tree.widest_level": _tree_widest_level,
 }
