@@ -293,6 +293,16 @@ def _tree_widest_level(tr):
     return max(per, key=per.get)
 
 
+def _metro_reach(tr):
+    st = tr["state"]
+    seq, on = _metro(st)
+    home = step(tr, "home")
+    lines = set(on[home["id"]])
+    if tr["query"]["changes"] == 1:
+        lines |= {j for j in range(len(seq)) for i in on[home["id"]] if any(s in seq[j] for s in seq[i])}
+    return len({s["id"] for j in lines for s in seq[j]} - {home["id"]})
+
+
 ORACLES = {
     "graphs.weighted_graph.fewest_edges": _wg_fewest_edges,
     "graphs.weighted_graph.cheapest_route": _wg_cheapest,
@@ -323,4 +333,5 @@ ORACLES = {
     "graphs.subway_map.stops_between": _metro_between,
     "graphs.subway_map.direct_line": _metro_direct,
     "graphs.rooted_tree.widest_level": _tree_widest_level,
+    "graphs.subway_map.one_change_reach": _metro_reach,
 }
