@@ -124,6 +124,13 @@ def _widest_gap(tr):
     return months[gaps.index(max(gaps))]
 
 
+def _trend_sign(tr):
+    import statistics
+    pts = tr["state"]["points"]
+    r = statistics.correlation([p["x"] for p in pts], [p["y"] for p in pts])
+    return "positive" if r > 0.2 else ("negative" if r < -0.2 else "none")
+
+
 ORACLES = {
     "charts.stacked_bars.fruit_total": _stacked_total,
     "charts.stacked_bars.top_store": _stacked_top,
@@ -143,4 +150,5 @@ ORACLES = {
     "charts.crossing_lines.lead_months": _lead_months,
     "charts.crossing_lines.first_overtake": _first_overtake,
     "charts.crossing_lines.widest_gap": _widest_gap,
+    "charts.trend_scatter.trend_sign": _trend_sign,
 }
