@@ -52,7 +52,7 @@ GROWTH = [
     ("icons.odd_one_out.odd_panel", "work", 1.8),
     ("geometry.symmetric_figure.complete_mirror", "answer", 2.0),
     ("charts.crossing_lines.crossing_count", "answer", 2.0),
-    ("graphs.subway_map.direct_line", "work", 1.3),
+    ("graphs.subway_map.direct_line", "work", 1.8),
 ]
 
 
