@@ -191,6 +191,32 @@ def _matrix_changing(tr):
     return out
 
 
+# -- wallpaper patterns: the smallest block the visible cells agree with, read at the '?' --------------------------
+def _tile_period(tr):
+    st = tr["state"]
+    grid = {(x["row"], x["col"]): x["icon"] for x in st["cells"]}
+    along = tr["query"]["line"] == "row"
+    span = st["cols"] if along else st["rows"]
+    for b in range(1, span // 2 + 1):
+        shift = (0, b) if along else (b, 0)
+        if all(grid.get((r + shift[0], c + shift[1]), icon) == icon for (r, c), icon in grid.items()):
+            return b
+    raise AssertionError("no repeat within half the grid")
+
+
+def _tile_missing(tr):
+    st = tr["state"]
+    seen = {(x["row"], x["col"]): x["icon"] for x in st["visible"]}
+    q = st["asked"]
+    blocks = sorted(((a, b) for a in range(1, max(1, st["rows"] // 2) + 1) for b in range(1, st["cols"] // 2 + 1)),
+                    key=lambda s: (s[0] * s[1], s))
+    for a, b in blocks:
+        classes = {}
+        if all(classes.setdefault((r % a, c % b), icon) == icon for (r, c), icon in seen.items()):
+            return classes[q["row"] % a, q["col"] % b]
+    raise AssertionError("no block fits")
+
+
 ORACLES = {
     "icons.icon_field.count_either": _count_either,
     "icons.icon_field.nearest_icon": _nearest,
@@ -210,6 +236,8 @@ ORACLES = {
     "icons.icon_field.count_beyond": _count_beyond,
     "icons.icon_matrix.missing_panel": _letter_of(matrix_fits),
     "icons.icon_matrix.changing_properties": _matrix_changing,
+    "icons.tile_pattern.period_length": _tile_period,
+    "icons.tile_pattern.missing_tile": _tile_missing,
 }
 
 OPTION_FITS = {
