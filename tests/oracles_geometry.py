@@ -235,6 +235,12 @@ def _cube_net_option(tr):
     return tr["state"]["panels"][i]["mark"]
 
 
+def _mirror_axes(tr):
+    names = {"vertical": "vertical", "horizontal": "horizontal", "diagonal": "falling diagonal",
+             "anti": "rising diagonal"}
+    return [word for key, word in names.items() if key in _figure_moves(tr)]
+
+
 ORACLES = {
     "geometry.lattice_polygon.perimeter": _perimeter,
     "geometry.circle_plane.nearest_point": _nearest_point,
@@ -257,4 +263,5 @@ ORACLES = {
     "geometry.lattice_polygon.wide_angles": _wide_angles,
     "geometry.cube_net.foldable_count": _cube_net_count,
     "geometry.cube_net.foldable_option": _cube_net_option,
+    "geometry.symmetric_figure.mirror_axes": _mirror_axes,
 }
