@@ -89,6 +89,48 @@ def _tree_kth(tr):
     return items[tr["query"]["k"] - 1]["fruit"]
 
 
+# -- multi-line charts: read from the plotted points, club by club ------------------------------------------------
+def _series(tr, name):
+    pts = sorted((p for p in tr["state"]["points"] if p["club"] == name), key=lambda p: p["mi"])
+    return [p["value"] for p in pts]
+
+
+def _cross_count(tr):
+    a, b = (_series(tr, c["name"]) for c in step(tr, "pair"))
+    above = [x > y for x, y in zip(a, b)]
+    return sum(u != v for u, v in zip(above, above[1:]))
+
+
+def _lead_months(tr):
+    me = step(tr, "club")["name"]
+    names = {p["club"] for p in tr["state"]["points"]}
+    mine = _series(tr, me)
+    rest = [_series(tr, n) for n in names if n != me]
+    return sum(all(v > r[j] for r in rest) for j, v in enumerate(mine))
+
+
+def _first_overtake(tr):
+    a, b = (_series(tr, c["name"]) for c in step(tr, "pair"))
+    if a[0] > b[0]:
+        a, b = b, a
+    months = sorted({(p["mi"], p["month"]) for p in tr["state"]["points"]})
+    return next(months[j][1] for j in range(len(a)) if a[j] > b[j])
+
+
+def _widest_gap(tr):
+    a, b = (_series(tr, c["name"]) for c in step(tr, "pair"))
+    months = [m for _, m in sorted({(p["mi"], p["month"]) for p in tr["state"]["points"]})]
+    gaps = [abs(x - y) for x, y in zip(a, b)]
+    return months[gaps.index(max(gaps))]
+
+
+def _trend_sign(tr):
+    import statistics
+    pts = tr["state"]["points"]
+    r = statistics.correlation([p["x"] for p in pts], [p["y"] for p in pts])
+    return "positive" if r > 0.2 else ("negative" if r < -0.2 else "none")
+
+
 ORACLES = {
     "charts.stacked_bars.fruit_total": _stacked_total,
     "charts.stacked_bars.top_store": _stacked_top,
@@ -104,4 +146,9 @@ ORACLES = {
     "charts.heatmap.count_above": _heat_count,
     "charts.treemap.stall_total": _tree_stall,
     "charts.treemap.kth_largest": _tree_kth,
+    "charts.crossing_lines.crossing_count": _cross_count,
+    "charts.crossing_lines.lead_months": _lead_months,
+    "charts.crossing_lines.first_overtake": _first_overtake,
+    "charts.crossing_lines.widest_gap": _widest_gap,
+    "charts.trend_scatter.trend_sign": _trend_sign,
 }

@@ -154,6 +154,93 @@ def _nearest_point(tr):
     return best
 
 
+# -- figures of unit squares: symmetries about the figure's own centre ---------------------------------------------
+def _figure_moves(tr):
+    """Which of the eight moves of the figure's bounding box map its squares onto themselves."""
+    sq = {(c["row"], c["col"]) for c in tr["state"]["cells"]}
+    rows, cols = [r for r, _ in sq], [c for _, c in sq]
+    r0, c0 = min(rows), min(cols)
+    h, w = max(rows) - r0, max(cols) - c0
+    local = {(r - r0, c - c0) for r, c in sq}
+    moves = {"vertical": lambda r, c: (r, w - c), "horizontal": lambda r, c: (h - r, c),
+             "half": lambda r, c: (h - r, w - c)}
+    if h == w:  # the diagonal moves keep only a square box
+        moves.update({"diagonal": lambda r, c: (c, r), "anti": lambda r, c: (w - c, h - r),
+                      "quarter": lambda r, c: (c, h - r)})
+    return {name for name, f in moves.items() if {f(r, c) for r, c in local} == local}
+
+
+def _mirror_lines(tr):
+    return len(_figure_moves(tr) & {"vertical", "horizontal", "diagonal", "anti"})
+
+
+def _turn_order(tr):
+    ok = _figure_moves(tr)
+    return 4 if "quarter" in ok else (2 if "half" in ok else 1)
+
+
+def _complete_mirror(tr):
+    # the dashed line runs down the paper's middle: a square (r, c) needs its partner (r, n - 1 - c)
+    st = tr["state"]
+    sq = {(c["row"], c["col"]) for c in st["cells"]}
+    return len({(r, st["n"] - 1 - c) for r, c in sq} - sq)
+
+
+def _wide_angles(tr):
+    # the turn at each corner from the sides' cross and dot products; inside the polygon by its orientation
+    v = [(p["x"], p["y"]) for p in tr["state"]["vertices"]]
+    n = len(v)
+    area2 = sum(v[i][0] * v[(i + 1) % n][1] - v[(i + 1) % n][0] * v[i][1] for i in range(n))
+    out = []
+    for i in range(n):
+        (px, py), (qx, qy), (rx, ry) = v[i - 1], v[i], v[(i + 1) % n]
+        ax, ay, bx, by = px - qx, py - qy, rx - qx, ry - qy
+        dot, cross = ax * bx + ay * by, ax * by - ay * bx
+        # interior angle > 90: reflex (the corner turns against the orientation) or an obtuse convex corner
+        reflex = cross * area2 > 0
+        if reflex or dot < 0:
+            out.append(tr["state"]["vertices"][i]["name"])
+    return out
+
+
+# -- nets of a cube: roll a die over the squares and see whether every face lands once ------------------------------
+def folds_into_cube(cells: list[dict]) -> bool:
+    squares = {(c["row"], c["col"]) for c in cells}
+    start = min(squares)
+    # faces (down, north, east, south, west, up) of a die on each square; rolling onto a neighbour turns it
+    faces = {start: ("D", "N", "E", "S", "W", "U")}
+    todo = [start]
+    while todo:
+        r, c = todo.pop()
+        d, n, e, s, w, u = faces[r, c]
+        for (dr, dc), after in (((-1, 0), (n, u, e, d, w, s)), ((1, 0), (s, d, e, u, w, n)),
+                                ((0, 1), (e, n, u, s, d, w)), ((0, -1), (w, n, d, s, u, e))):
+            q = (r + dr, c + dc)
+            if q in squares and q not in faces:
+                faces[q] = after
+                todo.append(q)
+    return len(squares) == 6 and len({f[0] for f in faces.values()}) == 6
+
+
+def cube_net_fits(tr) -> list[int]:
+    return [i for i, p in enumerate(tr["state"]["panels"]) if folds_into_cube(p["cells"])]
+
+
+def _cube_net_count(tr):
+    return len(cube_net_fits(tr))
+
+
+def _cube_net_option(tr):
+    (i,) = cube_net_fits(tr)
+    return tr["state"]["panels"][i]["mark"]
+
+
+def _mirror_axes(tr):
+    names = {"vertical": "vertical", "horizontal": "horizontal", "diagonal": "falling diagonal",
+             "anti": "rising diagonal"}
+    return [word for key, word in names.items() if key in _figure_moves(tr)]
+
+
 ORACLES = {
     "geometry.lattice_polygon.perimeter": _perimeter,
     "geometry.circle_plane.nearest_point": _nearest_point,
@@ -170,4 +257,11 @@ ORACLES = {
     "geometry.angle_figure.missing_angle": _missing_angle,
     "geometry.angle_figure.extreme_angle_vertex": _extreme_angle_vertex,
     "geometry.angle_figure.count_angle_kind": _count_angle_kind,
+    "geometry.symmetric_figure.mirror_lines": _mirror_lines,
+    "geometry.symmetric_figure.turn_order": _turn_order,
+    "geometry.symmetric_figure.complete_mirror": _complete_mirror,
+    "geometry.lattice_polygon.wide_angles": _wide_angles,
+    "geometry.cube_net.foldable_count": _cube_net_count,
+    "geometry.cube_net.foldable_option": _cube_net_option,
+    "geometry.symmetric_figure.mirror_axes": _mirror_axes,
 }

@@ -3,6 +3,7 @@ and transitive closures instead of the library's BFS and Dijkstra, parent walks 
 from __future__ import annotations
 
 from tests.oracles import step
+from tests.oracles_boards import only
 
 INF = float("inf")
 
@@ -199,6 +200,109 @@ def _maze_dead_ends(tr):
                for cell, k in enumerate(openings))
 
 
+# -- issue 13 (wave 2): depths, subtrees, tree distances, siblings; upstream sets and single arrows -------------------
+def _tree_node_depth(tr):
+    return len(_up(tr["state"]["nodes"], step(tr, "node")["id"])) - 1
+
+
+def _tree_subtree_size(tr):
+    nodes = tr["state"]["nodes"]
+    v = step(tr, "node")["id"]
+    return sum(v in _up(nodes, n["id"])[1:] for n in nodes)
+
+
+def _tree_distance(tr):
+    nodes = tr["state"]["nodes"]
+    a, b = step(tr, "pair")
+    up_a, up_b = _up(nodes, a["id"]), _up(nodes, b["id"])
+    # steps up from a to the first node on b's chain, plus the steps up from b to it
+    meet = next(v for v in up_a if v in up_b)
+    return up_a.index(meet) + up_b.index(meet)
+
+
+def _tree_siblings(tr):
+    nodes = tr["state"]["nodes"]
+    me = step(tr, "node")
+    return [n["label"] for n in nodes if n["parent"] == me["parent"] and n["id"] != me["id"]]
+
+
+def _dg_upstream(tr):
+    st = tr["state"]
+    v = step(tr, "node")["id"]
+    d = _matrix(st["n"], st["edges"], True, False)
+    return sum(d[u][v] < INF for u in range(st["n"]) if u != v)
+
+
+def _dg_direct(tr):
+    st = tr["state"]
+    v = step(tr, "node")["id"]
+    near, far = ("a", "b") if tr["query"]["way"] == "out of" else ("b", "a")
+    ids = {e[far] for e in st["edges"] if e[near] == v}
+    return [n["label"] for n in st["nodes"] if n["id"] in ids]
+
+
+# -- metro maps: recomputed from the line paths (grid points), not from the stop lists --------------------------
+def _metro(st):
+    """Per line, the stations on its path in order, and each station's set of lines."""
+    at = {(s["row"], s["col"]): s for s in st["stations"]}
+    seq = [[at[tuple(p)] for p in path if tuple(p) in at] for path in st["paths"]]
+    on = {s["id"]: {i for i, line in enumerate(seq) if s in line} for s in st["stations"]}
+    return seq, on
+
+
+def _metro_changes(tr):
+    st = tr["state"]
+    seq, on = _metro(st)
+    k = len(seq)
+    # breadth-first over lines: two lines are one change apart when they share a station
+    a, b = step(tr, "trip")
+    dist = {i: 0 for i in on[a["id"]]}
+    frontier = list(dist)
+    while frontier:
+        nxt = []
+        for i in frontier:
+            for j in range(k):
+                if j not in dist and any(s in seq[j] for s in seq[i]):
+                    dist[j] = dist[i] + 1
+                    nxt.append(j)
+        frontier = nxt
+    return min(dist[j] for j in on[b["id"]])
+
+
+def _metro_between(tr):
+    st = tr["state"]
+    seq, _ = _metro(st)
+    a, b = step(tr, "a"), step(tr, "b")
+    line = next(s for s in seq if a in s and b in s)
+    return abs(line.index(a) - line.index(b)) - 1
+
+
+def _metro_direct(tr):
+    st = tr["state"]
+    seq, _ = _metro(st)
+    a, b = step(tr, "a"), step(tr, "b")
+    return only([st["lines"][i]["color"] for i, s in enumerate(seq) if a in s and b in s])
+
+
+def _tree_widest_level(tr):
+    nodes = tr["state"]["nodes"]
+    per = {}
+    for n in nodes:
+        d = len(_up(nodes, n["id"]))  # 1 for the top node
+        per[d] = per.get(d, 0) + 1
+    return max(per, key=per.get)
+
+
+def _metro_reach(tr):
+    st = tr["state"]
+    seq, on = _metro(st)
+    home = step(tr, "home")
+    lines = set(on[home["id"]])
+    if tr["query"]["changes"] == 1:
+        lines |= {j for j in range(len(seq)) for i in on[home["id"]] if any(s in seq[j] for s in seq[i])}
+    return len({s["id"] for j in lines for s in seq[j]} - {home["id"]})
+
+
 ORACLES = {
     "graphs.weighted_graph.fewest_edges": _wg_fewest_edges,
     "graphs.weighted_graph.cheapest_route": _wg_cheapest,
@@ -219,4 +323,15 @@ ORACLES = {
     "graphs.maze.route_length": _maze_route,
     "graphs.maze.goal_reachable": _maze_reachable,
     "graphs.maze.dead_ends": _maze_dead_ends,
+    "graphs.rooted_tree.node_depth": _tree_node_depth,
+    "graphs.rooted_tree.subtree_size": _tree_subtree_size,
+    "graphs.rooted_tree.tree_distance": _tree_distance,
+    "graphs.rooted_tree.siblings": _tree_siblings,
+    "graphs.digraph.upstream_count": _dg_upstream,
+    "graphs.digraph.direct_targets": _dg_direct,
+    "graphs.subway_map.fewest_changes": _metro_changes,
+    "graphs.subway_map.stops_between": _metro_between,
+    "graphs.subway_map.direct_line": _metro_direct,
+    "graphs.rooted_tree.widest_level": _tree_widest_level,
+    "graphs.subway_map.one_change_reach": _metro_reach,
 }

@@ -120,6 +120,103 @@ def _letter_of(fits):
     return lambda tr: "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[only(fits(tr))]
 
 
+# -- issue 13 (wave 2): grid neighbours and directions, extremes and half-planes in a field -------------------------
+_SIDE = {"above": (-1, 0), "below": (1, 0), "to the left of": (0, -1), "to the right of": (0, 1)}
+
+
+def _cell_beside(tr):
+    ref = step(tr, "ref")
+    dr, dc = _SIDE[tr["query"]["side"]]
+    return only([i["icon"] for i in tr["state"]["icons"] if (i["row"], i["col"]) == (ref["row"] + dr, ref["col"] + dc)])
+
+
+def _relative_direction(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    words = []
+    if a["row"] != b["row"]:
+        words.append("above" if a["row"] < b["row"] else "below")
+    if a["col"] != b["col"]:
+        words.append("left" if a["col"] < b["col"] else "right")
+    return " ".join(words)
+
+
+def _extreme_position(tr):
+    axis, sign = {"highest": ("y", 1), "lowest": ("y", -1), "leftmost": ("x", 1), "rightmost": ("x", -1)}[
+        tr["query"]["extreme"]]
+    return min(tr["state"]["icons"], key=lambda i: sign * i[axis])["icon"]
+
+
+def _count_beyond(tr):
+    ref = step(tr, "ref")
+    side = tr["query"]["side"]
+    test = {"left of": lambda i: i["x"] < ref["x"], "right of": lambda i: i["x"] > ref["x"],
+            "above": lambda i: i["y"] < ref["y"], "below": lambda i: i["y"] > ref["y"]}[side]
+    return sum(test(i) for i in tr["state"]["icons"] if i is not ref)
+
+
+# -- matrices of panels: each candidate is tried in the gap, and kept when every property then obeys one rule ------
+def _matrix_ok(grid: dict, n: int, key: str) -> bool:
+    rows = [[grid[r, c][key] for c in range(n)] for r in range(n)]
+    cols = [[grid[r, c][key] for r in range(n)] for c in range(n)]
+    per_row = all(len(set(line)) == 1 for line in rows)
+    per_col = all(len(set(line)) == 1 for line in cols)
+    latin = all(len(set(line)) == n for line in rows + cols)
+    return per_row or per_col or latin
+
+
+def matrix_fits(tr) -> list[int]:
+    st = tr["state"]
+    n = st["n"]
+    seen = {(g["row"], g["col"]): g for g in st["cells"]}
+    gap = next((r, c) for r in range(n) for c in range(n) if (r, c) not in seen)
+    good = []
+    for i, o in enumerate(st["options"]):
+        grid = dict(seen)
+        grid[gap] = o
+        if all(_matrix_ok(grid, n, key) for key in ("icon", "color", "count")):
+            good.append(i)
+    return good
+
+
+def _matrix_changing(tr):
+    st = tr["state"]
+    axis = "row" if tr["query"]["line"] == "row" else "col"
+    out = []
+    for word, key in (("pictogram", "icon"), ("colour", "color"), ("number", "count")):
+        values = {}
+        for g in st["cells"]:
+            values.setdefault(g[axis], set()).add(g[key])
+        if any(len(v) > 1 for v in values.values()):
+            out.append(word)
+    return out
+
+
+# -- wallpaper patterns: the smallest block the visible cells agree with, read at the '?' --------------------------
+def _tile_period(tr):
+    st = tr["state"]
+    grid = {(x["row"], x["col"]): x["icon"] for x in st["cells"]}
+    along = tr["query"]["line"] == "row"
+    span = st["cols"] if along else st["rows"]
+    for b in range(1, span // 2 + 1):
+        shift = (0, b) if along else (b, 0)
+        if all(grid.get((r + shift[0], c + shift[1]), icon) == icon for (r, c), icon in grid.items()):
+            return b
+    raise AssertionError("no repeat within half the grid")
+
+
+def _tile_missing(tr):
+    st = tr["state"]
+    seen = {(x["row"], x["col"]): x["icon"] for x in st["visible"]}
+    q = st["asked"]
+    blocks = sorted(((a, b) for a in range(1, max(1, st["rows"] // 2) + 1) for b in range(1, st["cols"] // 2 + 1)),
+                    key=lambda s: (s[0] * s[1], s))
+    for a, b in blocks:
+        classes = {}
+        if all(classes.setdefault((r % a, c % b), icon) == icon for (r, c), icon in seen.items()):
+            return classes[q["row"] % a, q["col"] % b]
+    raise AssertionError("no block fits")
+
+
 ORACLES = {
     "icons.icon_field.count_either": _count_either,
     "icons.icon_field.nearest_icon": _nearest,
@@ -133,9 +230,18 @@ ORACLES = {
     "icons.sequence.changing_properties": _changing,
     "icons.odd_one_out.odd_panel": _letter_of(odd_panel_fits),
     "icons.odd_one_out.odd_property": _odd_property,
+    "icons.icon_grid.cell_beside": _cell_beside,
+    "icons.icon_grid.relative_direction": _relative_direction,
+    "icons.icon_field.extreme_position": _extreme_position,
+    "icons.icon_field.count_beyond": _count_beyond,
+    "icons.icon_matrix.missing_panel": _letter_of(matrix_fits),
+    "icons.icon_matrix.changing_properties": _matrix_changing,
+    "icons.tile_pattern.period_length": _tile_period,
+    "icons.tile_pattern.missing_tile": _tile_missing,
 }
 
 OPTION_FITS = {
+    "icons.icon_matrix.missing_panel": matrix_fits,
     "icons.icon_field.common_kind_option": common_kind_fits,
     "icons.sequence.next_panel": next_panel_fits,
     "icons.odd_one_out.odd_panel": odd_panel_fits,

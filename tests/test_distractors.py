@@ -20,7 +20,7 @@ from tests.oracles import step  # first: it loads every domain's oracle module
 from tests.oracles_boards import OPTION_FITS as BOARD_FITS
 from tests.oracles_boards import reachable, square
 from tests.oracles_games import _lens_image
-from tests.oracles_geometry import MATRICES, apply
+from tests.oracles_geometry import MATRICES, apply, cube_net_fits
 from tests.oracles_graphs import _joined, _up
 from tests.oracles_icons import OPTION_FITS as ICON_FITS
 from tests.oracles_icons import PANEL_KEYS, expected_next
@@ -96,6 +96,7 @@ FITS = {
     "graphs.weighted_graph.neighbor_option": _neighbor_fits,
     "physics.ray_optics.image_point": _lens_fits,
     "icons.shape_grid.common_shape_option": _shape_fits,
+    "geometry.cube_net.foldable_option": cube_net_fits,
 }
 
 

@@ -50,6 +50,9 @@ GROWTH = [
     ("icons.shape_grid.row_extreme", "work", 1.8),
     ("icons.sequence.next_panel", "work", 1.5),
     ("icons.odd_one_out.odd_panel", "work", 1.8),
+    ("geometry.symmetric_figure.complete_mirror", "answer", 2.0),
+    ("charts.crossing_lines.crossing_count", "answer", 2.0),
+    ("graphs.subway_map.direct_line", "work", 1.8),
 ]
 
 

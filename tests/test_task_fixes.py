@@ -104,6 +104,9 @@ MARKS = {
     "geometry.transformed_shape": (lambda st: len(st["drawn"]) - 2 * len(st["shape"]), {"apply_to_point": 1}),
     "icons.sequence": (lambda st: len(st["drawn"]), {"next_panel": 4}),
     "geometry.circle_plane": (lambda st: len(st["drawn"]), {"nearest_point": "m", "points_in_circle": "m"}),
+    "icons.icon_matrix": (lambda st: len(st["drawn"]) + (st["gap_at"] >= 0), {"missing_panel": 5}),
+    "geometry.symmetric_figure": (lambda st: int(st["cut"] > 0), {"complete_mirror": 1}),
+    "icons.tile_pattern": (lambda st: int(st["asked"]["row"] >= 0), {"missing_tile": 1}),
 }
 
 
