@@ -60,7 +60,7 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
         edits = draw_edits(rng, strength_for(variety, grammar.raster_strength), grammar.raster_skip)
         rgb, render_map = apply_edits(rgb, render_map, edits, theme.background)
         extra, noisy = {"canvas": canvas, "raster": edits}, any(e["edit"] == "gauss" for e in edits)
-    return RenderResult(encode_png(rgb, noisy), render_map,
+    return RenderResult(encode_png(rgb, noisy, fast=variety != "none"), render_map,
                         {"theme": theme.to_trace(), "marks": painter.marks, **decisions, **extra}, rgb)
 
 

@@ -90,6 +90,19 @@ def color_word_of(rgb) -> list[str]:
     return out
 
 
+def in_color_word(rgb, name: str) -> bool:
+    """`name in color_word_of(rgb)`, testing that one window only (the tone edit's check runs it per shade)."""
+    import colorsys
+
+    h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in rgb[:3]))
+    h *= 360
+    lo, hi, smin, vlo, vhi = HUE_WINDOWS[name]
+    if name in ("gray", "black"):
+        return s <= HUE_WINDOWS_GRAY_MAX_SAT and vlo <= v <= vhi
+    in_hue = lo <= h <= hi if lo <= hi else (h >= lo or h <= hi)
+    return in_hue and s >= smin and vlo <= v <= vhi
+
+
 @dataclass(frozen=True)
 class Theme:
     background: tuple[int, int, int]
