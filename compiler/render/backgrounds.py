@@ -184,11 +184,12 @@ VISIBLE_SHARE = 0.01  # a mark is visible where at least this share of its box c
 # weighs at least 2 in it (red 2 + r̄, green 4, blue 3 − r̄, with r̄ < 1), and 2 · 98² = 19208 exceeds
 # (MIN_MARK_CONTRAST · 765 / 100)² = 18960 by more than float32 rounding could take away.
 SURE_CLEAR = 98
+DRAWN_DISTANCE = 1.0  # a pixel this far from the backdrop was drawn on (the backdrop itself measures 0)
 
 
 def mark_is_hidden(final: np.ndarray, backdrop: np.ndarray, bbox) -> bool:
     """The theme (or its texture) hid the mark: under VISIBLE_SHARE of its box's pixels differ from the backdrop
-    by MIN_MARK_CONTRAST, where on the classic white page they would. A scene may draw a near-white heatmap cell on
+    by MIN_MARK_CONTRAST, where on the classic white page they would (counting only pixels something was drawn on). A scene may draw a near-white heatmap cell on
     purpose; a theme is to blame only where it takes a mark below the floor that the mark clears on white."""
     h, w = backdrop.shape[:2]
     x0, y0 = max(0, int(np.floor(bbox[0]))), max(0, int(np.floor(bbox[1])))
@@ -204,6 +205,10 @@ def mark_is_hidden(final: np.ndarray, backdrop: np.ndarray, bbox) -> bool:
     np.abs(d, out=d)
     if np.count_nonzero(np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2]) >= SURE_CLEAR) >= need:
         return False
-    if np.count_nonzero(color_distance(px, back) >= MIN_MARK_CONTRAST) >= need:
+    apart = color_distance(px, back)
+    if np.count_nonzero(apart >= MIN_MARK_CONTRAST) >= need:
         return False
-    return np.count_nonzero(color_distance(px, (255.0, 255.0, 255.0)) >= MIN_MARK_CONTRAST) >= need
+    # On the white page a pixel where nothing was drawn (the backdrop shows) would be white: only drawn pixels can
+    # clear the floor there. (A cell with no fill on a dark theme is empty, not hidden.)
+    drawn = apart >= DRAWN_DISTANCE
+    return np.count_nonzero(drawn & (color_distance(px, (255.0, 255.0, 255.0)) >= MIN_MARK_CONTRAST)) >= need

@@ -149,6 +149,9 @@ class Theme:
         role = ROLES.get(value)
         if role is not None:
             return role(self)
+        if value.startswith(TINT):  # tint('#rrggbb'): the colour on the classic page, the theme's tint of it
+            rgb = self.resolve(value[len(TINT):])
+            return rgb if rgb is None or self.name == "classic" else tint_rgb(rgb, self.paper)
         if value.startswith("#") and len(value) == 7:
             try:
                 return int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16)
@@ -265,6 +268,22 @@ def pick_theme(rng, variety: str = "none") -> Theme:
         axis_width=rng.choice([1.0, 1.2, 2.0] if strong else [1.0, 1.2, 1.5]),
         marker_stroke=rng.choice(["ink", "background", "none"] if strong else ["ink", "background"]),
     )
+
+
+# A page tint: `tint('#dfe6ee')` in a scene (expr/lib_color.py) is the string TINT + '#dfe6ee'. Without variety it is
+# that colour exactly; under a theme it is the same tint of the theme's paper, so table headers, zebra stripes,
+# panels and highlighted cells read on dark themes as they do on white: on a light paper the colour multiplied by
+# the paper (white paper: the colour itself), on a dark one the paper lifted towards the colour by TINT_DARK_SHARE
+# (a pale tint becomes a slightly lighter panel of the same hue; lightness order between tints is kept).
+TINT = "tint:"
+TINT_DARK_SHARE = 0.25
+
+
+@lru_cache(maxsize=1024)
+def tint_rgb(rgb: tuple[int, int, int], paper: tuple[int, int, int]) -> tuple[int, int, int]:
+    if sum(paper) >= 384:
+        return tuple(round(c * p / 255) for c, p in zip(rgb, paper))  # type: ignore[return-value]
+    return tuple(round(p + (c - p) * TINT_DARK_SHARE) for c, p in zip(rgb, paper))  # type: ignore[return-value]
 
 
 # Colour words that mean a part of the theme rather than a hue.
