@@ -460,3 +460,21 @@ def test_an_empty_box_on_a_dark_theme_is_empty_not_hidden():
     faint = dark.copy()
     faint[10:30, 10:30] = (36, 38, 46)  # drawn, but nearly the backdrop: hidden (it would show on white)
     assert mark_is_hidden(faint, dark, (10, 10, 30, 30))
+
+
+def test_labels_of_one_or_two_characters_skip_thin_faces():
+    """Thin script faces garble a lone "A" or "7" (nothing around it to read it by): short labels take a face
+    whose measured stroke weight clears MIN_SHORT_WEIGHT; longer text keeps the theme's face."""
+    weights = {f: typefaces.stroke_weight(f) for f in typefaces.families()}
+    thin = sorted(f for f, w in weights.items() if w < typefaces.MIN_SHORT_WEIGHT)
+    assert "Kristi" in thin and "Dancing Script" in thin and typefaces.DEFAULT_FAMILY not in thin
+    assert len(thin) <= len(weights) // 4  # most of the pool stays available to short labels
+    for face in thin:
+        for text in ("A", "7", "e4", " Q "):
+            got = typefaces.face_for(face, 3, None, False, text)
+            assert got != face and weights[got] >= typefaces.MIN_SHORT_WEIGHT, (face, text, got)
+        assert typefaces.face_for(face, 3, None, False, "Apples") == face
+    # a pool restricted to handwriting still finds a sturdy hand for short labels
+    short = typefaces.face_for("Kristi", 0, ("handwriting",), False, "B")
+    assert "handwriting" in typefaces.pool()[short].classes and weights[short] >= typefaces.MIN_SHORT_WEIGHT
+    assert typefaces.face_for(None, 3, None, False, "A") == typefaces.DEFAULT_FAMILY  # variety none: unchanged
