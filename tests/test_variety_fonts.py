@@ -478,3 +478,51 @@ def test_labels_of_one_or_two_characters_skip_thin_faces():
     short = typefaces.face_for("Kristi", 0, ("handwriting",), False, "B")
     assert "handwriting" in typefaces.pool()[short].classes and weights[short] >= typefaces.MIN_SHORT_WEIGHT
     assert typefaces.face_for(None, 3, None, False, "A") == typefaces.DEFAULT_FAMILY  # variety none: unchanged
+
+
+def test_a_theme_swaps_sequential_ramps_for_cells_and_their_guide_alike(tmp_path, monkeypatch):
+    import tessera.render.scene as scene_mod
+    from dataclasses import replace
+
+    from tessera.render.scene import render_scene
+    from tessera.render.theme import RAMP_FAMILIES, SEQUENTIAL, ramp_rgb
+    from tessera.trace.instance import object_paths
+
+    assert set(f for f in RAMP_FAMILIES if f) <= set(SEQUENTIAL) and None in RAMP_FAMILIES
+    root = build(tmp_path, 'cells: "[{v: 2}, {v: 8}]"\n', """\
+        frame: {cartesian: {x: {linear: "[0, 2]", nice: false}, y: {linear: "[0, 1]", nice: false}}}
+        guides:
+          - ramp: {domain: "[0, 10]", palette: "'blues'", side: right}
+        marks:
+          - rect: {each: cells, as: c, index: i, x: i + 0.1, x2: i + 0.9, y: 0.1, y2: 0.9,
+                   fill: "ramp(c.v, 0, 10, 'blues')"}
+        """)
+    tax, inst = sample(root)
+    grammar = tax.tasks["demo.g.t"].grammar
+    state = inst.trace["state"]
+
+    def centre(out, i):
+        x, y = (round(v) for v in out.render_map[f"cells[{i}]"]["point"])
+        return tuple(int(v) for v in out.rgb[y, x, :3])
+
+    plain = render_scene(grammar, state, 0, tax.vocab, Rng(3), object_paths(state))
+    assert centre(plain, 1) == ramp_rgb("blues", 0.8)  # variety none: the palette as named
+    monkeypatch.setattr(scene_mod, "draw_edits", lambda *a, **k: [])
+    drawn: list[str] = []
+    real = scene_mod.pick_theme
+
+    def pick(rng, variety="none"):
+        return replace(real(rng, variety), ramp="greens", texture="plain")
+
+    monkeypatch.setattr(scene_mod, "pick_theme", pick)
+    import tessera.render.guides as guides_mod
+
+    real_rgb = guides_mod.ramp_rgb
+    monkeypatch.setattr(guides_mod, "ramp_rgb", lambda name, t: drawn.append(name) or real_rgb(name, t))
+    out = render_scene(grammar, state, 0, tax.vocab, Rng(3), object_paths(state), variety="strong")
+    assert out.decisions["theme"]["ramp"] == "greens"
+    assert centre(out, 0) == ramp_rgb("greens", 0.2) and centre(out, 1) == ramp_rgb("greens", 0.8)
+    assert drawn and set(drawn) == {"greens"}  # the guide explains the cells with the same palette
+    t = pick(Rng(1), "strong")
+    assert t.ramp_for("diverging") == "diverging" and t.ramp_for("viridis") == "viridis"
+    assert t.ramp_for("blues") == "greens" and replace(t, ramp=None).ramp_for("blues") == "blues"

@@ -31,7 +31,13 @@ def _ramp(ck, node, args):
     hi = ck.expect(args[2], FLOAT, "the upper bound of ramp()")
     pal = ck.expect(args[3], STR, "the palette of ramp()")
     vf, lf, hf, pf = v.fn, lo.fn, hi.fn, pal.fn
-    return Compiled(STR, lambda env: ramp_hex(vf(env), lf(env), hf(env), pf(env)))
+
+    def run(env):
+        palette = pf(env)
+        theme = env.get("$theme")  # in a render with variety: the theme's ramp family (the guide draws the same)
+        return ramp_hex(vf(env), lf(env), hf(env), theme.ramp_for(palette) if theme is not None else palette)
+
+    return Compiled(STR, run)
 
 
 def ink_on_color(color: str) -> str:

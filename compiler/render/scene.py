@@ -43,6 +43,8 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
            "$rng": rng}
     if grammar.fonts is not None:
         env["$fonts"] = grammar.fonts
+    if theme.ramp is not None:
+        env["$theme"] = theme  # ramp() in the scene takes the theme's ramp family
     env.setdefault("canvas", {"width": width, "height": height})
     painter = Painter(width, height, theme, paths, scale)
     try:

@@ -129,6 +129,11 @@ class Theme:
     grid_dash: tuple[float, float] | None = None
     axis_width: float = 1.2
     marker_stroke: str = "ink"  # the default outline of glyph markers: a role name
+    ramp: str | None = None  # the sequential palette every sequential ramp takes (RAMP_FAMILIES); None: as named
+
+    def ramp_for(self, palette: str) -> str:
+        """The palette a ramp named `palette` draws with under this theme (cells and their ramp guide alike)."""
+        return self.ramp if self.ramp is not None and palette in SEQUENTIAL else palette
 
     def color(self, name: str) -> tuple[int, int, int]:
         shades = SHADE_FAMILIES[self.shades].get(name) if self.shades != "standard" else COLORS.get(name)
@@ -169,7 +174,7 @@ class Theme:
                         "texture": self.texture, "texture_seed": self.texture_seed,
                         "stroke_scale": self.stroke_scale, "corner": self.corner, "grid_width": self.grid_width,
                         "grid_dash": list(self.grid_dash) if self.grid_dash else None,
-                        "axis_width": self.axis_width, "marker_stroke": self.marker_stroke})
+                        "axis_width": self.axis_width, "marker_stroke": self.marker_stroke, "ramp": self.ramp})
         return out
 
 
@@ -267,6 +272,7 @@ def pick_theme(rng, variety: str = "none") -> Theme:
         grid_dash=rng.choice([None, (4.0, 3.0), (1.0, 3.0)] if strong else [None, (4.0, 3.0)]),
         axis_width=rng.choice([1.0, 1.2, 2.0] if strong else [1.0, 1.2, 1.5]),
         marker_stroke=rng.choice(["ink", "background", "none"] if strong else ["ink", "background"]),
+        ramp=rng.choice(RAMP_FAMILIES),
     )
 
 
@@ -312,6 +318,13 @@ PALETTES: dict[str, list[tuple[int, int, int]]] = {
     "viridis": [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)],
     "diverging": [(33, 102, 172), (146, 197, 222), (247, 247, 247), (244, 165, 130), (178, 24, 43)],
 }
+
+
+# Sequential palettes (light to dark) a theme may swap for one another: a scene's ramp is drawn and explained by
+# the same palette (the cell's fill and the ramp guide both ask Theme.ramp_for), so values read alike in any family.
+# Viridis (dark to light) and diverging ramps keep their name. None: the palette as the scene names it.
+SEQUENTIAL = ("blues", "greens", "reds", "oranges", "purples")
+RAMP_FAMILIES = (None, None, "blues", "greens", "purples", "oranges", "reds")
 
 
 def ramp_rgb(name: str, t: float) -> tuple[int, int, int]:
