@@ -393,3 +393,137 @@ def test_text_below_the_contrast_ratio_is_rejected_with_variety_only(tmp_path, m
     with pytest.raises(RenderRejected, match=r"text 'Total 42' has contrast ratio 1\.\d\d < 2 against what is "
                                              r"behind it: contrast"):
         render_scene(grammar, {"k": 1}, 0, tax.vocab, Rng(3), object_paths({"k": 1}), variety="strong")
+
+
+# -- page tints that follow the theme (issue 12: no hard-coded colours under themes) ----------------------------
+def test_a_tint_is_its_colour_on_the_classic_page_and_a_tint_of_the_paper_under_a_theme():
+    from dataclasses import replace
+
+    from tessera.errors import EvalError
+    from tessera.expr.lib_color import ink_on_color, tint_color
+    from tessera.render.theme import TINT, pick_theme, tint_rgb
+
+    classic = pick_theme(Rng(1), "none")
+    assert classic.resolve(tint_color("#dfe6ee")) == (223, 230, 238)  # variety none: exactly the colour
+    for name, kind in THEME_KINDS.items():
+        t = replace(pick_theme(Rng(2), "strong"), name=name, paper=kind.paper, background=kind.backgrounds[0])
+        pale, stripe = t.resolve(tint_color("#dfe6ee")), t.resolve(tint_color("#f1f4f8"))
+        assert pale == tint_rgb((223, 230, 238), kind.paper)
+        if sum(kind.paper) < 384:  # dark papers: a lighter panel than the paper, still far darker than the tint
+            assert sum(kind.paper) < sum(pale) < sum(kind.paper) + 0.4 * (sum((223, 230, 238)) - sum(kind.paper))
+            assert sum(pale) < sum(stripe)  # the lighter tint stays the lighter panel
+        else:
+            assert pale == tuple(round(c * p / 255) for c, p in zip((223, 230, 238), kind.paper))
+    # colour words stay true, roles and 'none' pass through; text on a pale tint takes the theme's ink
+    assert [tint_color(c) for c in ("red", "ink", "paper", "none")] == ["red", "ink", "paper", "none"]
+    assert tint_color("#abcdef") == TINT + "#abcdef" and ink_on_color(tint_color("#dfe6ee")) == "ink"
+    assert ink_on_color(tint_color("#28325a")) == "white"
+    with pytest.raises(EvalError, match="tint"):
+        tint_color("#zzzzzz")
+
+
+def test_tinted_fills_keep_todays_pixels_without_variety_and_follow_a_dark_theme(tmp_path, monkeypatch):
+    import tessera.render.scene as scene_mod
+    from tessera.render.scene import render_scene
+    from tessera.render.theme import tint_rgb
+    from tessera.trace.instance import object_paths
+
+    root = build(tmp_path, 'cells: "[{v: 1}, {v: 2}]"\n', """\
+        frame: {cartesian: {x: {linear: "[0, 2]", nice: false}, y: {linear: "[0, 1]", nice: false}}}
+        marks:
+          - rect: {each: cells, as: c, index: i, x: i + 0.1, x2: i + 0.9, y: 0.1, y2: 0.9, stroke: ink,
+                   fill: "tint('#dfe6ee') if i == 0 else tint('#f3f1ea')"}
+        """)
+    tax, inst = sample(root)
+    grammar = tax.tasks["demo.g.t"].grammar
+    state = inst.trace["state"]
+    rmap = inst.trace["render"]["render_map"]
+
+    def centre(rgb, i):
+        x, y = (round(v) for v in rmap[f"cells[{i}]"]["point"])
+        return tuple(int(v) for v in rgb[y, x, :3])
+
+    assert centre(inst.rgb, 0) == (223, 230, 238) and centre(inst.rgb, 1) == (243, 241, 234)
+    monkeypatch.setattr(scene_mod, "draw_edits", lambda *a, **k: [])  # the fills' own colours, no raster edits
+    _force_theme(monkeypatch, {"name": "dark", "texture": "plain"})
+    out = render_scene(grammar, state, 0, tax.vocab, Rng(3), object_paths(state), variety="strong")
+    paper = THEME_KINDS["dark"].paper
+    rmap = out.render_map
+    assert centre(out.rgb, 0) == tint_rgb((223, 230, 238), paper)
+    assert centre(out.rgb, 1) == tint_rgb((243, 241, 234), paper)
+
+
+def test_an_empty_box_on_a_dark_theme_is_empty_not_hidden():
+    """A bound cell with no fill shows only the backdrop: on the white page it would be white, so the theme hid
+    nothing (sudoku's blank cells were redrawn on every dark theme)."""
+    dark = np.full((40, 40, 3), (30, 33, 40), np.uint8)
+    assert not mark_is_hidden(dark.copy(), dark, (10, 10, 30, 30))
+    faint = dark.copy()
+    faint[10:30, 10:30] = (36, 38, 46)  # drawn, but nearly the backdrop: hidden (it would show on white)
+    assert mark_is_hidden(faint, dark, (10, 10, 30, 30))
+
+
+def test_labels_of_one_or_two_characters_skip_thin_faces():
+    """Thin script faces garble a lone "A" or "7" (nothing around it to read it by): short labels take a face
+    whose measured stroke weight clears MIN_SHORT_WEIGHT; longer text keeps the theme's face."""
+    weights = {f: typefaces.stroke_weight(f) for f in typefaces.families()}
+    thin = sorted(f for f, w in weights.items() if w < typefaces.MIN_SHORT_WEIGHT)
+    assert "Kristi" in thin and "Dancing Script" in thin and typefaces.DEFAULT_FAMILY not in thin
+    assert len(thin) <= len(weights) // 4  # most of the pool stays available to short labels
+    for face in thin:
+        for text in ("A", "7", "e4", " Q "):
+            got = typefaces.face_for(face, 3, None, False, text)
+            assert got != face and weights[got] >= typefaces.MIN_SHORT_WEIGHT, (face, text, got)
+        assert typefaces.face_for(face, 3, None, False, "Apples") == face
+    # a pool restricted to handwriting still finds a sturdy hand for short labels
+    short = typefaces.face_for("Kristi", 0, ("handwriting",), False, "B")
+    assert "handwriting" in typefaces.pool()[short].classes and weights[short] >= typefaces.MIN_SHORT_WEIGHT
+    assert typefaces.face_for(None, 3, None, False, "A") == typefaces.DEFAULT_FAMILY  # variety none: unchanged
+
+
+def test_a_theme_swaps_sequential_ramps_for_cells_and_their_guide_alike(tmp_path, monkeypatch):
+    import tessera.render.scene as scene_mod
+    from dataclasses import replace
+
+    from tessera.render.scene import render_scene
+    from tessera.render.theme import RAMP_FAMILIES, SEQUENTIAL, ramp_rgb
+    from tessera.trace.instance import object_paths
+
+    assert set(f for f in RAMP_FAMILIES if f) <= set(SEQUENTIAL) and None in RAMP_FAMILIES
+    root = build(tmp_path, 'cells: "[{v: 2}, {v: 8}]"\n', """\
+        frame: {cartesian: {x: {linear: "[0, 2]", nice: false}, y: {linear: "[0, 1]", nice: false}}}
+        guides:
+          - ramp: {domain: "[0, 10]", palette: "'blues'", side: right}
+        marks:
+          - rect: {each: cells, as: c, index: i, x: i + 0.1, x2: i + 0.9, y: 0.1, y2: 0.9,
+                   fill: "ramp(c.v, 0, 10, 'blues')"}
+        """)
+    tax, inst = sample(root)
+    grammar = tax.tasks["demo.g.t"].grammar
+    state = inst.trace["state"]
+
+    def centre(out, i):
+        x, y = (round(v) for v in out.render_map[f"cells[{i}]"]["point"])
+        return tuple(int(v) for v in out.rgb[y, x, :3])
+
+    plain = render_scene(grammar, state, 0, tax.vocab, Rng(3), object_paths(state))
+    assert centre(plain, 1) == ramp_rgb("blues", 0.8)  # variety none: the palette as named
+    monkeypatch.setattr(scene_mod, "draw_edits", lambda *a, **k: [])
+    drawn: list[str] = []
+    real = scene_mod.pick_theme
+
+    def pick(rng, variety="none"):
+        return replace(real(rng, variety), ramp="greens", texture="plain")
+
+    monkeypatch.setattr(scene_mod, "pick_theme", pick)
+    import tessera.render.guides as guides_mod
+
+    real_rgb = guides_mod.ramp_rgb
+    monkeypatch.setattr(guides_mod, "ramp_rgb", lambda name, t: drawn.append(name) or real_rgb(name, t))
+    out = render_scene(grammar, state, 0, tax.vocab, Rng(3), object_paths(state), variety="strong")
+    assert out.decisions["theme"]["ramp"] == "greens"
+    assert centre(out, 0) == ramp_rgb("greens", 0.2) and centre(out, 1) == ramp_rgb("greens", 0.8)
+    assert drawn and set(drawn) == {"greens"}  # the guide explains the cells with the same palette
+    t = pick(Rng(1), "strong")
+    assert t.ramp_for("diverging") == "diverging" and t.ramp_for("viridis") == "viridis"
+    assert t.ramp_for("blues") == "greens" and replace(t, ramp=None).ramp_for("blues") == "blues"

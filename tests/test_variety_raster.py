@@ -425,7 +425,7 @@ def test_a_strong_build_validates_and_replays(taxonomy, tmp_path):
     from tessera.validate.dataset import validate_dataset
 
     cfg = tmp_path / "strong.yaml"
-    cfg.write_text("build: strong\nseed: 3\nselect: {tasks: [icons.shape_field.count_matching]}\n"
+    cfg.write_text("build: strong\nseed: 4\nselect: {tasks: [icons.shape_field.count_matching]}\n"
                    "per_task: {train: 4, test: 1}\nvariety: strong\n")
     out = tmp_path / "ds"
     result = build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
@@ -440,7 +440,7 @@ def test_a_strong_build_validates_and_replays(taxonomy, tmp_path):
     rows = [r for f in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
     traces = [json.loads(r["trace"]) for r in rows]
     assert {t["variety"] for t in traces} == {"strong"}
-    # at least one noisy (Up-filtered) picture went through the gates, the validator and replay
+    # at least one noisy (Up-filtered) picture went through the gates, the validator and replay (seed 4: two of five)
     assert any(e["edit"] == "gauss" for t in traces for e in t["render"]["decisions"]["raster"])
 
 
@@ -512,3 +512,38 @@ def test_vignette_and_scan_lines_never_darken_a_colour_out_of_its_word():
     # and a pale orange at the edge of its window loses it
     edge = (("orange", (235, 120, 10)),)
     assert keep_colour_words([{"edit": "vignette", "amount": 0.3}], edge)[0]["amount"] < 0.1
+
+
+# -- the fast paths compute the same integers as the plain ones -------------------------------------------------
+def test_the_dct_in_float_products_is_the_exact_integer_transform():
+    rng = np.random.default_rng(3)
+    blocks = rng.integers(-128, 128, (300, 8, 8)).astype(np.int64)
+    blocks[0] = 127
+    blocks[1] = -128
+    blocks[2] = np.where(np.indices((8, 8)).sum(axis=0) % 2 == 0, 127, -128)  # the largest AC term
+    exact = np.einsum("uk,nkl,vl->nuv", raster._DCT, blocks, raster._DCT)  # int64 throughout
+    assert np.array_equal(raster._blocks_apply(blocks.astype(np.float64), raster._DCT), exact)
+    # rounding half away from zero on exact ties and just beside them, as integer arithmetic does
+    d = 7 * raster.DCT_ONE * raster.DCT_ONE
+    a = np.array([d // 2 * 2 + d, -(d + d // 2), d // 2, -(d // 2), d // 2 - 1, 5 * d + d // 2 + 1], dtype=np.int64)
+    ref = np.sign(a) * ((np.abs(a) + d // 2) // d)
+    assert np.array_equal(raster._round_div(a.astype(np.float64), d), ref)
+
+
+def test_summed_area_tables_and_direct_sums_judge_every_box_alike(monkeypatch):
+    rgba, render_map = _synthetic()
+    for edits in _edit_cases():
+        verdicts = []
+        for share in (0.0, 1e9):  # always tables, never tables
+            monkeypatch.setattr(raster, "SUMMED_AREA_SHARE", share)
+            try:
+                raster.apply_edits(rgba, render_map, edits, (250, 250, 250))
+                verdicts.append("ok")
+            except RenderRejected as exc:
+                verdicts.append(str(exc))
+        assert verdicts[0] == verdicts[1], edits
+    over = {"edit": "gauss", "sigma": 400.0, "seed": 3}
+    for share in (0.0, 1e9):
+        monkeypatch.setattr(raster, "SUMMED_AREA_SHARE", share)
+        with pytest.raises(RenderRejected, match="illegible"):
+            raster.apply_edits(rgba, render_map, [over], (250, 250, 250))

@@ -31,13 +31,22 @@ def _ramp(ck, node, args):
     hi = ck.expect(args[2], FLOAT, "the upper bound of ramp()")
     pal = ck.expect(args[3], STR, "the palette of ramp()")
     vf, lf, hf, pf = v.fn, lo.fn, hi.fn, pal.fn
-    return Compiled(STR, lambda env: ramp_hex(vf(env), lf(env), hf(env), pf(env)))
+
+    def run(env):
+        palette = pf(env)
+        theme = env.get("$theme")  # in a render with variety: the theme's ramp family (the guide draws the same)
+        return ramp_hex(vf(env), lf(env), hf(env), theme.ramp_for(palette) if theme is not None else palette)
+
+    return Compiled(STR, run)
 
 
 def ink_on_color(color: str) -> str:
     """'white' when text on this colour must be light to be read, else 'ink' (the theme's dark text)."""
-    from ..render.theme import COLORS, ROLES
+    from ..render.theme import COLORS, ROLES, TINT
 
+    if color.startswith(TINT):
+        # a page tint: pale ones take the theme's ink (light on a dark theme's tint, dark on a light one's)
+        return ink_on_color(color[len(TINT):])
     if color in ("ink", "black") or color == "":
         return "white" if color else "ink"
     if color in ROLES:
@@ -62,3 +71,27 @@ def _ink_on(ck, node, args):
     c = ck.expect(args[0], STR, "the colour of ink_on()")
     cf = c.fn
     return Compiled(STR, lambda env: ink_on_color(cf(env)))
+
+
+def tint_color(color: str) -> str:
+    from ..render.theme import COLORS, ROLES, TINT
+
+    if color in COLORS or color in ROLES or color in ("none", "") or color.startswith(TINT):
+        return color  # colour words stay true to their names; roles already follow the theme
+    if color.startswith("#") and len(color) == 7:
+        try:
+            int(color[1:], 16)
+        except ValueError:
+            raise EvalError(f"tint('{color}'): not a '#rrggbb' colour") from None
+        return TINT + color
+    raise EvalError(f"tint('{color}'): unknown colour (a '#rrggbb' page tint, a colour name or a theme role)")
+
+
+@builtin("tint", "tint(colour)", 1,
+         doc="a page tint that follows the theme: '#rrggbb' exactly on the classic page (variety none), the same "
+             "tint of the theme's paper under a theme (a lighter panel on dark themes); colour names and roles "
+             "pass through unchanged (for header fills, zebra stripes, panels, highlighted cells)")
+def _tint(ck, node, args):
+    c = ck.expect(args[0], STR, "the colour of tint()")
+    cf = c.fn
+    return Compiled(STR, lambda env: tint_color(cf(env)))

@@ -66,12 +66,8 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
     u = splitmix_uniform(seed, 8, 1)  # the texture's own parameters
     ys = np.arange(height, dtype=np.float32)[:, None]
     xs = np.arange(width, dtype=np.float32)[None, :]
-    rgba = np.empty((height, width, 4), dtype=np.uint8)  # RGBA: the painter writes it to the canvas as it is
-    rgba[..., 3] = 255
-    out = rgba[..., :3]
-    out[:] = background
     if kind == "plain":
-        return rgba
+        return _flat(background, width, height)
     if kind == "gradient":  # linear in x and y: a row and a column, added by broadcasting
         ang = u[0] * 2 * np.pi
         tx, ty = xs * np.float32(np.cos(ang)), ys * np.float32(np.sin(ang))
@@ -95,6 +91,8 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         run = np.cumsum(noise, axis=1)
         delta = (run[:, 9:] - run[:, :-9]) * np.float32(amp * 2.5 / 9)
     elif kind in ("grid_paper", "dots"):
+        rgba = _flat(background, width, height).copy()
+        out = rgba[..., :3]
         step = int(12 + u[1] * 12)
         ox, oy = int(u[2] * step), int(u[3] * step)
         cols = (np.arange(width) - ox) % step
@@ -109,11 +107,24 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         return rgba
     else:  # pragma: no cover - pick_theme only names the kinds above
         raise ValueError(f"unknown texture {kind!r}")
-    # Every channel moves by the same whole number of levels: round once, then one 256-entry table per channel.
-    steps = np.clip(np.rint(delta), -127, 127).astype(np.int16) + 128
+    # Every channel moves by the same whole number of levels: round once, then one 256-entry table of whole RGBA
+    # pixels (one packed word each), so the picture is a single lookup.
+    steps = np.rint(delta).astype(np.int16)  # a few levels: far inside int16, so clip after the cast (cheaper)
+    np.clip(steps, -127, 127, out=steps)
+    steps += 128
+    table = np.empty((256, 4), dtype=np.uint8)
+    table[:, 3] = 255
     for c in range(3):
-        table = np.clip(np.arange(-128, 128) + background[c], 0, 255).astype(np.uint8)
-        out[..., c] = table[steps]
+        table[:, c] = np.clip(np.arange(-128, 128) + background[c], 0, 255)
+    return table.view(np.uint32)[:, 0].take(steps).view(np.uint8).reshape(height, width, 4)
+
+
+@lru_cache(maxsize=16)
+def _flat(background: tuple, width: int, height: int) -> np.ndarray:
+    """The plain backdrop: the background colour everywhere, read-only (cached: many renders share a size)."""
+    rgba = np.empty((height, width, 4), dtype=np.uint8)
+    rgba.view(np.uint32)[:] = np.array([*background, 255], dtype=np.uint8).view(np.uint32)[0]
+    rgba.flags.writeable = False
     return rgba
 
 
@@ -169,19 +180,35 @@ def delta_e(a, b) -> np.ndarray:
 
 
 VISIBLE_SHARE = 0.01  # a mark is visible where at least this share of its box clears the floor (thin strokes)
+# One channel this far apart puts color_distance at or above MIN_MARK_CONTRAST: each squared channel difference
+# weighs at least 2 in it (red 2 + r̄, green 4, blue 3 − r̄, with r̄ < 1), and 2 · 98² = 19208 exceeds
+# (MIN_MARK_CONTRAST · 765 / 100)² = 18960 by more than float32 rounding could take away.
+SURE_CLEAR = 98
+DRAWN_DISTANCE = 1.0  # a pixel this far from the backdrop was drawn on (the backdrop itself measures 0)
 
 
 def mark_is_hidden(final: np.ndarray, backdrop: np.ndarray, bbox) -> bool:
     """The theme (or its texture) hid the mark: under VISIBLE_SHARE of its box's pixels differ from the backdrop
-    by MIN_MARK_CONTRAST, where on the classic white page they would. A scene may draw a near-white heatmap cell on
+    by MIN_MARK_CONTRAST, where on the classic white page they would (counting only pixels something was drawn on). A scene may draw a near-white heatmap cell on
     purpose; a theme is to blame only where it takes a mark below the floor that the mark clears on white."""
     h, w = backdrop.shape[:2]
     x0, y0 = max(0, int(np.floor(bbox[0]))), max(0, int(np.floor(bbox[1])))
     x1, y1 = min(w, int(np.ceil(bbox[2]))), min(h, int(np.ceil(bbox[3])))
     if x1 <= x0 or y1 <= y0:
         return False  # _check_legibility has judged its size and place
-    px = final[y0:y1, x0:x1, :3]
+    px, back = final[y0:y1, x0:x1, :3], backdrop[y0:y1, x0:x1]
     need = VISIBLE_SHARE * px.shape[0] * px.shape[1]
-    if np.count_nonzero(color_distance(px, backdrop[y0:y1, x0:x1]) >= MIN_MARK_CONTRAST) >= need:
+    # A cheap sufficient test first (integers, several times faster): a pixel with one channel SURE_CLEAR or more
+    # away from the backdrop clears MIN_MARK_CONTRAST whatever the others do, so enough such pixels settle it.
+    d = px.astype(np.int16)
+    d -= back
+    np.abs(d, out=d)
+    if np.count_nonzero(np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2]) >= SURE_CLEAR) >= need:
         return False
-    return np.count_nonzero(color_distance(px, (255.0, 255.0, 255.0)) >= MIN_MARK_CONTRAST) >= need
+    apart = color_distance(px, back)
+    if np.count_nonzero(apart >= MIN_MARK_CONTRAST) >= need:
+        return False
+    # On the white page a pixel where nothing was drawn (the backdrop shows) would be white: only drawn pixels can
+    # clear the floor there. (A cell with no fill on a dark theme is empty, not hidden.)
+    drawn = apart >= DRAWN_DISTANCE
+    return np.count_nonzero(drawn & (color_distance(px, (255.0, 255.0, 255.0)) >= MIN_MARK_CONTRAST)) >= need

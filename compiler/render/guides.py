@@ -289,6 +289,7 @@ def _draw_ramp(p, g: GuideInput, frame: Frame, box, bind) -> None:
     palette = g.values.get("palette") or "blues"
     if palette not in PALETTES:
         raise EvalError(f"unknown palette '{palette}' (known: {', '.join(PALETTES)})")
+    palette = p.theme.ramp_for(palette)  # with variety: the theme's ramp family, as the cells' ramp() takes it
     dom = g.values["domain"]
     if len(dom) != 2 or dom[1] <= dom[0]:
         raise EvalError(f"a ramp's domain is [lo, hi] with lo < hi, got {dom}")

@@ -122,18 +122,28 @@ def _tone_value(v: int, brightness: float, contrast: float, gamma: float) -> int
     return round(min(255.0, max(0.0, ((v / 255) ** gamma * 255 - 128) * contrast + 128 + brightness)))
 
 
+@lru_cache(maxsize=1)
+def _named_shades() -> tuple[list, list[int]]:
+    """Every shade of every named colour that is inside its word's window, and the channel levels they use."""
+    from .theme import SHADE_FAMILIES, color_word_of
+
+    shades = [(name, rgb) for family in SHADE_FAMILIES.values() for name, rgbs in family.items() for rgb in rgbs
+              if name in color_word_of(rgb)]
+    return shades, sorted({v for _, rgb in shades for v in rgb})
+
+
 @lru_cache(maxsize=4096)
 def colour_safe_tone(brightness: float, contrast: float, gamma: float) -> dict:
     """A tone edit that keeps every shade of every named colour inside its colour word's reference window
     (theme.HUE_WINDOWS), so "the red bar" stays red after the edit: the drawn deviation from no change, halved
     until every shade keeps its word (no further draws from the stream), or no change at all."""
-    from .theme import SHADE_FAMILIES, color_word_of
+    from .theme import in_color_word
 
-    shades = [(name, rgb) for family in SHADE_FAMILIES.values() for name, rgbs in family.items() for rgb in rgbs
-              if name in color_word_of(rgb)]
+    shades, levels = _named_shades()
     for k in (1.0, 0.5, 0.25, 0.0):
         b, c, g = round(brightness * k, 2), round(1.0 + (contrast - 1.0) * k, 4), round(1.0 + (gamma - 1.0) * k, 4)
-        if all(name in color_word_of(tuple(_tone_value(v, b, c, g) for v in rgb)) for name, rgb in shades):
+        toned = {v: _tone_value(v, b, c, g) for v in levels}  # each level once, not once per shade
+        if all(in_color_word((toned[r], toned[gr], toned[bl]), name) for name, (r, gr, bl) in shades):
             return {"edit": "tone", "brightness": b, "contrast": c, "gamma": g}
     raise AssertionError("unreachable: no change keeps every colour")  # k = 0 is the identity
 
@@ -208,6 +218,19 @@ def homography(edit: dict, width: int, height: int) -> list[list[float]]:
 def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     return xs + np.float32(0.5), ys + np.float32(0.5)  # pixel centres
+
+
+_LANES = np.uint32(0x00FF00FF)  # two 8-bit channels of a packed RGBA word, with room to multiply each by 256
+_HIGH = np.uint32(0xFF00FF00)
+_HALF = np.uint32(0x00800080)
+
+
+def _lerp(p: np.ndarray, q: np.ndarray, wq: np.ndarray) -> np.ndarray:
+    """(p·(256 − wq) + q·wq) / 256 per channel, rounded, on packed RGBA words (two channels per multiply)."""
+    wp = np.uint32(256) - wq
+    rb = (((p & _LANES) * wp + (q & _LANES) * wq + _HALF) >> np.uint32(8)) & _LANES
+    ag = (((p >> np.uint32(8)) & _LANES) * wp + ((q >> np.uint32(8)) & _LANES) * wq + _HALF) & _HIGH
+    return rb | ag
 
 
 _LANES = np.uint32(0x00FF00FF)  # two 8-bit channels of a packed RGBA word, with room to multiply each by 256
@@ -366,8 +389,9 @@ _JPEG_LUMA = np.array([
     16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
     14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
     49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99], dtype=np.int64).reshape(8, 8)
-# The 8-point DCT-II basis in fixed point (× 4096, rounded), applied in int64: every product and sum is exact, so
-# the result does not depend on summation order (and numpy's integer matmul never calls BLAS).
+# The 8-point DCT-II basis in fixed point (× 4096, rounded). The transforms run as float64 matrix products whose
+# every product and partial sum is an integer below 2⁴⁰ (far inside float64's exact 2⁵³), so BLAS computes them
+# exactly, in whatever order, with or without FMA, on any CPU: the results are the exact integers.
 DCT_ONE = 4096
 _DCT = np.array([[round(DCT_ONE * (math.sqrt(1 / 8) if u == 0 else math.sqrt(2 / 8))
                         * math.cos((2 * k + 1) * u * math.pi / 16)) for k in range(8)] for u in range(8)],
@@ -375,48 +399,75 @@ _DCT = np.array([[round(DCT_ONE * (math.sqrt(1 / 8) if u == 0 else math.sqrt(2 /
 FLAT_BLOCK = 2  # a block whose values span at most this much keeps them (its AC terms would quantise to zero)
 
 
+BLAS_ROWS = 4000  # rows per matrix product: under OpenBLAS's threading threshold (m·n·k < 2¹⁸), so one thread
+
+
 def _blocks_apply(blocks: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """m · B · mᵀ for every 8×8 block B of (n, 8, 8), as two plain matrix products."""
+    """m · B · mᵀ for every 8×8 block B of (n, 8, 8) float64 (exact integers), as two plain matrix products."""
     n = blocks.shape[0]
-    rows = (blocks.reshape(n * 8, 8) @ m.T).reshape(n, 8, 8)  # B mᵀ
-    return (rows.transpose(0, 2, 1).reshape(n * 8, 8) @ m.T).reshape(n, 8, 8).transpose(0, 2, 1)
+    mt = np.ascontiguousarray(m.T, dtype=np.float64)
+
+    def right(x):  # x (n·8, 8) @ mᵀ, in single-threaded slices
+        out = np.empty_like(x)
+        for i in range(0, x.shape[0], BLAS_ROWS):
+            np.matmul(x[i:i + BLAS_ROWS], mt, out=out[i:i + BLAS_ROWS])
+        return out
+
+    rows = right(blocks.reshape(n * 8, 8)).reshape(n, 8, 8)  # B mᵀ
+    cols = right(np.ascontiguousarray(rows.transpose(0, 2, 1)).reshape(n * 8, 8))  # (m (B mᵀ))ᵀ
+    return cols.reshape(n, 8, 8).transpose(0, 2, 1)
 
 
 def _round_div(a: np.ndarray, d) -> np.ndarray:
-    """a / d rounded half away from zero, in integers (d > 0)."""
-    return np.sign(a) * ((np.abs(a) + d // 2) // d)
+    """a / d rounded half away from zero, for float64 arrays of exact integers a and integers d > 0 (|a| < 2⁵³):
+    the quotient's float error (under 2⁻³⁰ here) is far below its least distance from a half (1 / 2d), so this
+    equals the integer rounding."""
+    q = a / d
+    q += np.copysign(0.5, q)
+    return np.trunc(q, out=q)
 
 
 def _quantise(plane: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """JPEG's lossy step on one plane (int, values 0..255): 8×8 DCT, quantise with `table`, inverse DCT. Blocks
-    flat to within FLAT_BLOCK (most of a chart's background) are left as they are, which is most of the speed."""
+    """JPEG's lossy step on one plane (int, values 0..255): 8×8 DCT, quantise with `table`, inverse DCT; returns
+    the change to the plane. Blocks flat to within FLAT_BLOCK (most of a chart's background) are left as they are,
+    which is most of the speed."""
     h, w = plane.shape
     ph, pw = -h % 8, -w % 8
-    x = np.pad(plane, ((0, ph), (0, pw)), mode="edge")
+    x = np.pad(plane, ((0, ph), (0, pw)), mode="edge") if ph or pw else plane
     H, W = h + ph, w + pw
-    blocks = x.reshape(H // 8, 8, W // 8, 8).transpose(0, 2, 1, 3).reshape(-1, 8, 8)
+    blocks = x.reshape(H // 8, 8, W // 8, 8).transpose(0, 2, 1, 3).reshape(-1, 8, 8)  # a copy
     flat64 = blocks.reshape(-1, 64)
     busy = np.flatnonzero(flat64.max(axis=1) - flat64.min(axis=1) > FLAT_BLOCK)
+    change = np.zeros(blocks.shape, dtype=np.int32)
     if busy.size:
-        coef = _blocks_apply(blocks[busy].astype(np.int64) - 128, _DCT)  # scaled by DCT_ONE²
-        table_i = table.astype(np.int64)
-        q = _round_div(coef, table_i * DCT_ONE * DCT_ONE) * table_i
-        blocks[busy] = _round_div(_blocks_apply(q, _DCT.T), DCT_ONE * DCT_ONE) + 128  # blocks is a copy
-    back = blocks.reshape(H // 8, W // 8, 8, 8).transpose(0, 2, 1, 3).reshape(H, W)
-    return back[:h, :w]
+        src = blocks[busy]
+        coef = _blocks_apply(src.astype(np.float64) - 128, _DCT)  # scaled by DCT_ONE²
+        table_f = table.astype(np.float64)
+        q = _round_div(coef, table_f * (DCT_ONE * DCT_ONE))
+        q *= table_f
+        back = _round_div(_blocks_apply(q, _DCT.T), DCT_ONE * DCT_ONE).astype(np.int32)
+        back += 128
+        back -= src
+        change[busy] = back
+    out = change.reshape(H // 8, W // 8, 8, 8).transpose(0, 2, 1, 3).reshape(H, W)
+    return out[:h, :w]
 
 
 def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
     """JPEG's lossy step without a codec, on luma: Y (JFIF fixed point), 8×8 DCT and quantisation with the standard
     table at `quality` (libjpeg's scaling), inverse DCT; the change in Y is added to every channel, so blocking and
     ringing show where JPEG puts them. Chroma is left alone (most of the cost, little of the look). Exact integer
-    arithmetic throughout."""
+    arithmetic throughout (the transforms: float64 products of exact integers)."""
     scale = 5000 // quality if quality < 50 else 200 - 2 * quality
     luma = np.maximum((_JPEG_LUMA * scale + 50) // 100, 1)
-    c = img.astype(np.int32)
-    y = (19595 * c[..., 0] + 38470 * c[..., 1] + 7471 * c[..., 2] + 32768) >> 16
-    change = _quantise(y, luma) - y
-    return np.clip(c + _per_channel(change), 0, 255).astype(np.uint8)
+    y = 19595 * img[..., 0].astype(np.int32)
+    y += 38470 * img[..., 1].astype(np.int32)
+    y += 7471 * img[..., 2].astype(np.int32)
+    y += 32768
+    y >>= 16
+    out = img.astype(np.int16)  # v + change stays within int16
+    out += _per_channel(_quantise(y, luma).astype(np.int16))
+    return np.clip(out, 0, 255, out=out).astype(np.uint8)
 
 
 # -- the pipeline ---------------------------------------------------------------------------------------------
@@ -443,9 +494,9 @@ def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], backgroun
             hmat = homography(e, w, h)
             rgba = _warp(rgba, hmat, e["fill"] if e["fill"] is not None else background)
             moved = _move_map(moved, hmat)
-    # the drawing after geometry only: what every photometric edit is measured against (contiguous: every step
-    # after reads it faster than a strided view of the RGBA picture)
-    clean = np.ascontiguousarray(rgba[..., :3])
+    # the drawing after geometry only: what every photometric edit is measured against (contiguous RGB: every
+    # step after reads it faster than a strided view of the RGBA picture)
+    clean = _rgb(rgba)
     out = clean
     for e in edits:
         if e["edit"] != "warp":
@@ -454,37 +505,77 @@ def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], backgroun
     return out, moved
 
 
+def _rgb(rgba: np.ndarray) -> np.ndarray:
+    """(h, w, 3) contiguous RGB of an RGBA picture: three single-channel copies, several times faster than one
+    copy of a 3-of-4-bytes strided view."""
+    out = np.empty((*rgba.shape[:2], 3), dtype=np.uint8)
+    for c in range(3):
+        out[..., c] = rgba[..., c]
+    return out
+
+
 def _half(img: np.ndarray) -> np.ndarray:
-    """Channel sum over 2×2 pixel cells (int64), the resolution the legibility check works at."""
+    """Channel sum (R + G + B) over 2×2 pixel cells (int64), the resolution the legibility check works at."""
     h, w = img.shape[0] // 2 * 2, img.shape[1] // 2 * 2
-    c = img[:h, :w].astype(np.int32)
-    a = c[..., 0] + c[..., 1] + c[..., 2]  # explicit adds: a reduction over a 3-long axis is several times slower
+    c = img[:h, :w]
+    a = c[..., 0].astype(np.uint16)  # at most 4 · 3 · 255: uint16 holds every sum
+    a += c[..., 1]
+    a += c[..., 2]
     return (a[0::2, 0::2] + a[1::2, 0::2] + a[0::2, 1::2] + a[1::2, 1::2]).astype(np.int64)
+
+
+SUMMED_AREA_SHARE = 4.0  # boxes covering the picture more often than this: summed-area tables are cheaper
+
+
+def _summed(v: np.ndarray) -> np.ndarray:
+    """Summed-area table with a zero first row and column: the sum over [b0:b1, a0:a1] is
+    S[b1, a1] − S[b0, a1] − S[b1, a0] + S[b0, a0] (exact int64)."""
+    s = np.zeros((v.shape[0] + 1, v.shape[1] + 1), dtype=np.int64)
+    np.cumsum(v, axis=0, out=s[1:, 1:])
+    np.cumsum(s[1:, 1:], axis=1, out=s[1:, 1:])
+    return s
 
 
 def check_legible(clean: np.ndarray, edited: np.ndarray, render_map: dict, photometric: bool = True) -> None:
     """Each mark's box (a little padded), edited against clean, on the channel sum of 2×2 cells: the content must
-    still correlate with the drawing and keep most of its contrast (exact integer sums until the ratios). Raises RenderRejected naming the first mark that fails. Geometry alone (photometric false) moves
-    marks without degrading them: only the bounds and sizes are checked then."""
+    still correlate with the drawing and keep most of its contrast (exact integer sums, from summed-area tables,
+    until the ratios). Raises RenderRejected naming the first mark that fails. Geometry alone (photometric false)
+    moves marks without degrading them: only the bounds and sizes are checked then."""
     h, w = edited.shape[:2]
-    if photometric:
-        ref, got = _half(clean), _half(edited)
+    boxes, failed = [], None  # failed: the first mark out of bounds; marks before it are checked first, in order
     for path, entry in render_map.items():
         x0, y0, x1, y1 = entry["bbox"]
         if x0 < -0.5 or y0 < -0.5 or x1 > w + 0.5 or y1 > h + 0.5:
-            raise RenderRejected(f"{path} falls outside the canvas after the raster edits: canvas")
-        if x1 - x0 < MIN_MARK_PX or y1 - y0 < MIN_MARK_PX:
-            raise RenderRejected(f"{path} is smaller than {MIN_MARK_PX} px after the raster edits: size")
-        if not photometric:
-            continue
+            failed = RenderRejected(f"{path} falls outside the canvas after the raster edits: canvas")
+        elif x1 - x0 < MIN_MARK_PX or y1 - y0 < MIN_MARK_PX:
+            failed = RenderRejected(f"{path} is smaller than {MIN_MARK_PX} px after the raster edits: size")
+        if failed is not None:
+            break
         # in 2×2 cells: the cells the padded box touches
         a0, b0 = max(0, (int(x0) - PAD_PX) // 2), max(0, (int(y0) - PAD_PX) // 2)
         a1, b1 = min(w // 2, (int(math.ceil(x1)) + PAD_PX + 1) // 2), min(h // 2, (int(math.ceil(y1)) + PAD_PX + 1) // 2)
+        if (a1 - a0) * (b1 - b0) >= 4:
+            boxes.append((path, a0, b0, a1, b1))
+    if photometric and boxes:
+        _check_boxes(clean, edited, boxes)
+    if failed is not None:
+        raise failed
+
+
+def _check_boxes(clean: np.ndarray, edited: np.ndarray, boxes: list) -> None:
+    ref, got = _half(clean), _half(edited)
+    if sum((a1 - a0) * (b1 - b0) for _, a0, b0, a1, b1 in boxes) > SUMMED_AREA_SHARE * ref.size:
+        # many or large boxes: sums from summed-area tables, a fixed cost whatever the boxes (the same integers)
+        tables = [_summed(v) for v in (ref, got, ref * ref, got * got, ref * got)]
+        a0s, b0s, a1s, b1s = (np.array([b[i] for b in boxes]) for i in range(1, 5))
+        sums = list(zip(*((t[b1s, a1s] - t[b0s, a1s] - t[b1s, a0s] + t[b0s, a0s]).tolist() for t in tables)))
+    else:
+        sums = []
+        for _, a0, b0, a1, b1 in boxes:
+            r, g = ref[b0:b1, a0:a1], got[b0:b1, a0:a1]
+            sums.append(tuple(int(v.sum()) for v in (r, g, r * r, g * g, r * g)))
+    for (path, a0, b0, a1, b1), (s_r, s_g, s_rr, s_gg, s_rg) in zip(boxes, sums):
         n = (a1 - a0) * (b1 - b0)
-        if n < 4:
-            continue
-        r, g = ref[b0:b1, a0:a1], got[b0:b1, a0:a1]
-        s_r, s_g, s_rr, s_gg, s_rg = (int(v.sum()) for v in (r, g, r * r, g * g, r * g))
         var_r = (s_rr * n - s_r * s_r) / (n * n)  # exact integers until this division
         var_g = (s_gg * n - s_g * s_g) / (n * n)
         cov = (s_rg * n - s_r * s_g) / (n * n)

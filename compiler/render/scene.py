@@ -43,6 +43,8 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
            "$rng": rng}
     if grammar.fonts is not None:
         env["$fonts"] = grammar.fonts
+    if theme.ramp is not None:
+        env["$theme"] = theme  # ramp() in the scene takes the theme's ramp family
     env.setdefault("canvas", {"width": width, "height": height})
     painter = Painter(width, height, theme, paths, scale)
     try:
@@ -61,7 +63,7 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
                                   theme.palette())
         rgb, render_map = apply_edits(rgb, render_map, edits, theme.background)
         extra, noisy = {"canvas": canvas, "raster": edits}, any(e["edit"] == "gauss" for e in edits)
-    return RenderResult(encode_png(rgb, noisy), render_map,
+    return RenderResult(encode_png(rgb, noisy, fast=variety != "none"), render_map,
                         {"theme": theme.to_trace(), "marks": painter.marks, **decisions, **extra}, rgb)
 
 

@@ -90,6 +90,19 @@ def color_word_of(rgb) -> list[str]:
     return out
 
 
+def in_color_word(rgb, name: str) -> bool:
+    """`name in color_word_of(rgb)`, testing that one window only (the tone edit's check runs it per shade)."""
+    import colorsys
+
+    h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in rgb[:3]))
+    h *= 360
+    lo, hi, smin, vlo, vhi = HUE_WINDOWS[name]
+    if name in ("gray", "black"):
+        return s <= HUE_WINDOWS_GRAY_MAX_SAT and vlo <= v <= vhi
+    in_hue = lo <= h <= hi if lo <= hi else (h >= lo or h <= hi)
+    return in_hue and s >= smin and vlo <= v <= vhi
+
+
 @dataclass(frozen=True)
 class Theme:
     background: tuple[int, int, int]
@@ -116,6 +129,11 @@ class Theme:
     grid_dash: tuple[float, float] | None = None
     axis_width: float = 1.2
     marker_stroke: str = "ink"  # the default outline of glyph markers: a role name
+    ramp: str | None = None  # the sequential palette every sequential ramp takes (RAMP_FAMILIES); None: as named
+
+    def ramp_for(self, palette: str) -> str:
+        """The palette a ramp named `palette` draws with under this theme (cells and their ramp guide alike)."""
+        return self.ramp if self.ramp is not None and palette in SEQUENTIAL else palette
 
     def color(self, name: str) -> tuple[int, int, int]:
         shades = SHADE_FAMILIES[self.shades].get(name) if self.shades != "standard" else COLORS.get(name)
@@ -140,6 +158,9 @@ class Theme:
         role = ROLES.get(value)
         if role is not None:
             return role(self)
+        if value.startswith(TINT):  # tint('#rrggbb'): the colour on the classic page, the theme's tint of it
+            rgb = self.resolve(value[len(TINT):])
+            return rgb if rgb is None or self.name == "classic" else tint_rgb(rgb, self.paper)
         if value.startswith("#") and len(value) == 7:
             try:
                 return int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16)
@@ -157,7 +178,7 @@ class Theme:
                         "texture": self.texture, "texture_seed": self.texture_seed,
                         "stroke_scale": self.stroke_scale, "corner": self.corner, "grid_width": self.grid_width,
                         "grid_dash": list(self.grid_dash) if self.grid_dash else None,
-                        "axis_width": self.axis_width, "marker_stroke": self.marker_stroke})
+                        "axis_width": self.axis_width, "marker_stroke": self.marker_stroke, "ramp": self.ramp})
         return out
 
 
@@ -255,7 +276,24 @@ def pick_theme(rng, variety: str = "none") -> Theme:
         grid_dash=rng.choice([None, (4.0, 3.0), (1.0, 3.0)] if strong else [None, (4.0, 3.0)]),
         axis_width=rng.choice([1.0, 1.2, 2.0] if strong else [1.0, 1.2, 1.5]),
         marker_stroke=rng.choice(["ink", "background", "none"] if strong else ["ink", "background"]),
+        ramp=rng.choice(RAMP_FAMILIES),
     )
+
+
+# A page tint: `tint('#dfe6ee')` in a scene (expr/lib_color.py) is the string TINT + '#dfe6ee'. Without variety it is
+# that colour exactly; under a theme it is the same tint of the theme's paper, so table headers, zebra stripes,
+# panels and highlighted cells read on dark themes as they do on white: on a light paper the colour multiplied by
+# the paper (white paper: the colour itself), on a dark one the paper lifted towards the colour by TINT_DARK_SHARE
+# (a pale tint becomes a slightly lighter panel of the same hue; lightness order between tints is kept).
+TINT = "tint:"
+TINT_DARK_SHARE = 0.25
+
+
+@lru_cache(maxsize=1024)
+def tint_rgb(rgb: tuple[int, int, int], paper: tuple[int, int, int]) -> tuple[int, int, int]:
+    if sum(paper) >= 384:
+        return tuple(round(c * p / 255) for c, p in zip(rgb, paper))  # type: ignore[return-value]
+    return tuple(round(p + (c - p) * TINT_DARK_SHARE) for c, p in zip(rgb, paper))  # type: ignore[return-value]
 
 
 # Colour words that mean a part of the theme rather than a hue.
@@ -284,6 +322,13 @@ PALETTES: dict[str, list[tuple[int, int, int]]] = {
     "viridis": [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)],
     "diverging": [(33, 102, 172), (146, 197, 222), (247, 247, 247), (244, 165, 130), (178, 24, 43)],
 }
+
+
+# Sequential palettes (light to dark) a theme may swap for one another: a scene's ramp is drawn and explained by
+# the same palette (the cell's fill and the ramp guide both ask Theme.ramp_for), so values read alike in any family.
+# Viridis (dark to light) and diverging ramps keep their name. None: the palette as the scene names it.
+SEQUENTIAL = ("blues", "greens", "reds", "oranges", "purples")
+RAMP_FAMILIES = (None, None, "blues", "greens", "purples", "oranges", "reds")
 
 
 def ramp_rgb(name: str, t: float) -> tuple[int, int, int]:

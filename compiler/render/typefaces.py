@@ -7,7 +7,8 @@ regular face covers; tests/test_variety_fonts.py measures every claim again with
 A theme with variety names one face for the instance (`Theme.face`) and a number (`Theme.font_draw`) that picks a
 face inside a restricted pool (a grammar's or component's `fonts: [mono]`). A text is drawn only with a face that
 has every one of its characters: the theme's face if it does, else the next covering face of the pool, else the
-default face (DejaVu Sans, which has every glyph class the library draws).
+default face (DejaVu Sans, which has every glyph class the library draws). A label of one or two characters also
+skips faces thinner than MIN_SHORT_WEIGHT (stroke_weight, measured on the drawn glyphs).
 """
 from __future__ import annotations
 
@@ -130,19 +131,55 @@ def measure_coverage(path: Path) -> list[str]:
     return [name for name, chars in GLYPH_CLASSES.items() if _has_glyphs(tf, chars)]
 
 
+# A label of one or two characters ("A", "7", a chess file) has no neighbours to be read from: thin script faces
+# garble it. Such labels take only faces whose measured stroke weight (stroke_weight) is at least this share.
+SHORT_TEXT = 3  # non-space characters
+MIN_SHORT_WEIGHT = 4.5  # % of the font size; the pool's thin faces measure 3.0–4.0, the next 4.95 and up
+WEIGHT_PROBE = "0123456789ABEHKMR"
+
+
+@cache
+def stroke_weight(family: str) -> float:
+    """The face's mean stroke width in % of its font size: twice the ink area over the ink's outline length, of
+    WEIGHT_PROBE drawn at 64 px (regular, with the family's size adjustment), on skia's integer rasteriser."""
+    import numpy as np
+
+    font = skia.Font(typeface(family, False), 64.0 * size_adjust(family))
+    font.setEdging(skia.Font.Edging.kAntiAlias)
+    font.setHinting(skia.FontHinting.kNone)
+    font.setSubpixel(False)
+    width = int(font.measureText(WEIGHT_PROBE)) + 16
+    surface = skia.Surface(width, 112)
+    canvas = surface.getCanvas()
+    canvas.clear(skia.ColorWHITE)
+    canvas.drawString(WEIGHT_PROBE, 8, 90, font, skia.Paint(AntiAlias=True, Color=skia.ColorBLACK))
+    rgba = np.empty((112, width, 4), dtype=np.uint8)
+    surface.readPixels(skia.ImageInfo.Make(width, 112, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType), rgba,
+                       width * 4, 0, 0)
+    ink = rgba[..., 0] < 128
+    edge = int((ink[1:] != ink[:-1]).sum() + (ink[:, 1:] != ink[:, :-1]).sum())
+    return round(200 * int(ink.sum()) / max(1, edge) / 64, 2)
+
+
+def _readable_for(name: str, bold: bool, text: str, short: bool) -> bool:
+    return covers_text(name, bold, text) and (not short or stroke_weight(name) >= MIN_SHORT_WEIGHT)
+
+
 @lru_cache(maxsize=4096)
 def face_for(face: str | None, font_draw: int, classes: tuple[str, ...] | None, bold: bool, text: str) -> str:
-    """The family that draws `text`: see the module docstring. Deterministic from its arguments alone."""
+    """The family that draws `text`: see the module docstring (and SHORT_TEXT: a label of one or two characters
+    skips thin faces). Deterministic from its arguments alone."""
     if face is None:  # variety none: always the default face, whatever the pool restriction says
         return DEFAULT_FAMILY
     names = _families(tuple(classes) if classes else None)
-    if face in names and covers_text(face, bold, text):
+    short = sum(not c.isspace() for c in text) < SHORT_TEXT
+    if face in names and _readable_for(face, bold, text, short):
         return face
     if names:
         start = font_draw % len(names)
         for k in range(len(names)):
             name = names[(start + k) % len(names)]
-            if covers_text(name, bold, text):
+            if _readable_for(name, bold, text, short):
                 return name
     return DEFAULT_FAMILY
 
