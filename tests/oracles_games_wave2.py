@@ -58,3 +58,44 @@ def _go_chain_count(tr):
 def _go_atari(tr):
     return sum(len(chain) for color, chain, libs in _go_chains(tr["state"])
                if color == tr["query"]["color"] and len(libs) == 1)
+
+
+# ---- reversi -------------------------------------------------------------------------------------------------
+def _rv_flips(state, r, c):
+    n = state["n"]
+    grid = {(d["row"], d["col"]): d["color"] for d in state["discs"]}
+    me = state["to_move"]
+    if (r, c) in grid:
+        return 0
+    total = 0
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            if dr == dc == 0:
+                continue
+            run, y, x = 0, r + dr, c + dc
+            while 0 <= y < n and 0 <= x < n and grid.get((y, x)) not in (None, me):
+                run, y, x = run + 1, y + dr, x + dc
+            if run and 0 <= y < n and 0 <= x < n and grid.get((y, x)) == me:
+                total += run
+    return total
+
+
+@oracle("games.reversi.flips")
+def _rv_flips_move(tr):
+    s = tr["state"]
+    (m,) = s["ringed"]
+    return _rv_flips(s, m["row"], m["col"])
+
+
+@oracle("games.reversi.legal_moves")
+def _rv_legal(tr):
+    s = tr["state"]
+    return sum(1 for r in range(s["n"]) for c in range(s["n"]) if _rv_flips(s, r, c) > 0)
+
+
+@oracle("games.reversi.best_move")
+def _rv_best(tr):
+    s = tr["state"]
+    counts = [_rv_flips(s, q["row"], q["col"]) for q in s["labelled"]]
+    assert len(counts) == 4 and min(counts) > 0 and counts.count(max(counts)) == 1
+    return "ABCD"[counts.index(max(counts))]
