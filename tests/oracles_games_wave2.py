@@ -135,3 +135,30 @@ def _suit_sum(tr):
 def _rank_pairs(tr):
     counts = Counter(c["rank"] for c in tr["state"]["cards"])
     return sum(1 for v in counts.values() if v >= 2)
+
+
+# ---- dominoes ------------------------------------------------------------------------------------------------
+def _dom_ends(state):
+    chain = state["chain"]
+    for x, y in zip(chain, chain[1:]):
+        assert x["b"] == y["a"]  # touching halves match
+    return chain[0]["a"], chain[-1]["b"]
+
+
+@oracle("games.dominoes.total_pips")
+def _dom_total(tr):
+    return sum(d["a"] + d["b"] for d in tr["state"]["chain"])
+
+
+@oracle("games.dominoes.fits_end")
+def _dom_fits(tr):
+    _, right = _dom_ends(tr["state"])
+    hits = [i for i, d in enumerate(tr["state"]["options"]) if right in (d["a"], d["b"])]
+    assert len(hits) == 1 and len(tr["state"]["options"]) == 3 + tr["level"] // 3
+    return "ABCDEF"[hits[0]]
+
+
+@oracle("games.dominoes.playable")
+def _dom_playable(tr):
+    ends = set(_dom_ends(tr["state"]))
+    return sum(1 for d in tr["state"]["loose"] if {d["a"], d["b"]} & ends)
