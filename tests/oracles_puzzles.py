@@ -121,3 +121,35 @@ def _slide_movable(tr):
     hits = [i for i, text in enumerate(tr["steps"]["options"]) if int(text.split()[1]) in near]
     assert len(hits) == 1
     return "ABCD"[hits[0]]
+
+
+# ---- minesweeper ---------------------------------------------------------------------------------------------
+def _around(a, b):
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1
+
+
+@oracle("puzzles.minesweeper.mine_count")
+def _mines_around(tr):
+    s = tr["state"]
+    (q,) = s["quiz"]
+    return sum(1 for c in s["cells"] if c["mine"] and _around((c["row"], c["col"]), (q["row"], q["col"])))
+
+
+@oracle("puzzles.minesweeper.safe_cell")
+def _mines_safe(tr):
+    """Try every mine/safe split of the four lettered cells against the open numbers; exactly one must fit."""
+    from itertools import product
+
+    s = tr["state"]
+    flags = [(f["row"], f["col"]) for f in s["flags"]]
+    hidden = [(h["row"], h["col"]) for h in s["hidden"]]
+    opened = [c for c in s["cells"] if not c["mine"] and (c["row"], c["col"]) not in hidden]
+    every_mine = [(c["row"], c["col"]) for c in s["cells"] if c["mine"]]
+    assert all(c["number"] == sum(_around(m, (c["row"], c["col"])) for m in every_mine) for c in opened)
+    fits = []
+    for bits in product((False, True), repeat=4):
+        mines = flags + [h for h, b in zip(hidden, bits) if b]
+        if all(sum(_around(m, (c["row"], c["col"])) for m in mines) == c["number"] for c in opened):
+            fits.append(bits)
+    assert len(fits) == 1 and sum(fits[0]) == 3
+    return "ABCD"[fits[0].index(False)]
