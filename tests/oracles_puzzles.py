@@ -185,3 +185,37 @@ def _magic_missing(tr):
 def _magic_blanks(tr):
     n, seen, lines, total = _magic(tr["state"])
     return n * total - sum(v for row in seen for v in row if v is not None)
+
+
+# ---- pattern matrix ------------------------------------------------------------------------------------------
+def _matrix_missing(state):
+    """The missing panel inferred from the visible ones: the last row's shape, its count step, the colour cycle."""
+    at = {(c["row"], c["col"]): c for c in state["cells"] if not c["missing"]}
+    cols = (len(at) + 1) // 3
+    assert len(at) == 3 * cols - 1 and cols == state["cols"] in (3, 4)
+    for i in range(3):  # one shape per row, a constant step along each row
+        assert len({at[i, j]["shape"] for j in range(cols) if (i, j) in at}) == 1
+    steps = {at[i, j + 1]["count"] - at[i, j]["count"] for i in range(3) for j in range(cols - 1) if (i, j + 1) in at}
+    assert len(steps) == 1
+    count = at[2, cols - 2]["count"] + steps.pop()
+    colors = {c["color"] for c in at.values()}
+    if len(colors) == 1:
+        color = next(iter(colors))
+    elif cols == 4:  # colours repeat every three panels along a row
+        color = at[2, 0]["color"]
+    else:
+        color = (colors - {at[2, 0]["color"], at[2, 1]["color"]}).pop()
+    return {"shape": at[2, 0]["shape"], "count": count, "color": color}
+
+
+@oracle("puzzles.pattern_matrix.missing_panel")
+def _matrix_option(tr):
+    want = _matrix_missing(tr["state"])
+    hits = [o["label"] for o in tr["state"]["options"] if all(o[k] == v for k, v in want.items())]
+    assert len(hits) == 1
+    return hits[0]
+
+
+@oracle("puzzles.pattern_matrix.missing_count")
+def _matrix_count(tr):
+    return _matrix_missing(tr["state"])["count"]
