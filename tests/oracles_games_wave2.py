@@ -162,3 +162,35 @@ def _dom_fits(tr):
 def _dom_playable(tr):
     ends = set(_dom_ends(tr["state"]))
     return sum(1 for d in tr["state"]["loose"] if {d["a"], d["b"]} & ends)
+
+
+# ---- checkers ------------------------------------------------------------------------------------------------
+def _ck_jumps(state, side):
+    """Every single jump (piece, direction) of `side`: red men go up (row - 1), white men down, kings both ways."""
+    n = state["n"]
+    at = {(p["row"], p["col"]): p for p in state["pieces"]}
+    out = []
+    for p in state["pieces"]:
+        if p["side"] != side:
+            continue
+        forward = -1 if side == "red" else 1
+        for dr in (-1, 1):
+            if not p["king"] and dr != forward:
+                continue
+            for dc in (-1, 1):
+                mid = at.get((p["row"] + dr, p["col"] + dc))
+                land = (p["row"] + 2 * dr, p["col"] + 2 * dc)
+                if mid and mid["side"] != side and 0 <= land[0] < n and 0 <= land[1] < n and land not in at:
+                    out.append(((p["row"], p["col"]), (mid["row"], mid["col"])))
+    return out
+
+
+@oracle("games.checkers.captures")
+def _ck_captures(tr):
+    return len(_ck_jumps(tr["state"], tr["query"]["side"]))
+
+
+@oracle("games.checkers.threatened")
+def _ck_threatened(tr):
+    other = "white" if tr["query"]["side"] == "red" else "red"
+    return len({victim for _, victim in _ck_jumps(tr["state"], other)})
