@@ -97,8 +97,8 @@ def _rv_legal(tr):
 def _rv_best(tr):
     s = tr["state"]
     counts = [_rv_flips(s, q["row"], q["col"]) for q in s["labelled"]]
-    assert len(counts) == 4 and min(counts) > 0 and counts.count(max(counts)) == 1
-    return "ABCD"[counts.index(max(counts))]
+    assert len(counts) == 3 + tr["level"] // 3 and min(counts) > 0 and counts.count(max(counts)) == 1
+    return "ABCDEF"[counts.index(max(counts))]
 
 
 # ---- playing cards -------------------------------------------------------------------------------------------
