@@ -219,3 +219,8 @@ def _matrix_option(tr):
 @oracle("puzzles.pattern_matrix.missing_count")
 def _matrix_count(tr):
     return _matrix_missing(tr["state"])["count"]
+
+
+@oracle("puzzles.magic_square.magic_sum")
+def _magic_total(tr):
+    return _magic(tr["state"])[3]
