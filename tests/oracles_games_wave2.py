@@ -93,12 +93,19 @@ def _rv_legal(tr):
     return sum(1 for r in range(s["n"]) for c in range(s["n"]) if _rv_flips(s, r, c) > 0)
 
 
-@oracle("games.reversi.best_move")
-def _rv_best(tr):
+def _rv_best_fits(tr):
+    """Indices of the lettered squares that turn over the most discs (each lettered square a legal move)."""
     s = tr["state"]
     counts = [_rv_flips(s, q["row"], q["col"]) for q in s["labelled"]]
-    assert len(counts) == 3 + tr["level"] // 3 and min(counts) > 0 and counts.count(max(counts)) == 1
-    return "ABCDEF"[counts.index(max(counts))]
+    assert min(counts) > 0
+    return [i for i, v in enumerate(counts) if v == max(counts)]
+
+
+@oracle("games.reversi.best_move")
+def _rv_best(tr):
+    (best,) = _rv_best_fits(tr)
+    assert len(tr["state"]["labelled"]) == 3 + tr["level"] // 3
+    return "ABCDEF"[best]
 
 
 # ---- playing cards -------------------------------------------------------------------------------------------
@@ -150,10 +157,14 @@ def _dom_total(tr):
     return sum(d["a"] + d["b"] for d in tr["state"]["chain"])
 
 
+def _dom_fits_end(tr):
+    _, right = _dom_ends(tr["state"])
+    return [i for i, d in enumerate(tr["state"]["options"]) if right in (d["a"], d["b"])]
+
+
 @oracle("games.dominoes.fits_end")
 def _dom_fits(tr):
-    _, right = _dom_ends(tr["state"])
-    hits = [i for i, d in enumerate(tr["state"]["options"]) if right in (d["a"], d["b"])]
+    hits = _dom_fits_end(tr)
     assert len(hits) == 1 and len(tr["state"]["options"]) == 3 + tr["level"] // 3
     return "ABCDEF"[hits[0]]
 
@@ -226,3 +237,10 @@ def _darts_best(tr):
     scores = sorted(_dart_score(d) for d in tr["state"]["darts"])
     assert len(scores) == 1 or scores[-1] > scores[-2]
     return scores[-1]
+
+
+# which listed options satisfy each option task's question (tests/test_distractors.py: exactly one must)
+OPTION_FITS = {
+    "games.dominoes.fits_end": _dom_fits_end,
+    "games.reversi.best_move": _rv_best_fits,
+}

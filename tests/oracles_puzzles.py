@@ -113,12 +113,16 @@ def _slide_moves(tr):
     return _slide_solve(n, board)
 
 
-@oracle("puzzles.sliding.movable_tile")
-def _slide_movable(tr):
+def _slide_movable_fits(tr):
     n, board = _slide_board(tr["state"])
     g = board.index(0)
     near = {board[y * n + x] for y in range(n) for x in range(n) if abs(y - g // n) + abs(x - g % n) == 1}
-    hits = [i for i, text in enumerate(tr["steps"]["options"]) if int(text.split()[1]) in near]
+    return [i for i, text in enumerate(tr["steps"]["options"]) if int(text.split()[1]) in near]
+
+
+@oracle("puzzles.sliding.movable_tile")
+def _slide_movable(tr):
+    hits = _slide_movable_fits(tr)
     assert len(hits) == 1
     return "ABCD"[hits[0]]
 
@@ -135,9 +139,8 @@ def _mines_around(tr):
     return sum(1 for c in s["cells"] if c["mine"] and _around((c["row"], c["col"]), (q["row"], q["col"])))
 
 
-@oracle("puzzles.minesweeper.safe_cell")
-def _mines_safe(tr):
-    """Try every mine/safe split of the four lettered cells against the open numbers; exactly one must fit."""
+def _mines_splits(tr):
+    """Every mine/safe split of the four lettered cells that agrees with all open numbers."""
     from itertools import product
 
     s = tr["state"]
@@ -151,6 +154,18 @@ def _mines_safe(tr):
         mines = flags + [h for h, b in zip(hidden, bits) if b]
         if all(sum(_around(m, (c["row"], c["col"])) for m in mines) == c["number"] for c in opened):
             fits.append(bits)
+    return fits
+
+
+def _mines_safe_fits(tr):
+    """Lettered cells that are safe in every split that fits the open numbers."""
+    fits = _mines_splits(tr)
+    return [i for i in range(4) if all(not bits[i] for bits in fits)]
+
+
+@oracle("puzzles.minesweeper.safe_cell")
+def _mines_safe(tr):
+    fits = _mines_splits(tr)
     assert len(fits) == 1 and sum(fits[0]) == 3
     return "ABCD"[fits[0].index(False)]
 
@@ -208,12 +223,15 @@ def _matrix_missing(state):
     return {"shape": at[2, 0]["shape"], "count": count, "color": color}
 
 
+def _matrix_fits(tr):
+    want = _matrix_missing(tr["state"])
+    return [i for i, o in enumerate(tr["state"]["options"]) if all(o[k] == v for k, v in want.items())]
+
+
 @oracle("puzzles.pattern_matrix.missing_panel")
 def _matrix_option(tr):
-    want = _matrix_missing(tr["state"])
-    hits = [o["label"] for o in tr["state"]["options"] if all(o[k] == v for k, v in want.items())]
-    assert len(hits) == 1
-    return hits[0]
+    (hit,) = _matrix_fits(tr)
+    return tr["state"]["options"][hit]["label"]
 
 
 @oracle("puzzles.pattern_matrix.missing_count")
@@ -224,3 +242,11 @@ def _matrix_count(tr):
 @oracle("puzzles.magic_square.magic_sum")
 def _magic_total(tr):
     return _magic(tr["state"])[3]
+
+
+# which listed options satisfy each option task's question (tests/test_distractors.py: exactly one must)
+OPTION_FITS = {
+    "puzzles.minesweeper.safe_cell": _mines_safe_fits,
+    "puzzles.pattern_matrix.missing_panel": _matrix_fits,
+    "puzzles.sliding.movable_tile": _slide_movable_fits,
+}

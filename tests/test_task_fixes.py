@@ -104,6 +104,10 @@ MARKS = {
     "geometry.transformed_shape": (lambda st: len(st["drawn"]) - 2 * len(st["shape"]), {"apply_to_point": 1}),
     "icons.sequence": (lambda st: len(st["drawn"]), {"next_panel": 4}),
     "geometry.circle_plane": (lambda st: len(st["drawn"]), {"nearest_point": "m", "points_in_circle": "m"}),
+    "games.go": (lambda st: sum(s["marked"] for s in st["stones"]), {"liberties": 1}),
+    "games.reversi": (lambda st: len(st["ringed"]), {"flips": 1}),
+    "puzzles.magic_square": (lambda st: sum(c["asked"] for c in st["grid"]), {"missing_number": 1}),
+    "games.dominoes": (lambda st: len(st["options"]), {"fits_end": "m"}),
 }
 
 
