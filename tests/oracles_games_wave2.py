@@ -244,3 +244,10 @@ OPTION_FITS = {
     "games.dominoes.fits_end": _dom_fits_end,
     "games.reversi.best_move": _rv_best_fits,
 }
+
+
+@oracle("games.go.largest_chain")
+def _go_largest(tr):
+    sizes = sorted(len(chain) for color, chain, _ in _go_chains(tr["state"]) if color == tr["query"]["color"])
+    assert sizes[-1] > sizes[-2]
+    return sizes[-1]

@@ -250,3 +250,24 @@ OPTION_FITS = {
     "puzzles.pattern_matrix.missing_panel": _matrix_fits,
     "puzzles.sliding.movable_tile": _slide_movable_fits,
 }
+
+
+@oracle("puzzles.nonogram.largest_block")
+def _nono_largest(tr):
+    filled = {(c["row"], c["col"]) for c in tr["state"]["cells"] if c["filled"]}
+    best, seen = [], set()
+    for start in sorted(filled):
+        if start in seen:
+            continue
+        patch, todo = set(), [start]
+        while todo:
+            p = todo.pop()
+            if p in patch:
+                continue
+            patch.add(p)
+            todo += [q for q in ((p[0] + 1, p[1]), (p[0] - 1, p[1]), (p[0], p[1] + 1), (p[0], p[1] - 1)) if q in filled]
+        seen |= patch
+        best.append(len(patch))
+    best.sort()
+    assert len(best) == 1 or best[-1] > best[-2]
+    return best[-1]
