@@ -20,10 +20,12 @@ from tests.oracles import step  # first: it loads every domain's oracle module
 from tests.oracles_boards import OPTION_FITS as BOARD_FITS
 from tests.oracles_boards import reachable, square
 from tests.oracles_games import _lens_image
+from tests.oracles_games_wave2 import OPTION_FITS as GAME_FITS
 from tests.oracles_geometry import MATRICES, apply, cube_net_fits
 from tests.oracles_graphs import _joined, _up
 from tests.oracles_icons import OPTION_FITS as ICON_FITS
 from tests.oracles_icons import PANEL_KEYS, expected_next
+from tests.oracles_puzzles import OPTION_FITS as PUZZLE_FITS
 from tests.oracles_symbolic import _minutes, _text
 from tests.oracles_threed import OPTION_FITS as THREED_FITS
 
@@ -87,7 +89,7 @@ def _shape_fits(tr):
 
 
 FITS = {
-    **BOARD_FITS, **ICON_FITS, **THREED_FITS,
+    **BOARD_FITS, **ICON_FITS, **THREED_FITS, **GAME_FITS, **PUZZLE_FITS,
     "symbolic.spinner.probability_option": _spinner_fits,
     "symbolic.clock_row.time_after_option": _clock_fits,
     "charts.scatter_plot.majority_group": _scatter_fits,

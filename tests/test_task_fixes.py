@@ -107,6 +107,10 @@ MARKS = {
     "icons.icon_matrix": (lambda st: len(st["drawn"]) + (st["gap_at"] >= 0), {"missing_panel": 5}),
     "geometry.symmetric_figure": (lambda st: int(st["cut"] > 0), {"complete_mirror": 1}),
     "icons.tile_pattern": (lambda st: int(st["asked"]["row"] >= 0), {"missing_tile": 1}),
+    "games.go": (lambda st: sum(s["marked"] for s in st["stones"]), {"liberties": 1}),
+    "games.reversi": (lambda st: len(st["ringed"]), {"flips": 1}),
+    "puzzles.magic_square": (lambda st: sum(c["asked"] for c in st["grid"]), {"missing_number": 1}),
+    "games.dominoes": (lambda st: len(st["options"]), {"fits_end": "m"}),
 }
 
 
