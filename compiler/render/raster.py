@@ -233,19 +233,6 @@ def _lerp(p: np.ndarray, q: np.ndarray, wq: np.ndarray) -> np.ndarray:
     return rb | ag
 
 
-_LANES = np.uint32(0x00FF00FF)  # two 8-bit channels of a packed RGBA word, with room to multiply each by 256
-_HIGH = np.uint32(0xFF00FF00)
-_HALF = np.uint32(0x00800080)
-
-
-def _lerp(p: np.ndarray, q: np.ndarray, wq: np.ndarray) -> np.ndarray:
-    """(p·(256 − wq) + q·wq) / 256 per channel, rounded, on packed RGBA words (two channels per multiply)."""
-    wp = np.uint32(256) - wq
-    rb = (((p & _LANES) * wp + (q & _LANES) * wq + _HALF) >> np.uint32(8)) & _LANES
-    ag = (((p >> np.uint32(8)) & _LANES) * wp + ((q >> np.uint32(8)) & _LANES) * wq + _HALF) & _HIGH
-    return rb | ag
-
-
 def _warp(rgba: np.ndarray, hmat, fill) -> np.ndarray:
     """Resample through the inverse homography, bilinear with 8-bit weights in integer arithmetic. The drawing gets
     a one-pixel border of `fill` and coordinates are clamped into it, so whatever comes from outside the drawing is
