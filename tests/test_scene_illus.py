@@ -119,3 +119,17 @@ def test_tiles_sub_scene_binds_nothing_and_bad_slots_fail(tmp_path):
         tiles: {rows: 1, cols: 1, each: slots, scene: {marks: []}}
         """)
     assert any("tiles need source" in e for e in errors_of(root))
+
+
+def test_tiles_in_another_layout_show_chosen_tiles_with_labels(tmp_path):
+    # The same 2 × 2 cut shown as a row of three candidates: tiles 3, 0 and 1, lettered in their corners.
+    scene = SCENE.replace("      gap: 0\n", "      gap: 0\n      slot_cols: 3\n      label: t.name\n")
+    root = build(tmp_path, "slots: \"[{src: 3, turn: 0, name: 'A'}, {src: 0, turn: 0, name: 'B'}, "
+                           "{src: 1, turn: 0, name: 'C'}]\"\n", scene, width=300, height=100)
+    _, inst = sample(root)
+    rm = inst.trace["render"]["render_map"]
+    assert rm["slots[0]"]["bbox"] == [0.0, 0.0, 100.0, 100.0] and rm["slots[2]"]["bbox"] == [200.0, 0.0, 300.0, 100.0]
+    assert min(pixel(inst, 50, 60)[:2]) > 200  # yellow (tile 3) first
+    assert pixel(inst, 150, 60)[0] > 180 and pixel(inst, 250, 60)[2] > 180  # then red, then blue
+    badge = inst.rgb[3:20, 3:20, :3].astype(int)
+    assert (badge.max(axis=2) < 100).any() and (badge.min(axis=2) > 200).any()  # dark letter on a paper badge

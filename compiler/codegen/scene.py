@@ -24,7 +24,7 @@ MAX_NODE_DEPTH = 12  # nesting of nodes and components; deeper trees are refused
 
 NODE_KEYS = ("let", "region", "inset", "frame", "background", "title", "caption", "guides", "marks", "layers",
              "panels", "tiles", "use", "with")
-TILE_KEYS = ("rows", "cols", "each", "as", "source", "turn", "gap", "scene")
+TILE_KEYS = ("rows", "cols", "each", "as", "source", "turn", "label", "slot_cols", "gap", "scene")
 PANEL_KEYS = ("each", "as", "index", "cols", "gap", "panel", "items", "max")
 FRAME_KEYS = {
     "canvas": (),
@@ -98,8 +98,9 @@ class CPanels:
 
 @dataclass
 class CTiles:
-    """A sub-scene cut into a rows × cols grid of square tiles, shown re-placed: slot k (row-major) shows the
-    sub-scene's tile `source` (row-major; -1: an empty slot) turned `turn` quarter turns clockwise."""
+    """A sub-scene cut into a rows × cols grid of square tiles, shown re-placed: slot k (row-major, in rows of
+    `slot_cols`, by default the cut's cols) shows the sub-scene's tile `source` (row-major; -1: an empty slot)
+    turned `turn` quarter turns clockwise, with an optional `label` in its corner."""
     rows: Compiled
     cols: Compiled
     each: Compiled
@@ -107,6 +108,8 @@ class CTiles:
     turn: Compiled | None
     scene: "CNode"
     as_name: str = "it"
+    label: Compiled | None = None
+    slot_cols: Compiled | None = None
     gap: float = 4.0
     where_text: str = ""
 
@@ -596,11 +599,15 @@ class SceneCompiler:
         inner = scope.child(**{as_name: each.type.elem if isinstance(each.type, ListT) else ANY})
         source = self.typed(doc, raw["source"], loc + ("source",), inner, "int", "'source'")
         turn = self.typed(doc, raw["turn"], loc + ("turn",), inner, "int", "'turn'") if "turn" in raw else None
+        label = self.typed(doc, raw["label"], loc + ("label",), inner, "text", "'label'") if "label" in raw else None
+        slot_cols = (self.typed(doc, raw["slot_cols"], loc + ("slot_cols",), scope, "int", "'slot_cols'")
+                     if "slot_cols" in raw else None)
         gap = self.number(doc, raw, "gap", loc, 4.0, 0.0, 64.0)
         scene = self.node(doc, raw["scene"], loc + ("scene",), scope, depth + 1)
-        if source is None or scene is None or ("turn" in raw and turn is None):
+        if source is None or scene is None or any(k in raw and v is None for k, v in
+                                                  (("turn", turn), ("label", label), ("slot_cols", slot_cols))):
             return None
-        return CTiles(rows, cols, each, source, turn, scene, as_name, gap, str(doc.pos(loc)))
+        return CTiles(rows, cols, each, source, turn, scene, as_name, label, slot_cols, gap, str(doc.pos(loc)))
 
     # -- components ---------------------------------------------------------------------------------------------
     def use(self, doc, raw: dict, loc: tuple, scope: Scope, depth: int) -> CUse | None:

@@ -185,14 +185,20 @@ class Composer:
             self.node(node, e, sub, depth + 1)
 
     def tiles(self, ct, env: dict, box: tuple, depth: int) -> None:
-        """Draw the sub-scene into a picture, then show it cut into square tiles, each slot showing the tile its
-        record names, turned by quarter turns, with a gap between slots. The sub-scene's own marks bind nothing
-        (their boxes would be where the tiles were cut from); each slot binds its record to the slot's box."""
+        """Draw the sub-scene into a picture, then show it cut into square tiles (rows × cols), each slot showing
+        the tile its record names, turned by quarter turns, in rows of `slot_cols` with a gap between slots. The
+        sub-scene's own marks bind nothing (their boxes would be where the tiles were cut from); each slot binds
+        its record to the slot's box."""
         rows, cols = run(ct.rows, env), run(ct.cols, env)
         if not (isinstance(rows, int) and isinstance(cols, int) and 1 <= rows <= 16 and 1 <= cols <= 16):
             raise EvalError(f"tiles at {ct.where_text} need rows and cols in 1..16, got {rows!r} × {cols!r}")
         items = run(ct.each, env)
-        if len(items) != rows * cols:
+        scols = run(ct.slot_cols, env) if ct.slot_cols is not None else cols
+        if not isinstance(scols, int) or scols < 1:
+            raise EvalError(f"tiles at {ct.where_text}: slot_cols must be a positive integer, got {scols!r}")
+        if not 1 <= len(items) <= 256:
+            raise EvalError(f"tiles at {ct.where_text}: {len(items)} slot records (1 to 256, one per slot)")
+        if ct.slot_cols is None and len(items) != rows * cols:
             raise EvalError(f"tiles at {ct.where_text}: {len(items)} slot records for a {rows} × {cols} grid "
                             f"(one per slot, row by row)")
         e = dict(env)
@@ -201,21 +207,23 @@ class Composer:
             e[ct.as_name] = item
             src = run(ct.source, e)
             turn = run(ct.turn, e) if ct.turn is not None else 0
+            label = str(run(ct.label, e)) if ct.label is not None else ""
             if not isinstance(src, int) or not -1 <= src < rows * cols:
                 raise EvalError(f"tiles at {ct.where_text}: a slot's source is a tile index in 0..{rows * cols - 1}"
                                 f" or -1 (empty), got {src!r}")
             if not isinstance(turn, int):
                 raise EvalError(f"tiles at {ct.where_text}: a slot's turn is a whole number of quarter turns, "
                                 f"got {turn!r}")
-            slots.append((item, src, turn % 4))
+            slots.append((item, src, turn % 4, label))
         gap = ct.gap
+        srows = math.ceil(len(items) / scols)
         x0, y0, x1, y1 = box
-        s = min((x1 - x0 - gap * (cols - 1)) / cols, (y1 - y0 - gap * (rows - 1)) / rows)  # square tiles turn
+        s = min((x1 - x0 - gap * (scols - 1)) / scols, (y1 - y0 - gap * (srows - 1)) / srows)  # square: they turn
         if s < 8:
             raise RenderRejected(f"tiles of {s:.0f} px: too small")
-        left = x0 + (x1 - x0 - (cols * s + gap * (cols - 1))) / 2
-        top = y0 + (y1 - y0 - (rows * s + gap * (rows - 1))) / 2
-        sub = (left, top, left + cols * s, top + rows * s)  # the uncut sub-scene's box
+        left = x0 + (x1 - x0 - (scols * s + gap * (scols - 1))) / 2
+        top = y0 + (y1 - y0 - (srows * s + gap * (srows - 1))) / 2
+        sub = (left, top, left + cols * s, top + rows * s)  # the uncut sub-scene's box (where the cut grid is)
         first = len(self.ops)
         self.node(ct.scene, env, sub, depth + 1)
         inner = sorted(self.ops[first:], key=lambda o: (o[0], o[1]))
@@ -224,7 +232,7 @@ class Composer:
 
         def draw() -> None:
             recorder = skia.PictureRecorder()
-            canvas = recorder.beginRecording(skia.Rect.MakeWH(p.width, p.height))
+            canvas = recorder.beginRecording(skia.Rect.MakeLTRB(-4096, -4096, 8192, 8192))
             saved, strokes = p.canvas, len(self.strokes)
             p.canvas, self.unbinding = canvas, self.unbinding + 1
             try:
@@ -235,8 +243,8 @@ class Composer:
                 del self.strokes[strokes:]  # strokes of the uncut scene are not where the tiles put them
             picture = recorder.finishRecordingAsPicture()
             line = p.theme.resolve("ink")
-            for k, (item, src, turn) in enumerate(slots):
-                r, c = divmod(k, cols)
+            for k, (item, src, turn, label) in enumerate(slots):
+                r, c = divmod(k, scols)
                 sx, sy = left + c * (s + gap), top + r * (s + gap)
                 rect = skia.Rect.MakeLTRB(sx, sy, sx + s, sy + s)
                 if src < 0:
@@ -253,6 +261,13 @@ class Composer:
                     p.canvas.restore()
                     p.canvas.drawRect(rect, _paint(line, 1.5))
                 p.marks += 1
+                if label:  # a badge in the slot's top-left corner, never turned with the tile
+                    size = max(10.0, min(14.0, s / 6))
+                    bw = p.text_width(label, size, True) + 8
+                    bh = size + 6
+                    p.canvas.drawRect(skia.Rect.MakeXYWH(sx + 2, sy + 2, bw, bh), _paint(p.theme.resolve("paper")))
+                    p.canvas.drawRect(skia.Rect.MakeXYWH(sx + 2, sy + 2, bw, bh), _paint(line, 1.0))
+                    p.text(sx + 2 + bw / 2, sy + 2 + bh / 2, label, size, bold=True)
                 if item is not None and id(item) in self.paths:
                     p.bind(item, (sx, sy, sx + s, sy + s))
                     self.painter.render_map[self.paths[id(item)]].setdefault(
