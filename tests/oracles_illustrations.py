@@ -35,7 +35,50 @@ def _room_more_on(tr):
     return on > under
 
 
+# -- street -------------------------------------------------------------------------------------------------------
+def _kinds(tr, kind):
+    return [s for s in tr["state"]["items"] if s["kind"] == kind]
+
+
+def _street_count(tr):
+    return len(_kinds(tr, tr["query"]["kind"]))
+
+
+def _street_left(tr):
+    ref = step(tr, "ref")
+    return sum(s["x"] < ref["x"] for s in _kinds(tr, tr["query"]["kind"]))
+
+
+def _street_between(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    row = [s for s in tr["state"]["items"] if s["row"] == a["row"] and min(a["x"], b["x"]) < s["x"] < max(a["x"], b["x"])]
+    assert len(row) == 1 and a["row"] == b["row"]
+    return row[0]["kind"]
+
+
+def _street_nearer(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    return max((a, b), key=lambda s: s["row"])["kind"]  # row 2 is the road at the front
+
+
+def _street_more(tr):
+    a, b = step(tr, "a"), step(tr, "b")
+    na, nb = len(_kinds(tr, a)), len(_kinds(tr, b))
+    assert na != nb
+    return a if na > nb else b
+
+
+def _street_road(tr):
+    return [s["kind"] for s in sorted((s for s in tr["state"]["items"] if s["row"] == 2), key=lambda s: s["x"])]
+
+
 ORACLES = {
+    "illustrations.street.count_kind": _street_count,
+    "illustrations.street.count_left_of": _street_left,
+    "illustrations.street.between": _street_between,
+    "illustrations.street.nearer": _street_nearer,
+    "illustrations.street.more_of": _street_more,
+    "illustrations.street.road_order": _street_road,
     "illustrations.room.count_at": _room_count_at,
     "illustrations.room.relation_of": _room_relation,
     "illustrations.room.host_of": _room_host,
