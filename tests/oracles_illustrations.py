@@ -72,7 +72,56 @@ def _street_road(tr):
     return [s["kind"] for s in sorted((s for s in tr["state"]["items"] if s["row"] == 2), key=lambda s: s["x"])]
 
 
+# -- shelf --------------------------------------------------------------------------------------------------------
+SHELVES = ("top", "middle", "bottom")
+
+
+def _on(tr, shelf):
+    # what stands on a shelf: its base at that board, read from the things' heights rather than their labels
+    things = tr["state"]["things"]
+    levels = sorted({round(t["y"], 6) for t in things}, reverse=True)
+    st = tr["state"]
+    boards = [round(st["case"]["y"] + a["v0"] * st["sh"], 6) for a in st["anchors"]]
+    assert set(levels) <= set(boards)
+    return [t for t in things if round(t["y"], 6) == boards[SHELVES.index(shelf)]]
+
+
+def _shelf_count(tr):
+    return sum(t["kind"] == tr["query"]["kind"] for t in _on(tr, tr["query"]["shelf"]))
+
+
+def _shelf_which(tr):
+    it = step(tr, "it")
+    return next(s for s in SHELVES if any(t is it or t == it for t in _on(tr, s)))
+
+
+def _shelf_fullest(tr):
+    sizes = [len(_on(tr, s)) for s in SHELVES]
+    assert sizes.count(max(sizes)) == 1
+    return SHELVES[sizes.index(max(sizes))]
+
+
+def _shelf_neighbour(tr):
+    things, at = tr["state"]["things"], step(tr, "at")
+    me = things[at]
+    row = sorted((t for t in things if t["y"] == me["y"]), key=lambda t: t["x"])
+    k = row.index(me)
+    return row[k - 1 if tr["query"]["side"] == "left" else k + 1]["kind"]
+
+
+def _shelf_without(tr):
+    kind = tr["query"]["kind"]
+    empty = [s for s in SHELVES if not any(t["kind"] == kind for t in _on(tr, s))]
+    assert len(empty) == 1
+    return empty[0]
+
+
 ORACLES = {
+    "illustrations.shelf.count_on_shelf": _shelf_count,
+    "illustrations.shelf.which_shelf": _shelf_which,
+    "illustrations.shelf.fullest_shelf": _shelf_fullest,
+    "illustrations.shelf.left_neighbour": _shelf_neighbour,
+    "illustrations.shelf.shelf_without": _shelf_without,
     "illustrations.street.count_kind": _street_count,
     "illustrations.street.count_left_of": _street_left,
     "illustrations.street.between": _street_between,
