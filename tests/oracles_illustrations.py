@@ -135,3 +135,44 @@ ORACLES = {
     "illustrations.room.left_of": _room_left,
     "illustrations.room.more_on": _room_more_on,
 }
+
+
+# -- tile puzzles -----------------------------------------------------------------------------------------------
+def _slots(tr):
+    return tr["state"]["slots"]
+
+
+def _tp_count_turned(tr):
+    return sum(s["turn"] % 4 != 0 for s in _slots(tr))
+
+
+def _tp_which_turned(tr):
+    (hit,) = [k for k, s in enumerate(_slots(tr)) if s["turn"] % 4]
+    return hit + 1
+
+
+def _tp_swapped(tr):
+    out = [k for k, s in enumerate(_slots(tr)) if s["src"] != k]
+    assert len(out) == 2 and _slots(tr)[out[0]]["src"] == out[1] and _slots(tr)[out[1]]["src"] == out[0]
+    return [str(k + 1) for k in out]
+
+
+def _tp_count_moved(tr):
+    slots = _slots(tr)
+    assert sorted(s["src"] for s in slots) == list(range(len(slots)))  # a permutation: nothing lost, nothing turned
+    return sum(s["src"] != k for k, s in enumerate(slots))
+
+
+def _tp_missing(tr):
+    (gap,) = [k for k, s in enumerate(_slots(tr)) if s["src"] == -1]
+    (fit,) = [o for o in tr["state"]["options"] if o["src"] == gap and o["turn"] % 4 == 0]
+    return fit["letter"]
+
+
+ORACLES.update({
+    "illustrations.tile_puzzle.count_turned": _tp_count_turned,
+    "illustrations.tile_puzzle.which_turned": _tp_which_turned,
+    "illustrations.tile_puzzle.swapped_pair": _tp_swapped,
+    "illustrations.tile_puzzle.count_moved": _tp_count_moved,
+    "illustrations.tile_puzzle.missing_tile": _tp_missing,
+})

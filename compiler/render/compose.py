@@ -196,8 +196,10 @@ class Composer:
         scols = run(ct.slot_cols, env) if ct.slot_cols is not None else cols
         if not isinstance(scols, int) or scols < 1:
             raise EvalError(f"tiles at {ct.where_text}: slot_cols must be a positive integer, got {scols!r}")
-        if not 1 <= len(items) <= 256:
-            raise EvalError(f"tiles at {ct.where_text}: {len(items)} slot records (1 to 256, one per slot)")
+        if len(items) > 256:
+            raise EvalError(f"tiles at {ct.where_text}: {len(items)} slot records (at most 256, one per slot)")
+        if not items and ct.slot_cols is not None:  # a row of candidates that this instance does not show
+            return
         if ct.slot_cols is None and len(items) != rows * cols:
             raise EvalError(f"tiles at {ct.where_text}: {len(items)} slot records for a {rows} × {cols} grid "
                             f"(one per slot, row by row)")
