@@ -133,3 +133,64 @@ def test_tiles_in_another_layout_show_chosen_tiles_with_labels(tmp_path):
     assert pixel(inst, 150, 60)[0] > 180 and pixel(inst, 250, 60)[2] > 180  # then red, then blue
     badge = inst.rgb[3:20, 3:20, :3].astype(int)
     assert (badge.max(axis=2) < 100).any() and (badge.min(axis=2) > 200).any()  # dark letter on a paper badge
+
+
+# -- the sprite library (components/sprite_*.yaml, vocab.sprites) --------------------------------------------------
+def _sprite_sheet(taxonomy):
+    """Every sprite of vocab.sprites, drawn large through the street grammar's scene on a hand-made state."""
+    from tests.test_scene_symbolic import render
+
+    sprites = taxonomy.vocab["sprites"]
+    items = []
+    for i, v in enumerate(sprites):
+        k = 16.0 / max(v["w"], v["h"])
+        items.append({"kind": v["kind"], "row": 0, "x": 12.0 + 24.0 * (i % 6), "y": 76.0 - 23.0 * (i // 6),
+                      "w": v["w"] * k, "h": v["h"] * k, "z": 0, "color": "red", "flip": False})
+    state = {"width": 144.0, "height": 100.0, "bases": [-50.0, -50.0, -50.0], "items": items}
+    rmap, img, _ = render(taxonomy, "illustrations.street", state)
+    return sprites, items, rmap, img
+
+
+def test_every_sprite_is_drawn_in_its_box(taxonomy):
+    sprites, items, rmap, img = _sprite_sheet(taxonomy)
+    families = {v["family"] for v in sprites}
+    assert len(sprites) >= 16 and {"furniture", "plants", "people", "vehicles", "animals", "buildings"} <= families
+    px = min(640 / 144.0, 320 / 100.0)
+    ox, oy = (640 - 144.0 * px) / 2, (320 - 100.0 * px) / 2
+    for i, s in enumerate(items):
+        box = rmap[f"items[{i}]"]["bbox"]
+        want = (ox + (s["x"] - s["w"] / 2) * px, oy + (100.0 - s["y"] - s["h"]) * px,
+                ox + (s["x"] + s["w"] / 2) * px, oy + (100.0 - s["y"]) * px)
+        inside = box[0] >= want[0] - 3 and box[1] >= want[1] - 3 and box[2] <= want[2] + 3 and box[3] <= want[3] + 3
+        fills = box[2] - box[0] >= 0.8 * (want[2] - want[0]) and box[3] - box[1] >= 0.8 * (want[3] - want[1])
+        assert inside and fills, (s["kind"], box, want)  # a sprite fills its box (a bird's head leaves a little)
+        x0, y0, x1, y1 = (int(v) for v in box)
+        inked = (np.abs(img[y0:y1, x0:x1] - img[2, 2]).sum(axis=2) > 60).mean()
+        assert inked > 0.08, (s["kind"], inked)  # something of the sprite is drawn in its box
+
+
+def test_sprite_anchors_are_surfaces_and_free_space(taxonomy):
+    sprites, items, rmap, img = _sprite_sheet(taxonomy)
+    px = min(640 / 144.0, 320 / 100.0)
+    ox, oy = (640 - 144.0 * px) / 2, (320 - 100.0 * px) / 2
+    bg = img[2, 2]
+
+    def at(s, u, v):  # the pixel at fraction (u across, v up) of a sprite's box
+        x = ox + (s["x"] - s["w"] / 2 + u * s["w"]) * px
+        y = oy + (100.0 - s["y"] - v * s["h"]) * px
+        return np.abs(img[int(y), int(x)] - bg).sum() > 60
+
+    checked = 0
+    for v, s in zip(sprites, items):
+        for a in v["anchors"]:
+            assert 0 <= a["u0"] < a["u1"] <= 1 and 0 <= a["v0"] < a["v1"], (v["kind"], a)
+            um = (a["u0"] + a["u1"]) / 2
+            if a["name"] in ("top", "shelf1", "shelf2", "shelf3"):
+                assert at(s, um, a["v0"] - 0.02), (v["kind"], a["name"])  # a board or seat to stand on
+                assert not at(s, um, min(a["v0"] + 0.15, 0.99)) or a["name"] != "top" or a["v0"] >= 1, v["kind"]
+            elif a["name"] == "under":
+                assert not at(s, um, (a["v0"] + a["v1"]) / 2), (v["kind"], "under is not free")
+            else:  # inside a bowl, a box, a tree's crown: within the drawn sprite
+                assert at(s, um, a["v0"] + 0.05), (v["kind"], a["name"])
+            checked += 1
+    assert checked >= 10
