@@ -163,10 +163,15 @@ def _tp_count_moved(tr):
     return sum(s["src"] != k for k, s in enumerate(slots))
 
 
-def _tp_missing(tr):
+def missing_tile_fits(tr) -> list[int]:
+    """The candidate tiles (by position) that fill the empty slot upright: the missing tile, not turned."""
     (gap,) = [k for k, s in enumerate(_slots(tr)) if s["src"] == -1]
-    (fit,) = [o for o in tr["state"]["options"] if o["src"] == gap and o["turn"] % 4 == 0]
-    return fit["letter"]
+    return [i for i, o in enumerate(tr["state"]["options"]) if o["src"] == gap and o["turn"] % 4 == 0]
+
+
+def _tp_missing(tr):
+    (fit,) = missing_tile_fits(tr)
+    return tr["state"]["options"][fit]["letter"]
 
 
 ORACLES.update({
@@ -176,3 +181,5 @@ ORACLES.update({
     "illustrations.tile_puzzle.count_moved": _tp_count_moved,
     "illustrations.tile_puzzle.missing_tile": _tp_missing,
 })
+
+OPTION_FITS = {"illustrations.tile_puzzle.missing_tile": missing_tile_fits}

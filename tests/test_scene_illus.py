@@ -194,3 +194,18 @@ def test_sprite_anchors_are_surfaces_and_free_space(taxonomy):
                 assert at(s, um, a["v0"] + 0.05), (v["kind"], a["name"])
             checked += 1
     assert checked >= 10
+
+
+def test_missing_tile_decoys_are_the_tile_turned_and_another_busy_tile(taxonomy):
+    from tessera.trace.instance import generate
+
+    task = taxonomy.tasks["illustrations.tile_puzzle.missing_tile"]
+    for level in (0, 5, 9):
+        st = generate(task, 40 + level, level, vocab=taxonomy.vocab).trace["state"]
+        gap = [k for k, s in enumerate(st["slots"]) if s["src"] == -1]
+        opts = st["options"]
+        assert len(gap) == 1 and len(opts) == 4 and [o["letter"] for o in opts] == ["A", "B", "C", "D"]
+        same = sorted(o["turn"] for o in opts if o["src"] == gap[0])
+        assert len(same) == 3 and same[0] == 0 and len(set(same)) == 3  # upright once, two other turns
+        (other,) = [o for o in opts if o["src"] != gap[0]]
+        assert other["turn"] == 0 and other["src"] in st["busy"]  # a tile that shows a sprite, shown elsewhere
