@@ -24,6 +24,7 @@ from tests.oracles_games_wave2 import OPTION_FITS as GAME_FITS
 from tests.oracles_geometry import MATRICES, apply, cube_net_fits
 from tests.oracles_graphs import _joined, _up
 from tests.oracles_icons import OPTION_FITS as ICON_FITS
+from tests.oracles_illustrations import OPTION_FITS as ILLUS_FITS
 from tests.oracles_icons import PANEL_KEYS, expected_next
 from tests.oracles_puzzles import OPTION_FITS as PUZZLE_FITS
 from tests.oracles_symbolic import _minutes, _text
@@ -89,7 +90,7 @@ def _shape_fits(tr):
 
 
 FITS = {
-    **BOARD_FITS, **ICON_FITS, **THREED_FITS, **GAME_FITS, **PUZZLE_FITS,
+    **BOARD_FITS, **ICON_FITS, **THREED_FITS, **GAME_FITS, **PUZZLE_FITS, **ILLUS_FITS,
     "symbolic.spinner.probability_option": _spinner_fits,
     "symbolic.clock_row.time_after_option": _clock_fits,
     "charts.scatter_plot.majority_group": _scatter_fits,

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import Diagnostics
+from ..errors import Diagnostics, EvalError
 from ..expr.compile import Compiled, Scope, Site, compile_expr
 from ..expr.template import Template, compile_template
 from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, is_numeric
@@ -23,7 +23,8 @@ NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 MAX_NODE_DEPTH = 12  # nesting of nodes and components; deeper trees are refused at compile time
 
 NODE_KEYS = ("let", "region", "inset", "frame", "background", "title", "caption", "guides", "marks", "layers",
-             "panels", "use", "with")
+             "panels", "tiles", "use", "with")
+TILE_KEYS = ("rows", "cols", "each", "as", "source", "turn", "label", "slot_cols", "gap", "scene")
 PANEL_KEYS = ("each", "as", "index", "cols", "gap", "panel", "items", "max")
 FRAME_KEYS = {
     "canvas": (),
@@ -96,6 +97,24 @@ class CPanels:
 
 
 @dataclass
+class CTiles:
+    """A sub-scene cut into a rows × cols grid of square tiles, shown re-placed: slot k (row-major, in rows of
+    `slot_cols`, by default the cut's cols) shows the sub-scene's tile `source` (row-major; -1: an empty slot)
+    turned `turn` quarter turns clockwise, with an optional `label` in its corner."""
+    rows: Compiled
+    cols: Compiled
+    each: Compiled
+    source: Compiled
+    turn: Compiled | None
+    scene: "CNode"
+    as_name: str = "it"
+    label: Compiled | None = None
+    slot_cols: Compiled | None = None
+    gap: float = 4.0
+    where_text: str = ""
+
+
+@dataclass
 class CUse:
     component: str
     args: dict[str, Compiled]  # evaluated in the caller's env
@@ -120,6 +139,7 @@ class CNode:
     marks: list[CMark] = field(default_factory=list)
     layers: list["CNode"] = field(default_factory=list)
     panels: CPanels | None = None
+    tiles: CTiles | None = None
     use: CUse | None = None
 
 
@@ -235,7 +255,7 @@ class SceneCompiler:
             if key in raw:
                 setattr(out, key, self.template(doc, raw[key], loc + (key,), scope))
         if "use" in raw:
-            for other in ("frame", "marks", "guides", "layers", "panels"):
+            for other in ("frame", "marks", "guides", "layers", "panels", "tiles"):
                 if other in raw:
                     self.error(doc, loc + (other,), f"a node that uses a component cannot also have '{other}' "
                                                     f"(put it in a layer next to the component)", key=True)
@@ -259,6 +279,8 @@ class SceneCompiler:
                 out.layers.append(cn)
         if "panels" in raw:
             out.panels = self.panels(doc, raw["panels"], loc + ("panels",), scope, depth)
+        if "tiles" in raw:
+            out.tiles = self.tiles(doc, raw["tiles"], loc + ("tiles",), scope, depth)
         return out
 
     def seq(self, doc, raw: dict, key: str, loc: tuple) -> list:
@@ -422,6 +444,8 @@ class SceneCompiler:
                 out.channels[key] = c
         for key, allowed_values in spec.options.items():
             out.options[key] = self.const(doc, body, key, here, allowed_values, kind)
+        if kind == "svg" and "d" in out.channels:
+            self.svg_data(doc, body["d"], out.channels["d"], here + ("d",))
         if "where" in body:
             out.where = self.typed(doc, body["where"], here + ("where",), inner, "bool", "'where'")
         if "bind" in body:
@@ -435,6 +459,21 @@ class SceneCompiler:
         out.clear = "prefer" if body.get("clear") == "prefer" else self.const(doc, body, "clear", here,
                                                                               (False, True), kind)
         return out
+
+    def svg_data(self, doc, raw, c: Compiled, loc: tuple) -> None:
+        """Path data written as a string literal is parsed now, so a mistake in it is an error at its position."""
+        from ..render.marks import parse_svg_path
+
+        if not (isinstance(raw, str) and len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\""):
+            return
+        try:
+            value = c.fn({"$budget": None})
+        except Exception:  # noqa: BLE001 - not a plain literal after all: checked when drawn
+            return
+        try:
+            parse_svg_path(value)
+        except EvalError as exc:
+            self.error(doc, loc, str(exc))
 
     # -- guides -------------------------------------------------------------------------------------------------
     def guide(self, doc, raw, loc: tuple, scope: Scope) -> CGuide | None:
@@ -541,6 +580,35 @@ class SceneCompiler:
                     out.items.append(cn)
         return out
 
+    # -- tiles --------------------------------------------------------------------------------------------------
+    def tiles(self, doc, raw, loc: tuple, scope: Scope, depth: int) -> CTiles | None:
+        raw = self.mapping(doc, raw, loc, TILE_KEYS, "tiles")
+        if raw is None:
+            return None
+        missing = [k for k in ("rows", "cols", "each", "source", "scene") if k not in raw]
+        if missing:
+            self.error(doc, loc, f"tiles need {', '.join(missing)} (rows, cols, each: one record per slot, source: "
+                                 f"the tile a slot shows, scene: the node that is cut)")
+            return None
+        rows = self.typed(doc, raw["rows"], loc + ("rows",), scope, "int", "'rows'")
+        cols = self.typed(doc, raw["cols"], loc + ("cols",), scope, "int", "'cols'")
+        each = self.typed(doc, raw["each"], loc + ("each",), scope, "list", "'each'")
+        if rows is None or cols is None or each is None:
+            return None
+        as_name = self.name(doc, raw, "as", loc, "it")
+        inner = scope.child(**{as_name: each.type.elem if isinstance(each.type, ListT) else ANY})
+        source = self.typed(doc, raw["source"], loc + ("source",), inner, "int", "'source'")
+        turn = self.typed(doc, raw["turn"], loc + ("turn",), inner, "int", "'turn'") if "turn" in raw else None
+        label = self.typed(doc, raw["label"], loc + ("label",), inner, "text", "'label'") if "label" in raw else None
+        slot_cols = (self.typed(doc, raw["slot_cols"], loc + ("slot_cols",), scope, "int", "'slot_cols'")
+                     if "slot_cols" in raw else None)
+        gap = self.number(doc, raw, "gap", loc, 4.0, 0.0, 64.0)
+        scene = self.node(doc, raw["scene"], loc + ("scene",), scope, depth + 1)
+        if source is None or scene is None or any(k in raw and v is None for k, v in
+                                                  (("turn", turn), ("label", label), ("slot_cols", slot_cols))):
+            return None
+        return CTiles(rows, cols, each, source, turn, scene, as_name, label, slot_cols, gap, str(doc.pos(loc)))
+
     # -- components ---------------------------------------------------------------------------------------------
     def use(self, doc, raw: dict, loc: tuple, scope: Scope, depth: int) -> CUse | None:
         from .component import compile_use
@@ -597,4 +665,4 @@ def accepts_kind(kind: str, t: Type) -> bool:
     return _kind_problem(kind, t) is None
 
 
-__all__ = ["SceneCompiler", "CNode", "CMark", "CGuide", "CFrame", "CScale", "CPanels", "CUse", "accepts_kind"]
+__all__ = ["SceneCompiler", "CNode", "CTiles", "CMark", "CGuide", "CFrame", "CScale", "CPanels", "CUse", "accepts_kind"]

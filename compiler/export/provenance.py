@@ -71,7 +71,7 @@ def _components_used(node, out: set[str]) -> set[str]:
         if isinstance(comp, str) and hasattr(node, "body"):
             out.add(comp)
         for f in fields(node):
-            if f.name in ("layers", "panels", "use", "body", "panel", "items"):
+            if f.name in ("layers", "panels", "tiles", "scene", "use", "body", "panel", "items"):
                 _components_used(getattr(node, f.name), out)
     return out
 

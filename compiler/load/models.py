@@ -159,6 +159,12 @@ class TaxonomySpec(Model):
     domains: dict[str, DomainSpec]
 
 
+# A vocabulary record's field: words, numbers, or (one level down) records of words and numbers — a sprite's
+# size and its named anchor boxes (taxonomy/vocab.yaml `sprites`).
+VocabAtom = str | int | float
+VocabField = VocabAtom | list[str] | list[int | float] | list[dict[str, VocabAtom]]
+
+
 class VocabSpec(Model):
     # lists of words or numbers, or of records (a chart topic: its title, unit, nouns and categories)
-    vocab: dict[str, list[str] | list[int] | list[dict[str, str | list[str]]]]
+    vocab: dict[str, list[str] | list[int] | list[dict[str, VocabField]]]

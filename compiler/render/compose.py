@@ -43,6 +43,7 @@ class Composer:
     unbound: int = 0
     _index: tuple | None = None  # the strokes as arrays, for crossing checks (rebuilt when strokes grow)
     keep_strokes: bool = True  # False when no text of the scene asks to stay clear of strokes
+    unbinding: int = 0  # > 0 while a tiles node draws its uncut sub-scene: its marks bind nothing
 
     def op(self, z: float, fn) -> None:
         self.ops.append((z, len(self.ops), fn))
@@ -128,6 +129,8 @@ class Composer:
             self.node(child, env, box, depth + 1, frame)
         if cn.panels is not None:
             self.panels(cn.panels, env, box, depth)
+        if cn.tiles is not None:
+            self.tiles(cn.tiles, env, box, depth)
 
     def use(self, cu: CUse, env: dict, box: tuple, depth: int, record: bool = False,
             parent_frame: Frame | None = None) -> None:
@@ -184,6 +187,99 @@ class Composer:
                 if cp.index_name:
                     e[cp.index_name] = i
             self.node(node, e, sub, depth + 1)
+
+    def tiles(self, ct, env: dict, box: tuple, depth: int) -> None:
+        """Draw the sub-scene into a picture, then show it cut into square tiles (rows × cols), each slot showing
+        the tile its record names, turned by quarter turns, in rows of `slot_cols` with a gap between slots. The
+        sub-scene's own marks bind nothing (their boxes would be where the tiles were cut from); each slot binds
+        its record to the slot's box."""
+        rows, cols = run(ct.rows, env), run(ct.cols, env)
+        if not (isinstance(rows, int) and isinstance(cols, int) and 1 <= rows <= 16 and 1 <= cols <= 16):
+            raise EvalError(f"tiles at {ct.where_text} need rows and cols in 1..16, got {rows!r} × {cols!r}")
+        items = run(ct.each, env)
+        scols = run(ct.slot_cols, env) if ct.slot_cols is not None else cols
+        if not isinstance(scols, int) or scols < 1:
+            raise EvalError(f"tiles at {ct.where_text}: slot_cols must be a positive integer, got {scols!r}")
+        if len(items) > 256:
+            raise EvalError(f"tiles at {ct.where_text}: {len(items)} slot records (at most 256, one per slot)")
+        if not items and ct.slot_cols is not None:  # a row of candidates that this instance does not show
+            return
+        if ct.slot_cols is None and len(items) != rows * cols:
+            raise EvalError(f"tiles at {ct.where_text}: {len(items)} slot records for a {rows} × {cols} grid "
+                            f"(one per slot, row by row)")
+        e = dict(env)
+        slots = []
+        for item in items:
+            e[ct.as_name] = item
+            src = run(ct.source, e)
+            turn = run(ct.turn, e) if ct.turn is not None else 0
+            label = str(run(ct.label, e)) if ct.label is not None else ""
+            if not isinstance(src, int) or not -1 <= src < rows * cols:
+                raise EvalError(f"tiles at {ct.where_text}: a slot's source is a tile index in 0..{rows * cols - 1}"
+                                f" or -1 (empty), got {src!r}")
+            if not isinstance(turn, int):
+                raise EvalError(f"tiles at {ct.where_text}: a slot's turn is a whole number of quarter turns, "
+                                f"got {turn!r}")
+            slots.append((item, src, turn % 4, label))
+        gap = ct.gap
+        srows = math.ceil(len(items) / scols)
+        x0, y0, x1, y1 = box
+        s = min((x1 - x0 - gap * (scols - 1)) / scols, (y1 - y0 - gap * (srows - 1)) / srows)  # square: they turn
+        if s < 8:
+            raise RenderRejected(f"tiles of {s:.0f} px: too small")
+        left = x0 + (x1 - x0 - (scols * s + gap * (scols - 1))) / 2
+        top = y0 + (y1 - y0 - (srows * s + gap * (srows - 1))) / 2
+        sub = (left, top, left + cols * s, top + rows * s)  # the uncut sub-scene's box (where the cut grid is)
+        first = len(self.ops)
+        self.node(ct.scene, env, sub, depth + 1)
+        inner = sorted(self.ops[first:], key=lambda o: (o[0], o[1]))
+        del self.ops[first:]
+        p = self.painter
+
+        def draw() -> None:
+            recorder = skia.PictureRecorder()
+            canvas = recorder.beginRecording(skia.Rect.MakeLTRB(-4096, -4096, 8192, 8192))
+            saved, strokes = p.canvas, len(self.strokes)
+            p.canvas, self.unbinding = canvas, self.unbinding + 1
+            try:
+                for _, _, fn in inner:
+                    fn()
+            finally:
+                p.canvas, self.unbinding = saved, self.unbinding - 1
+                del self.strokes[strokes:]  # strokes of the uncut scene are not where the tiles put them
+            picture = recorder.finishRecordingAsPicture()
+            line = p.theme.resolve("ink")
+            for k, (item, src, turn, label) in enumerate(slots):
+                r, c = divmod(k, scols)
+                sx, sy = left + c * (s + gap), top + r * (s + gap)
+                rect = skia.Rect.MakeLTRB(sx, sy, sx + s, sy + s)
+                if src < 0:
+                    p.canvas.drawRect(rect, _paint(p.theme.resolve("paper")))
+                    p.canvas.drawRect(rect, _paint(p.theme.resolve("muted"), 1.5, [6.0, 4.0]))
+                else:
+                    tr, tc = divmod(src, cols)
+                    p.canvas.save()
+                    p.canvas.clipRect(rect, doAntiAlias=True)
+                    p.canvas.translate(sx + s / 2, sy + s / 2)
+                    p.canvas.rotate(90.0 * turn)
+                    p.canvas.translate(-(left + tc * s + s / 2), -(top + tr * s + s / 2))
+                    p.canvas.drawPicture(picture)
+                    p.canvas.restore()
+                    p.canvas.drawRect(rect, _paint(line, 1.5))
+                p.marks += 1
+                if label:  # a badge in the slot's top-left corner, never turned with the tile
+                    size = max(10.0, min(14.0, s / 6))
+                    bw = p.text_width(label, size, True) + 8
+                    bh = size + 6
+                    p.canvas.drawRect(skia.Rect.MakeXYWH(sx + 2, sy + 2, bw, bh), _paint(p.theme.resolve("paper")))
+                    p.canvas.drawRect(skia.Rect.MakeXYWH(sx + 2, sy + 2, bw, bh), _paint(line, 1.0))
+                    p.text(sx + 2 + bw / 2, sy + 2 + bh / 2, label, size, bold=True)
+                if item is not None and id(item) in self.paths:
+                    p.bind(item, (sx, sy, sx + s, sy + s))
+                    self.painter.render_map[self.paths[id(item)]].setdefault(
+                        "geometry", {"slot": [r, c], "source": src, "turn": turn})
+
+        self.op(0.0, draw)
 
     # -- frames -------------------------------------------------------------------------------------------------
     def scales(self, cf: CFrame, env: dict) -> dict:
@@ -243,7 +339,7 @@ class Composer:
         return g
 
     def bind_plain(self, item, box) -> None:
-        if item is not None and id(item) in self.paths:
+        if item is not None and id(item) in self.paths and not self.unbinding:
             self.painter.bind(item, box)
 
     # -- marks --------------------------------------------------------------------------------------------------
@@ -311,6 +407,8 @@ class Composer:
         if cm.clear is True and drawn.text_box is not None:
             self.texts.append((drawn.text_box, key, cm.where_text))
         p = self.painter
+        if self.unbinding:
+            obj = None
         bound = obj is not None and id(obj) in self.paths
         if bound:
             before = p.render_map.get(self.paths[id(obj)]) or {}
@@ -427,6 +525,12 @@ class _DryPainter:
         return Painter.font(self, *a, **kw)
 
 
+def _paint(rgb, stroke: float | None = None, dash=None) -> skia.Paint:
+    from .marks import paint
+
+    return paint(rgb, 1.0, stroke, dash)
+
+
 def _spot_side(spot) -> tuple[float, float] | None:
     """The direction (ux, uy) a spot record names for its text, or None (the text is centred on the spot)."""
     if isinstance(spot, dict) and ("ux" in spot or "uy" in spot):
@@ -519,6 +623,8 @@ def _asks_clear(node: CNode | None) -> bool:
     if any(m.clear for m in node.marks):
         return True
     if node.use is not None and _asks_clear(node.use.body):
+        return True
+    if node.tiles is not None and _asks_clear(node.tiles.scene):
         return True
     if node.panels is not None and (_asks_clear(node.panels.panel) or any(_asks_clear(n) for n in node.panels.items)):
         return True

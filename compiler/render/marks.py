@@ -10,6 +10,7 @@ text box).
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Callable
@@ -506,6 +507,142 @@ def draw_path(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         ctx.painter.marks += 1
         return Drawn(_bounds(dense))
     return _stroke_path(ctx, v, dense, opts["closed"], opts, path)
+
+
+# -- SVG-like path data -----------------------------------------------------------------------------------------
+SVG_VIEW = 100.0  # path data is written in a 100 × 100 view box, y down (as SVG), then fitted into the mark's box
+_SVG_TOKEN = re.compile(r"\s*(?:([MmLlHhVvCcSsQqTtAaZz])|([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?))\s*,?")
+_SVG_ARGS = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7, "Z": 0}
+MAX_SVG_CHARS = 4000
+
+
+@lru_cache(maxsize=512)
+def parse_svg_path(d: str) -> skia.Path:
+    """SVG path data (M L H V C S Q T A Z, absolute and relative) as a skia path in view-box units. A mistake is an
+    EvalError naming the character where it is."""
+    if not isinstance(d, str) or not d.strip():
+        raise EvalError("svg path data 'd' is empty")
+    if len(d) > MAX_SVG_CHARS:
+        raise EvalError(f"svg path data has {len(d)} characters (at most {MAX_SVG_CHARS})")
+    tokens, pos = [], 0
+    while pos < len(d):
+        m = _SVG_TOKEN.match(d, pos)
+        if m is None or m.end() == pos:
+            if d[pos:].strip() == "":
+                break
+            raise EvalError(f"svg path data: unexpected {d[pos]!r} at character {pos + 1}")
+        tokens.append((m.group(1), m.group(2), pos + 1))
+        pos = m.end()
+    path = skia.Path()
+    cx = cy = sx = sy = 0.0  # current point, subpath start
+    last_ctrl, last_cmd = None, ""
+    i, cmd = 0, None
+    while i < len(tokens):
+        letter, _, at = tokens[i]
+        if letter is not None:
+            cmd = letter
+            i += 1
+        elif cmd is None:
+            raise EvalError(f"svg path data must start with a command (M), at character {at}")
+        if not path.countPoints() and cmd not in "Mm":
+            raise EvalError(f"svg path data must start with a moveto (M), got '{cmd}' at character {at}")
+        up = cmd.upper()
+        n = _SVG_ARGS[up]
+        args = []
+        for _ in range(n):
+            if i >= len(tokens) or tokens[i][1] is None:
+                where = tokens[i][2] if i < len(tokens) else len(d)
+                raise EvalError(f"svg path data: '{cmd}' takes {n} numbers, at character {where}")
+            args.append(float(tokens[i][1]))
+            i += 1
+        rel = cmd.islower() and up != "Z"
+        ox, oy = (cx, cy) if rel else (0.0, 0.0)
+        if up == "M":
+            cx, cy = ox + args[0], oy + args[1]
+            sx, sy = cx, cy
+            path.moveTo(cx, cy)
+            cmd = "l" if rel else "L"  # further pairs after a moveto are linetos
+        elif up in ("L", "H", "V"):
+            if up == "H":
+                cx = ox + args[0]
+            elif up == "V":
+                cy = (cy if rel else 0.0) + args[0]
+            else:
+                cx, cy = ox + args[0], oy + args[1]
+            path.lineTo(cx, cy)
+        elif up in ("C", "S"):
+            if up == "C":
+                c1 = (ox + args[0], oy + args[1])
+                rest = args[2:]
+            else:  # the first control mirrors the previous cubic's second one
+                c1 = (2 * cx - last_ctrl[0], 2 * cy - last_ctrl[1]) if last_cmd in ("C", "S") else (cx, cy)
+                rest = args
+            c2 = (ox + rest[0], oy + rest[1])
+            cx, cy = ox + rest[2], oy + rest[3]
+            path.cubicTo(c1[0], c1[1], c2[0], c2[1], cx, cy)
+            last_ctrl = c2
+        elif up in ("Q", "T"):
+            if up == "Q":
+                c = (ox + args[0], oy + args[1])
+                end = args[2:]
+            else:
+                c = (2 * cx - last_ctrl[0], 2 * cy - last_ctrl[1]) if last_cmd in ("Q", "T") else (cx, cy)
+                end = args
+            cx, cy = ox + end[0], oy + end[1]
+            path.quadTo(c[0], c[1], cx, cy)
+            last_ctrl = c
+        elif up == "A":
+            cx, cy = ox + args[5], oy + args[6]
+            size = skia.Path.ArcSize.kLarge_ArcSize if args[3] else skia.Path.ArcSize.kSmall_ArcSize
+            direction = skia.PathDirection.kCW if args[4] else skia.PathDirection.kCCW
+            path.arcTo(args[0], args[1], args[2], size, direction, cx, cy)
+        else:  # Z
+            path.close()
+            cx, cy = sx, sy
+        last_cmd = up
+        if up == "Z" and i < len(tokens) and tokens[i][0] is None:
+            raise EvalError(f"svg path data: a number after 'Z', at character {tokens[i][2]}")
+    if path.countPoints() < 2:
+        raise EvalError("svg path data draws nothing (fewer than 2 points)")
+    return path
+
+
+@mark("svg", {"d": Channel("str", True), "x": Channel("pos", True), "y": Channel("pos", True),
+              "x2": Channel("pos", True), "y2": Channel("pos", True), "flip": Channel("bool", default=False),
+              "dash": Channel("nums")},
+      summary="SVG path data `d` (M L H V C S Q T A Z, absolute or relative) written in a 100 × 100 view box (y "
+              "down) and fitted into the box from (x, y) to (x2, y2) in frame units; `flip` mirrors it left to right "
+              "(a sprite that faces the other way); filled and/or stroked")
+def draw_svg(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    src = parse_svg_path(v["d"])
+    f = ctx.frame
+    ax, ay = f.point(v["x"], v["y"])
+    bx, by = f.point(v["x2"], v["y2"])
+    dx, dy = _offset(v)
+    left, top = min(ax, bx) + dx, min(ay, by) + dy
+    w, h = abs(bx - ax), abs(by - ay)
+    if w < 1 or h < 1:
+        raise RenderRejected(f"an svg mark's box is {w:.1f} × {h:.1f} px: too small")
+    m = skia.Matrix()
+    if v.get("flip"):
+        m.setAll(-w / SVG_VIEW, 0, left + w, 0, h / SVG_VIEW, top, 0, 0, 1)
+    else:
+        m.setAll(w / SVG_VIEW, 0, left, 0, h / SVG_VIEW, top, 0, 0, 1)
+    path = skia.Path(src)
+    path.transform(m)
+    ctx.fill_and_stroke(v, path)
+    b = path.computeTightBounds()
+    half = _number(v.get("stroke_width", 1.0), "stroke_width") / 2 if v.get("stroke") is not None else 0.0
+    segs: list = []
+    if v.get("stroke") is not None and ctx.strokes:  # the outline as chords, for text that must stay clear
+        meas = skia.PathMeasure(path, False)
+        while True:
+            n = max(2, min(64, int(meas.getLength() / 4)))
+            pts = [meas.getPosTan(meas.getLength() * k / n)[0] for k in range(n + 1)]
+            segs += [(p.x(), p.y(), q.x(), q.y()) for p, q in zip(pts, pts[1:])]
+            if not meas.nextContour():
+                break
+    return Drawn((b.left() - half, b.top() - half, b.right() + half, b.bottom() + half), segments=segs)
 
 
 # -- text -------------------------------------------------------------------------------------------------------
