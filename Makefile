@@ -19,7 +19,7 @@ demo: $(VENV)/.installed
 	$(VENV)/bin/tessera demo --out out/demo
 
 test: $(VENV)/.installed-train
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 bench: $(VENV)/.installed-train
 	$(PY) bench/bench_spine.py

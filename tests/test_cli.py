@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 from tessera.cli import main
 from tests.conftest import ROOT
@@ -78,11 +79,21 @@ def test_demo_writes_gallery(capsys, tmp_path, taxonomy):
     assert f"audit: {len(taxonomy.tasks)} ({2 * len(taxonomy.tasks)} rows; 0 with enough rows to flag); " \
            f"0 threshold(s) exceeded" in stdout
     assert '<a href="../audit/index.html">audit</a>' in page and (out / "audit" / "index.html").is_file()
-    # A demo folder built from other inputs (an older checkout) is rebuilt, not refused: the demo owns its folder.
+
+
+def test_demo_rebuilds_a_folder_built_from_other_inputs(capsys, tmp_path):
+    """A demo folder built from other inputs (an older checkout) is rebuilt, not refused: the demo owns its folder
+    (on one domain of the library: the bundled demo itself runs in the test above)."""
+    from tests.test_fuzz import make_subset_root
+
+    root, out = make_subset_root("puzzles", tmp_path / "lib"), tmp_path / "demo"
+    shutil.copytree(ROOT / "taxonomy" / "builds", root / "taxonomy" / "builds")
+    code, _, _ = run(capsys, "--root", str(root), "demo", "--out", str(out), "--per-task", "1")
+    assert code == 0
     manifest_path = out / "dataset" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     manifest["code_sha256"] = "0" * 64
     manifest_path.write_text(json.dumps(manifest))
-    code, stdout, _ = run(capsys, "demo", "--out", str(out), "--per-task", "1")
+    code, stdout, _ = run(capsys, "--root", str(root), "demo", "--out", str(out), "--per-task", "1")
     assert code == 0 and "was built from other inputs; building it again" in stdout
     assert json.loads(manifest_path.read_text())["code_sha256"] != "0" * 64

@@ -18,11 +18,11 @@ def _env():
 
 def test_many_seeds_replay_in_a_separate_process(taxonomy, tmp_path):
     written = 0
-    for tid in sorted(taxonomy.tasks):
-        for seed in range(4):
-            inst = generate(taxonomy.tasks[tid], seed, (seed * 3) % 10, vocab=taxonomy.vocab)
-            write_instance(inst, tmp_path / tid)
-            written += 1
+    for i, tid in enumerate(sorted(taxonomy.tasks)):  # every task, one seed each, seeds and levels in turn
+        seed = i % 4
+        inst = generate(taxonomy.tasks[tid], seed, (seed * 3 + i) % 10, vocab=taxonomy.vocab)
+        write_instance(inst, tmp_path / tid)
+        written += 1
     proc = subprocess.run([sys.executable, "-m", "tessera.cli", "--root", str(ROOT), "replay", str(tmp_path),
                            "--json"], capture_output=True, text=True, env=_env())
     assert proc.returncode == 0, proc.stderr

@@ -208,6 +208,17 @@ def sample_answer(task: CompiledTask, seed: int, level: int, query: dict, vocab:
     return result.answer, _prompt(task, state, query, result, level, vocab, seeds["prompt"], answer_format)[1]
 
 
+def instance_state(task: CompiledTask, seed: int, level: int, vocab: dict) -> tuple[dict, dict]:
+    """(query, state) of the instance generate() builds from this seed and level, without rendering it: the render
+    stream never moves the state, so this is the state of the generated instance (for checks of scene size)."""
+    seeds = {name: derive_seed(seed, task.id, name) for name in STREAMS}
+    q_rng = Rng(seeds["query"])
+    q = q_rng.choice(task.query_space())
+    state, _, _, _ = _sample_program(task, seed, level, vocab, seeds, q, q_rng, {}, SampleWork(), None, None,
+                                     task.contract.spec.format)
+    return q, state
+
+
 def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None = None, vocab: dict | None = None,
              stream_seeds: dict[str, int] | None = None, image_scale: float = 1.0,
              answer_format: str | None = None, variety: str = "none", balance: dict | None = None) -> Instance:
