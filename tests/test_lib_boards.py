@@ -185,3 +185,28 @@ def test_boards_render_maps_are_inside_and_apart(taxonomy):
             for seed in range(3):
                 trace = generate(taxonomy.tasks[task_id], seed, level, vocab=taxonomy.vocab).trace
                 assert render_map_is_clean(trace) > 0
+
+
+def test_grid_walk_is_a_self_avoiding_path_and_every_walk_can_come_out():
+    def walk(seed: int, src: str):
+        d = Diagnostics()
+        c = compile_expr(src, Scope(SCOPE.names, allow_random=True), Site(None, (), "t.yaml"), d)
+        assert c is not None, [str(x) for x in d.items]
+        return str(c.type), run(c, new_env(VALUES, Rng(seed)))
+
+    seen = set()
+    for seed in range(300):
+        typ, path = walk(seed, "grid_walk(3, 3, 2, 2, 3)")
+        assert typ == "list[{row: int, col: int}]"
+        steps = cells(path)
+        assert steps[0] == (2, 2) and len(steps) == 4 and len(set(steps)) == 4
+        assert all(0 <= r < 3 and 0 <= c < 3 for r, c in steps)
+        assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(steps, steps[1:]))
+        seen.add(tuple(steps))
+    assert len(seen) == 8  # every self-avoiding walk of 3 steps from a corner of a 3 × 3 grid
+    hamiltonian = cells(walk(5, "grid_walk(4, 4, 3, 3, 15)")[1])  # every square once: found by backtracking
+    assert len(set(hamiltonian)) == 16 and hamiltonian == cells(walk(5, "grid_walk(4, 4, 3, 3, 15)")[1])
+    with pytest.raises(EvalError, match=r"grid_walk\(\): 9 steps on a 3 × 3 grid \(0..8\)"):
+        walk(1, "grid_walk(3, 3, 2, 2, 9)")
+    with pytest.raises(EvalError, match=r"grid_walk\(\): the start \(3, 0\) is not on the 3 × 3 grid"):
+        walk(1, "grid_walk(3, 3, 3, 0, 2)")

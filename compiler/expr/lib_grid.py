@@ -297,3 +297,46 @@ def _piece_moves(ck, node, args):
         return out
 
     return Compiled(ListT(SQUARE), impl)
+
+
+@builtin("grid_walk", "grid_walk(rows, cols, row, col, k)", 5, random=True,
+         doc="a random path of k orthogonal steps from (row, col) that never revisits a square: k + 1 cells "
+             "{row, col}, the start first (a sliding puzzle's gap walk, a snake, a route)")
+def _grid_walk(ck, node, args):
+    fs = [ck.expect(a, INT, f"argument {i + 1} of grid_walk()").fn for i, a in enumerate(args)]
+
+    def impl(env):
+        from .builtins import _rng
+
+        rows, cols, row, col, k = (f(env) for f in fs)
+        if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+            raise EvalError(f"grid_walk(): a {rows} × {cols} grid (sides 1..{MAX_SIDE})")
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise EvalError(f"grid_walk(): the start ({row}, {col}) is not on the {rows} × {cols} grid")
+        if not 0 <= k < rows * cols:
+            raise EvalError(f"grid_walk(): {k} steps on a {rows} × {cols} grid (0..{rows * cols - 1})")
+        rng = _rng(env)
+        # Random depth-first search with backtracking, bounded: uniform over the first step's options at each
+        # square, so every self-avoiding walk of length k can come out. Dead ends back up one square.
+        for _attempt in range(64):
+            path, seen, options = [(row, col)], {(row, col)}, []
+            options.append(rng.shuffle([d for d in ORTHOGONAL]))
+            tries = 0
+            while len(path) <= k and path and tries < 50 * (k + 1):
+                tries += 1
+                _charge(env, 1)
+                if not options[-1]:
+                    seen.discard(path.pop())
+                    options.pop()
+                    continue
+                dr, dc = options[-1].pop()
+                r, c = path[-1][0] + dr, path[-1][1] + dc
+                if 0 <= r < rows and 0 <= c < cols and (r, c) not in seen:
+                    path.append((r, c))
+                    seen.add((r, c))
+                    options.append(rng.shuffle([d for d in ORTHOGONAL]))
+            if len(path) == k + 1:
+                return [{"row": r, "col": c} for r, c in path]
+        raise EvalError(f"grid_walk(): no walk of {k} steps from ({row}, {col}) on a {rows} × {cols} grid")
+
+    return Compiled(ListT(SQUARE), impl)
