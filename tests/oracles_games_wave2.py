@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-ORACLES: dict = {}
+from tests.oracle_registry import registry
 
-
-def oracle(task_id):
-    def wrap(fn):
-        ORACLES[task_id] = fn
-        return fn
-    return wrap
+ORACLES, oracle = registry()
 
 
 # ---- go ------------------------------------------------------------------------------------------------------

@@ -2,14 +2,9 @@
 over the recorded state, never the expression language."""
 from __future__ import annotations
 
-ORACLES: dict = {}
+from tests.oracle_registry import registry
 
-
-def oracle(task_id):
-    def wrap(fn):
-        ORACLES[task_id] = fn
-        return fn
-    return wrap
+ORACLES, oracle = registry()
 
 
 # ---- nonogram ------------------------------------------------------------------------------------------------
