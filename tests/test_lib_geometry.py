@@ -162,15 +162,30 @@ def draw(name: str, params: dict, items: list, width=480, height=480, seed=1, pa
 
 
 # -- the geometry components (components/coordinate_plane.yaml, figure.yaml) --------------------------------------
+_LAST_COMPILED: dict = {}
+
+
+def _compiled(root, rel: str, text: str):
+    """The library copy compiled with `text` written at `rel`; the same text again (the next seed of a loop) reuses
+    the last compile rather than compiling the whole library once per seed."""
+    from tessera.taxonomy import compile_taxonomy
+
+    key = (str(root), rel, text)
+    if key not in _LAST_COMPILED:
+        write(root, rel, text)
+        _LAST_COMPILED.clear()
+        _LAST_COMPILED[key] = compile_taxonomy(root)
+    return _LAST_COMPILED[key]
+
+
 def _plane(root, state: str, use: str, seed: int = 3, scale: float = 1.0):
     """Render a grammar with a literal state through the coordinate_plane component: (render result, painter-free
     no-overlap groups are checked by render_scene itself)."""
     from tessera.render.scene import render_scene
     from tessera.sample.state import sample_state
-    from tessera.taxonomy import compile_taxonomy
     from tessera.trace.instance import object_paths
 
-    write(root, "grammars/geometry/t_plane.yaml", f"""
+    tax = _compiled(root, "grammars/geometry/t_plane.yaml", f"""
         grammar: geometry.t_plane
         summary: a hand-made plane
         state:
@@ -181,7 +196,6 @@ def _plane(root, state: str, use: str, seed: int = 3, scale: float = 1.0):
             use: coordinate_plane
             with: {use}
         """)
-    tax = compile_taxonomy(root)
     g = tax.grammars["geometry.t_plane"]
     st = sample_state(g, 0, tax.vocab, Rng(1))
     return render_scene(g, st, 0, tax.vocab, Rng(seed), object_paths(st), scale), st
@@ -268,10 +282,9 @@ def test_a_wrongly_shaped_polygons_parameter_is_a_compile_error(library_copy):
 def _figure(root, seed: int):
     from tessera.render.scene import render_scene
     from tessera.sample.state import sample_state
-    from tessera.taxonomy import compile_taxonomy
     from tessera.trace.instance import object_paths
 
-    write(root, "grammars/geometry/t_figure.yaml", """
+    tax = _compiled(root, "grammars/geometry/t_figure.yaml", """
         grammar: geometry.t_figure
         summary: a unit square with two angles shown and one hidden
         state:
@@ -282,7 +295,6 @@ def _figure(root, seed: int):
             use: figure
             with: {items: corners, x: "c -> c.x", y: "c -> c.y", label: "c -> c.name", angle: "c -> c.text"}
         """)
-    tax = compile_taxonomy(root)
     g = tax.grammars["geometry.t_figure"]
     st = sample_state(g, 0, tax.vocab, Rng(1))
     return render_scene(g, st, 0, tax.vocab, Rng(seed), object_paths(st))

@@ -214,10 +214,11 @@ def homography(edit: dict, width: int, height: int) -> list[list[float]]:
     return _matmul3(_matmul3(shrink, h), [[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]])
 
 
-@lru_cache(maxsize=8)
 def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    return xs + np.float32(0.5), ys + np.float32(0.5)  # pixel centres
+    """Pixel centres of one row (1 × w) and of one column (h × 1): every per-pixel figure broadcasts them (a full
+    grid costs more to build than the warp that reads it, and canvas sizes vary too much to cache one)."""
+    return (np.arange(w, dtype=np.float32) + np.float32(0.5)).reshape(1, w), \
+        (np.arange(h, dtype=np.float32) + np.float32(0.5)).reshape(h, 1)
 
 
 _LANES = np.uint32(0x00FF00FF)  # two 8-bit channels of a packed RGBA word, with room to multiply each by 256
@@ -225,9 +226,10 @@ _HIGH = np.uint32(0xFF00FF00)
 _HALF = np.uint32(0x00800080)
 
 
-def _lerp(p: np.ndarray, q: np.ndarray, wq: np.ndarray) -> np.ndarray:
-    """(p·(256 − wq) + q·wq) / 256 per channel, rounded, on packed RGBA words (two channels per multiply)."""
-    wp = np.uint32(256) - wq
+def _lerp(p: np.ndarray, q: np.ndarray, wq: np.ndarray, wp: np.ndarray | None = None) -> np.ndarray:
+    """(p·wp + q·wq) / 256 per channel, rounded, on packed RGBA words (two channels per multiply); wp = 256 − wq."""
+    if wp is None:
+        wp = np.uint32(256) - wq
     rb = (((p & _LANES) * wp + (q & _LANES) * wq + _HALF) >> np.uint32(8)) & _LANES
     ag = (((p >> np.uint32(8)) & _LANES) * wp + ((q >> np.uint32(8)) & _LANES) * wq + _HALF) & _HIGH
     return rb | ag
@@ -240,8 +242,7 @@ def _warp(rgba: np.ndarray, hmat, fill) -> np.ndarray:
     every machine), then 24.8 fixed point."""
     h, w, _ = rgba.shape
     inv = [[np.float32(v) for v in row] for row in _inverse3(hmat)]
-    xs, ys = _grid(h, w)
-    col, row = xs[:1], ys[:, :1]  # pixel centres of one row and of one column: affine terms broadcast
+    col, row = _grid(h, w)  # the affine terms broadcast
     sx = inv[0][0] * col + (inv[0][1] * row + inv[0][2])
     sy = inv[1][0] * col + (inv[1][1] * row + inv[1][2])
     if inv[2][0] != 0 or inv[2][1] != 0:
@@ -256,8 +257,9 @@ def _warp(rgba: np.ndarray, hmat, fill) -> np.ndarray:
     padded[:] = np.array([*fill, 255], dtype=np.uint8).view(np.uint32)[0]
     padded[1:-1, 1:-1] = np.ascontiguousarray(rgba).view(np.uint32)[..., 0]
     flat = padded.reshape(-1)
-    top = _lerp(flat.take(ia), flat.take(ia + 1), wx)
-    out = _lerp(top, _lerp(flat.take(ia + W), flat.take(ia + W + 1), wx), wy)
+    wpx = np.uint32(256) - wx
+    top = _lerp(flat.take(ia), flat.take(ia + 1), wx, wpx)
+    out = _lerp(top, _lerp(flat.take(ia + W), flat.take(ia + W + 1), wx, wpx), wy)
     return out.view(np.uint8).reshape(h, w, 4)
 
 
@@ -347,7 +349,6 @@ def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float) -> 
     return lut.take(img)  # take: several times faster than fancy indexing
 
 
-@lru_cache(maxsize=8)
 def _radius2(h: int, w: int) -> np.ndarray:
     xs, ys = _grid(h, w)
     return ((xs - w / 2) / (w / 2)) ** 2 + ((ys - h / 2) / (h / 2)) ** 2  # 0 at the centre, 2 in the corners
