@@ -375,7 +375,7 @@ def cmd_score(args) -> int:
 def cmd_demo(args) -> int:
     from .gallery import run_demo
 
-    return run_demo(_root(args.root), Path(args.out), args.per_task, _console())
+    return run_demo(_root(args.root), Path(args.out), args.per_task, _console(), args.domain)
 
 
 def cmd_styles(args) -> int:
@@ -474,6 +474,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "write its gallery")
     c.add_argument("--out", default="out/demo")
     c.add_argument("--per-task", type=int, help="training instances per task (default: taxonomy/builds/demo.yaml)")
+    c.add_argument("--domain", action="append", metavar="DOMAIN",
+                   help="only this domain's tasks (repeat for several; default: every task)")
     c.set_defaults(fn=cmd_demo)
 
     from tessera.training.commands import add_training_commands  # export, train: implemented in training/

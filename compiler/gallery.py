@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 DEMO_CONFIG = Path("taxonomy") / "builds" / "demo.yaml"
 
 
-def run_demo(root: Path, out: Path, per_task: int | None, con) -> int:
+def run_demo(root: Path, out: Path, per_task: int | None, con, domains: list[str] | None = None) -> int:
     from .cli import _progress, print_build_table, summary
     from .export.build import StaleOutput, build
     from .export.config import load_build_config
@@ -29,6 +29,16 @@ def run_demo(root: Path, out: Path, per_task: int | None, con) -> int:
     con.print(f"compiled [bold]{info['tasks']}[/] tasks over {info['grammars']} grammars in {info['domains']} domains "
               f"in {info['compile_seconds'] * 1000:.0f} ms")
     config = load_build_config(root / DEMO_CONFIG, tax)
+    if domains:  # a quick look at part of the library: the demo config's tasks in these domains only
+        unknown = sorted(set(domains) - {t.split(".")[0] for t in tax.tasks})
+        if unknown:
+            con.print(f"[red]error:[/] no domain {', '.join(unknown)} in {root}; its domains are "
+                      f"{', '.join(sorted({t.split('.')[0] for t in tax.tasks}))}")
+            return 2
+        config.tasks = [t for t in config.tasks if t.split(".")[0] in domains]
+        config.counts = {split: {t: n for t, n in c.items() if t.split(".")[0] in domains}
+                         for split, c in config.counts.items()}
+        config.sha256 = f"{config.sha256}-domains-{'+'.join(sorted(set(domains)))}"
     if per_task is not None:
         config.counts = {split: {t: per_task if i == 0 else max(1, per_task // 3) for t in config.tasks}
                          for i, split in enumerate(config.counts)}

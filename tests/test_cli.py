@@ -97,3 +97,6 @@ def test_demo_rebuilds_a_folder_built_from_other_inputs(capsys, tmp_path):
     code, stdout, _ = run(capsys, "--root", str(root), "demo", "--out", str(out), "--per-task", "1")
     assert code == 0 and "was built from other inputs; building it again" in stdout
     assert json.loads(manifest_path.read_text())["code_sha256"] != "0" * 64
+    code, stdout, _ = run(capsys, "--root", str(root), "demo", "--out", str(tmp_path / "d2"), "--domain", "chess")
+    assert code == 2 and f"error: no domain chess in {root}; its domains are puzzles" in " ".join(stdout.split())
+    assert not (tmp_path / "d2").exists()
