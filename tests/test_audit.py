@@ -385,3 +385,45 @@ def test_a_saturated_reading_grows_through_its_scene_only():
     assert growing_scene["answers_saturated"] and growing_scene["answer_or_work_grows"]
     repeated = {lv: [7, 7, 7, 8, 8, 8] for lv in range(10)}  # few answers: the scene alone is not enough
     assert not level_figures(_rows(repeated, objects=lambda lv: 10.0 + 5 * lv))["answer_or_work_grows"]
+
+
+def test_answer_sizes_read_the_witness_marks_only():
+    from tessera.validate.audit import answer_sizes
+
+    trace = {"witness": {"kind": "set", "objects": ["bars[1]", "labels"]},
+             "render": {"render_map": {
+                 "bars[0]": {"bbox": [0, 0, 2, 2], "mark": "rect"},  # not named by the witness: never counted
+                 "bars[1]": {"bbox": [10, 20, 16, 90], "mark": "rect"},  # 6 px wide
+                 "bars[10]": {"bbox": [0, 0, 1, 1], "mark": "rect"},  # a path that only starts like bars[1]
+                 "labels[0]": {"bbox": [5, 5, 40, 17], "mark": "text"},  # 12 px high
+                 "labels[1]": {"bbox": [5, 30, 30, 39.5], "mark": "text"},  # 9.5 px high
+                 "labels[2]": {"bbox": "broken", "mark": "text"},  # malformed entries are skipped, not raised
+                 "labels.title": {"bbox": [0, 50, 100, 80], "mark": "circle"}}}}
+    assert answer_sizes(trace) == (9.5, 6.0)
+    assert answer_sizes({"witness": {"objects": ["labels[0]"]}, "render": trace["render"]}) == (12.0, None)
+    assert answer_sizes({"witness": "x", "render": None}) == (None, None)
+
+
+def test_the_audit_reports_the_smallest_answer_bearing_sizes(report_dir, dataset):
+    out, _ = report_dir
+    report = json.loads((out / "audit.json").read_text())
+    traces: dict[str, list[tuple[int, dict]]] = {}
+    for f in sorted((dataset / "data").glob("*.parquet")):
+        for r in pq.read_table(f, columns=["task", "level", "trace"]).to_pylist():
+            traces.setdefault(r["task"], []).append((r["level"], json.loads(r["trace"])))
+    for task, rows in traces.items():
+        marks = []  # recomputed here: the short side of every witness object's own box
+        for level, tr in rows:
+            boxes = [tr["render"]["render_map"][p]["bbox"] for p in tr["witness"].get("objects", [])
+                     if p in tr["render"]["render_map"] and tr["render"]["render_map"][p]["mark"] != "text"]
+            if boxes:
+                marks.append((level, min(min(b[2] - b[0], b[3] - b[1]) for b in boxes)))
+        sizes = report["tasks"][task]["sizes"]
+        if not marks:
+            continue
+        assert sizes["mark_px"]["min"] <= round(min(m for _, m in marks), 2) + 1e-9
+        assert len(marks) <= sizes["mark_px"]["rows"] <= len(rows) and 0 < sizes["mark_px"]["min"] <= sizes["mark_px"]["median"]
+        width = max(tr["render"]["width"] for _, tr in rows)
+        assert sizes["mark_px"]["median"] < width
+        assert set(map(int, sizes["mark_px"]["by_level"])) == {lv for lv, _ in marks}
+    assert "smallest answer text / mark px" in (out / "index.html").read_text()

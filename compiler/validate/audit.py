@@ -138,6 +138,8 @@ class Row:
     options: list[str] | None
     right: int | None
     phash: bytes = b""
+    text_px: float | None = None  # height of the smallest answer-bearing text (witness marks), final image pixels
+    mark_px: float | None = None  # short side of the smallest answer-bearing non-text mark
 
 
 def state_size(value: Any) -> int:
@@ -169,6 +171,48 @@ def magnitude(value: Any) -> float | None:
     return None
 
 
+def answer_sizes(trace: dict) -> tuple[float | None, float | None]:
+    """(smallest text height, smallest mark short side) in final-image pixels over the marks the witness names
+    (the render map's entries at or under each witness object's path): how small the picture draws what the answer
+    is read from, which is where a zoom tool can help. None where the witness names no text, or no other mark."""
+    witness = trace.get("witness") if isinstance(trace.get("witness"), dict) else {}
+    render = trace.get("render") if isinstance(trace.get("render"), dict) else {}
+    render_map = render.get("render_map") if isinstance(render.get("render_map"), dict) else {}
+    objects = witness.get("objects") if isinstance(witness.get("objects"), list) else []
+    paths = [o for o in objects if isinstance(o, str)]
+    text, mark = None, None
+    for key, entry in render_map.items():
+        if not (isinstance(key, str) and isinstance(entry, dict) and
+                any(key == p or key.startswith((p + ".", p + "[")) for p in paths)):
+            continue
+        box = entry.get("bbox")
+        if not (isinstance(box, list) and len(box) == 4 and all(_number(v) is not None for v in box)):
+            continue
+        w, h = float(box[2]) - float(box[0]), float(box[3]) - float(box[1])
+        if entry.get("mark") == "text":
+            text = h if text is None else min(text, h)
+        else:
+            mark = min(w, h) if mark is None else min(mark, w, h)
+    return text, mark
+
+
+def size_figures(rows: list[Row]) -> dict:
+    """Per task: the smallest and the median answer-bearing text and mark sizes over its rows, and the smallest per
+    level (levels can shrink them at a fixed canvas, to make a zoom tool worth calling)."""
+    out: dict[str, Any] = {}
+    for name in ("text_px", "mark_px"):
+        values = [getattr(r, name) for r in rows if getattr(r, name) is not None]
+        by_level: dict[int, float] = {}
+        for r in rows:
+            v = getattr(r, name)
+            if v is not None:
+                by_level[r.level] = min(by_level.get(r.level, v), v)
+        out[name] = {"min": round(min(values), 2), "median": round(float(np.median(values)), 2),
+                     "rows": len(values), "by_level": {lv: round(v, 2) for lv, v in sorted(by_level.items())}} \
+            if values else None
+    return out
+
+
 READ_COLUMNS = ["instance_id", "split", "task", "answer_type", "level", "prompt", "answer", "label", "trace"]
 
 
@@ -185,10 +229,11 @@ def _row(raw: dict, parsed: dict, where: str, split: str) -> Row:
     right = answer_index(record) if options else None
     if right is not None and not 0 <= right < len(options):
         right = None
+    text_px, mark_px = answer_sizes(trace)
     return Row(raw["instance_id"], split, raw["task"], raw["level"], raw["answer_type"], raw["prompt"],
                raw["answer"], parsed["answer"], work,
                float(state_size(trace["state"])) if "state" in trace else None, _number(decisions.get("marks")),
-               options, right)
+               options, right, text_px=text_px, mark_px=mark_px)
 
 
 def _cache_path(out: Path, sha: str) -> Path:
@@ -727,6 +772,7 @@ def audit_task(rows: list[Row], bits: int) -> dict:
         info["options_only"] = opts
     info["images"] = hash_diversity(rows, bits)
     info["levels"] = level_figures(rows)
+    info["sizes"] = size_figures(rows)
     return info
 
 

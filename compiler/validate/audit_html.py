@@ -137,6 +137,10 @@ def headline_rows(report: dict) -> list[tuple[str, str]]:
     return [(name, get(h)) for name, get in HEADLINE_ROWS]
 
 
+def _size(figure: dict | None) -> str:
+    return "—" if not figure else f"{figure['min']:g}"
+
+
 def _cell(text: str, bad: bool) -> str:
     return f'<td class="bad">{text}</td>' if bad else f"<td>{text}</td>"
 
@@ -168,7 +172,7 @@ def write_html(report: dict, path: Path) -> None:
                "<th>top share (limit)</th><th>yes share</th><th>letters</th><th>chance</th><th>majority</th>"
                "<th>same prompt</th><th>naive Bayes</th><th>options-only best (rows)</th><th>options learned</th>"
                "<th>min hash dist</th>"
-               "<th>near dups</th><th>grows with level</th></tr>")
+               "<th>near dups</th><th>grows with level</th><th>smallest answer text / mark px</th></tr>")
     from .audit import top_share_limit
 
     for t, i in report["tasks"].items():
@@ -191,7 +195,8 @@ def write_html(report: dict, path: Path) -> None:
             + _cell(pct(opts["learned"]) if opts else "—", (t, "options_learned") in flagged)
             + f"<td>{i['images']['min_distance'] if i['images']['min_distance'] is not None else '—'}</td>"
               f"<td>{i['images']['near_duplicate_pairs']}</td>"
-            + _cell(esc(", ".join(grows)) or "nothing", (t, "level_growth") in flagged) + "</tr>")
+            + _cell(esc(", ".join(grows)) or "nothing", (t, "level_growth") in flagged)
+            + f"<td>{_size(i.get('sizes', {}).get('text_px'))} / {_size(i.get('sizes', {}).get('mark_px'))}</td></tr>")
     out.append("</table>")
 
     cross = report["cross_task_near_duplicates"]
