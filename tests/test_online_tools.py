@@ -237,7 +237,11 @@ def test_samples_not_offered_tools_answer_in_one_turn(compiled_once, taxonomy, t
     """The executor asks `offers_tools` per sample (a curriculum may ask part of a group without tools): such a
     sample gets the plain prompt and one reply, and logs that it had no tools."""
     executor = tools_executor(tmp_path)
-    executor.offers_tools = lambda task, seed, index: index % 2 == 0
+
+    async def every_other(task, seed, index):
+        return index % 2 == 0
+
+    executor.offers_tools = every_other
     inst = generate(taxonomy.task(EXTREMUM), 6, 0, None, taxonomy.vocab)
     engine = StandInEngine(lambda c: answer_text(inst.label, inst.answer))
     outs = run(executor, engine, EXTREMUM, 6, n=4)

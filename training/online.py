@@ -16,8 +16,11 @@ row's GRPO group OpenRLHF calls `execute(...)` concurrently in the same actor. T
 3. renders the chat prompt with the image, generates through the engine, scores the response with the exact
    verifier, records the score with the curriculum, and applies the uncertainty gate when configured.
 
+With `tools.enabled`, a sample that `offers_tools` (step 3) is a tool episode instead: OpenRLHF's multi-turn
+executor runs it (training/episode.py) and its final reply is scored; everything before and after is shared.
+
 Settings {"root": taxonomy root or null, "curriculum": {...CurriculumConfig}, "state_dir": ..., "ckpt_path": ...,
-"restore": bool, "shared": bool, "run": name} come from, in order: the file `tessera_agent.json` beside the agent
+"restore": bool, "shared": bool, "run": name, "tools": {...ToolsConfig, optional: off}} come from, in order: the file `tessera_agent.json` beside the agent
 file OpenRLHF was given (what `tessera train` writes: the path itself reaches every engine, however Ray was
 started), else the environment variable TESSERA_AGENT_CONFIG (inline JSON or a path to a JSON file; what
 `ray job submit --runtime-env-json` ships). Neither present is an error: an engine never runs on defaults.
@@ -298,11 +301,12 @@ class AgentExecutor(AgentExecutorBase):
                 self.instances.popitem(last=False)
         return inst
 
-    def offers_tools(self, task: str, seed: int, index: int) -> bool:
-        """Whether sample `index` of a group on (task, seed) is offered tools: every sample when the run enables
-        them. One decision per sample, a pure function of its arguments (a curriculum that asks part of a group
-        without tools, for the with/without-tools margin, decides it here)."""
-        return self.settings.tools.enabled
+    async def offers_tools(self, task: str, seed: int, index: int) -> bool:
+        """Whether sample `index` (join order, from 0) of a group on (task, seed) is offered tools, in a run that
+        enables them: every sample. One decision per sample, a pure function of its arguments; a curriculum that
+        asks part of a group without tools (the with/without-tools margin) answers it here (async: it may live in
+        the run's curriculum actor)."""
+        return True
 
     # -- one sample ---------------------------------------------------------------------------------------------
     async def execute(self, prompt, label, sampling_params, max_length: int, hf_tokenizer, llm_engine, images=None):
@@ -316,7 +320,7 @@ class AgentExecutor(AgentExecutorBase):
         inst = await group.instance_task
         level = inst.trace["level"]  # the level actually built (lower only if the task could not be met at `level`)
 
-        offered = self.offers_tools(row.task, row.seed, index)
+        offered = self.settings.tools.enabled and bool(await self.offers_tools(row.task, row.seed, index))
         if offered:
             episode = Episode(inst, self.settings.tools, hf_tokenizer, max_length)
             out = await self.episodes.run(episode, prompt, sampling_params, max_length, hf_tokenizer, llm_engine)

@@ -18,7 +18,8 @@ episode adds to its instance's trace (`tools`), and `replay_calls` re-runs the c
 every image hash. Everything is deterministic but the watchdog of `acall`: a call that takes longer than
 `time_limit_s` is answered with a text error and recorded as timed out (replay checks its tool and arguments, and
 cannot check a result that was never returned). The bounds in ToolLimits that decide results (calls, scale,
-pixels) are deterministic, so a result never depends on the machine.
+pixels) are deterministic, so a result never depends on the machine. An episode that could not show a result
+(training/episode.py: no room left in its token budget) marks the call `withheld`; replay still checks it.
 """
 from __future__ import annotations
 
