@@ -144,11 +144,10 @@ class Episode:
         reply = states.get("action_text") or ""
         self.replies.append(reply)
         out = self.last_output
-        call = find_call(reply)
-        if call is None or not self.session.offered or len(self.replies) >= self.config.max_turns \
+        if find_call(reply) is None or not self.session.offered or len(self.replies) >= self.config.max_turns \
                 or getattr(out, "finish_reason", None) == "length":
             return self._finish(reply)
-        result = await self.session.acall(call)
+        result = await self.session.acall(reply)  # the session reads the call out of the reply
         ids = list(getattr(out, "token_ids", None) or [])
         closed = reply_ends_turn(reply, ids[-1] if ids else None, self.tokenizer)
         images = [result.png] if result.png is not None and self.vision else None
