@@ -20,10 +20,11 @@ With `tools.enabled`, a sample that `offers_tools` (step 3) is a tool episode in
 executor runs it (training/episode.py) and its final reply is scored; everything before and after is shared.
 
 Settings {"root": taxonomy root or null, "curriculum": {...CurriculumConfig}, "state_dir": ..., "ckpt_path": ...,
-"restore": bool, "shared": bool, "run": name, "tools": {...ToolsConfig, optional: off}} come from, in order: the file `tessera_agent.json` beside the agent
-file OpenRLHF was given (what `tessera train` writes: the path itself reaches every engine, however Ray was
-started), else the environment variable TESSERA_AGENT_CONFIG (inline JSON or a path to a JSON file; what
-`ray job submit --runtime-env-json` ships). Neither present is an error: an engine never runs on defaults.
+"restore": bool, "shared": bool, "run": name, "tools": {...ToolsConfig}, optional, off when absent} come from, in
+order: the file `tessera_agent.json` beside the agent file OpenRLHF was given (what `tessera train` writes: the
+path itself reaches every engine, however Ray was started), else the environment variable TESSERA_AGENT_CONFIG
+(inline JSON or a path to a JSON file; what `ray job submit --runtime-env-json` ships). Neither present is an
+error: an engine never runs on defaults.
 """
 from __future__ import annotations
 

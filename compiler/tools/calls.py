@@ -87,6 +87,7 @@ def check_arguments(name: str, args: dict, width: int, height: int, max_scale: i
             raise CallError(f"{name} needs \"point\": [x, y], two numbers (pixels of the first image)")
         x, y = (round(v) for v in point)
         if not (0 <= x <= width and 0 <= y <= height):
-            raise CallError(f"point [{x}, {y}] is not inside the image: need 0 ≤ x ≤ {width} and 0 ≤ y ≤ {height}")
+            raise CallError(f"point [{x}, {y}] is not inside the image: need 0 ≤ x ≤ {width} and "
+                            f"0 ≤ y ≤ {height}")
         out["point"] = [x, y]
     return out

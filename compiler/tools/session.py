@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..errors import TesseraError
 from ..trace.instance import canonical_json, object_paths, sha256
-from .calls import CALL_CLOSE, CALL_OPEN, CallError, check_arguments, find_call, parse_call  # noqa: F401
+from .calls import CALL_CLOSE, CALL_OPEN, CallError, check_arguments, find_call, parse_call
 from .limits import TOOLS, ToolLimits
 
 TOOLS_FORMAT = "tessera.tools/1"
