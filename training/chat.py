@@ -72,3 +72,53 @@ def extract_response(query, prompt=None) -> str:
     while start < end and query[start] in " \t\r\n":
         start += 1
     return query[start:end]
+
+
+# -- building chat text for the online environment ---------------------------------------------------------------
+def vision_tokenizer(hf_tokenizer) -> bool:
+    """A vision-language processor (an image goes into the chat), as OpenRLHF's executors tell them apart."""
+    return hasattr(hf_tokenizer, "image_processor")
+
+
+def _content(hf_tokenizer, text: str, image: bool):
+    if vision_tokenizer(hf_tokenizer):
+        return ([{"type": "image"}] if image else []) + [{"type": "text", "text": text}]
+    return text  # a text-only model (smoke tests of the plumbing): the text alone
+
+
+def prompt_chat(hf_tokenizer, text: str, image: bool = True) -> str:
+    """The chat prompt of one user turn (with the image first, for a vision model), ready for the assistant."""
+    return hf_tokenizer.apply_chat_template([{"role": "user", "content": _content(hf_tokenizer, text, image)}],
+                                            tokenize=False, add_generation_prompt=True)
+
+
+_REPLY = "\u2063tessera-reply\u2063"  # stands for the model's reply while the template writes what follows it
+
+
+def reply_ends_turn(text, last_token_id, hf_tokenizer) -> bool:
+    """Did the reply's own tokens end the assistant turn (an end-of-turn token last)? vLLM keeps the stop token in
+    the ids and drops it from the text; a stand-in engine may write it into the text."""
+    if isinstance(text, str) and text.rstrip().endswith(END_TOKENS):
+        return True
+    if last_token_id is None:
+        return False
+    try:
+        return hf_tokenizer.decode([last_token_id], skip_special_tokens=False) in END_TOKENS
+    except (TypeError, ValueError, IndexError, KeyError, OverflowError):  # cannot decode one id: the template closes it
+        return False
+
+
+def user_turn_after_reply(hf_tokenizer, text: str, image: bool, reply_closed: bool) -> str:
+    """What follows a model's reply when a tool answers it, as the chat template writes it: the end of the
+    assistant turn (unless the reply's tokens already ended it), a user turn holding the image (if any) and `text`,
+    and the opening of the next assistant turn."""
+    chat = [{"role": "user", "content": _content(hf_tokenizer, "?", False)},
+            {"role": "assistant", "content": _REPLY},
+            {"role": "user", "content": _content(hf_tokenizer, text, image)}]
+    full = hf_tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+    tail = full[full.index(_REPLY) + len(_REPLY):]
+    if reply_closed:
+        for token in END_TOKENS:
+            if tail.startswith(token):
+                return tail[len(token):]
+    return tail

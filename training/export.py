@@ -325,9 +325,11 @@ def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 
     return info
 
 
-def online_flags(out: Path) -> list[str]:
+def online_flags(out: Path, images_per_prompt: int = 1) -> list[str]:
+    """`images_per_prompt`: vLLM's image limit per prompt; a tool episode holds one image more per call."""
     return ["--data.prompt_dataset", str(out / "data"), "--data.prompt_split", "train",
-            "--data.input_key", "prompt", "--data.label_key", "label", "--data.max_images_per_prompt", "1"]
+            "--data.input_key", "prompt", "--data.label_key", "label",
+            "--data.max_images_per_prompt", str(images_per_prompt)]
 
 
 # -- other trainers: verl and TRL -------------------------------------------------------------------------------

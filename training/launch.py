@@ -31,13 +31,14 @@ from tessera import __version__
 from tessera.errors import TesseraError
 
 from .curriculum import CurriculumConfig
+from .episode import ToolsConfig, check_rule_needs_tools
 from .export import EXPORT_FORMAT, offline_flags, online_flags
 from .reward import MACRO_METRIC
 
 TRAINING_DIR = Path(__file__).resolve().parent
 REPO_ROOT = TRAINING_DIR.parent  # a checkout's root, or the installed `tessera` package: both hold training/
 MODES = ("offline", "online")
-CONFIG_KEYS = {"name", "model", "mode", "data", "output", "cluster", "eval", "curriculum", "openrlhf"}
+CONFIG_KEYS = {"name", "model", "mode", "data", "output", "cluster", "eval", "curriculum", "tools", "openrlhf"}
 AGENT_ENV = "TESSERA_AGENT_CONFIG"
 AGENT_SETTINGS_FILE = "tessera_agent.json"  # beside the agent file; read by training/online.py:load_settings
 
@@ -165,6 +166,8 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
         raise TesseraError(f"{where}: cluster needs nodes ≥ 1, gpus_per_node ≥ 1 and a tensor-parallel size that "
                            f"divides nodes × gpus_per_node")
     curriculum = CurriculumConfig.from_mapping(cfg.get("curriculum"), f"{where}: curriculum")
+    tools = ToolsConfig.from_mapping(cfg.get("tools"), f"{where}: tools")
+    check_rule_needs_tools(curriculum, tools, where)
     flags = cfg.get("openrlhf") or {}
     if not isinstance(flags, dict):
         raise TesseraError(f"{where}: openrlhf is a mapping of flag names to values")
@@ -192,10 +195,18 @@ def build_launch(config_path: Path | str, mode: str | None = None, cwd: Path | N
         if curriculum.gate == "downweight":
             raise TesseraError(f"{where}: curriculum.gate 'downweight' needs the online mode (the agent sees whole "
                                f"groups); offline, use 'drop'")
+        if tools.enabled:
+            raise TesseraError(f"{where}: tools need the online mode (offline rows stay tool-free: their rewards are "
+                               f"scored on one reply); use --mode online, or tools.enabled: false")
     else:
-        argv += online_flags(export)
+        argv += online_flags(export, tools.images_per_prompt)
         settings = {"root": None, "curriculum": asdict(curriculum), "state_dir": str(output / "curriculum"),
-                    "ckpt_path": str(output / "ckpt"), "restore": True, "shared": True, "run": str(cfg["name"])}
+                    "ckpt_path": str(output / "ckpt"), "restore": True, "shared": True, "run": str(cfg["name"]),
+                    "tools": asdict(tools)}
+        if tools.enabled:
+            notes.append(f"tools: up to {tools.max_calls} calls per episode ({', '.join(tools.offer)}), so up to "
+                         f"{tools.images_per_prompt} images per prompt; raise data.max_len for the extra image "
+                         f"tokens")
         if ray_address:
             # `ray job submit` ships the repository and these env_vars to every worker of the job.
             argv += ["--train.agent_func_path", code_path(TRAINING_DIR / "agent.py")]

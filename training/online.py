@@ -16,11 +16,15 @@ row's GRPO group OpenRLHF calls `execute(...)` concurrently in the same actor. T
 3. renders the chat prompt with the image, generates through the engine, scores the response with the exact
    verifier, records the score with the curriculum, and applies the uncertainty gate when configured.
 
+With `tools.enabled`, a sample that `offers_tools` (step 3) is a tool episode instead: OpenRLHF's multi-turn
+executor runs it (training/episode.py) and its final reply is scored; everything before and after is shared.
+
 Settings {"root": taxonomy root or null, "curriculum": {...CurriculumConfig}, "state_dir": ..., "ckpt_path": ...,
-"restore": bool, "shared": bool, "run": name} come from, in order: the file `tessera_agent.json` beside the agent
-file OpenRLHF was given (what `tessera train` writes: the path itself reaches every engine, however Ray was
-started), else the environment variable TESSERA_AGENT_CONFIG (inline JSON or a path to a JSON file; what
-`ray job submit --runtime-env-json` ships). Neither present is an error: an engine never runs on defaults.
+"restore": bool, "shared": bool, "run": name, "tools": {...ToolsConfig}, optional, off when absent} come from, in
+order: the file `tessera_agent.json` beside the agent file OpenRLHF was given (what `tessera train` writes: the
+path itself reaches every engine, however Ray was started), else the environment variable TESSERA_AGENT_CONFIG
+(inline JSON or a path to a JSON file; what `ray job submit --runtime-env-json` ships). Neither present is an
+error: an engine never runs on defaults.
 """
 from __future__ import annotations
 
@@ -39,9 +43,10 @@ from tessera.errors import SamplingFailed, TesseraError
 from tessera.taxonomy import compile_taxonomy
 from tessera.trace.instance import generate
 from tessera.verify.score import score
-from tessera.training.chat import extract_response
+from tessera.training.chat import extract_response, prompt_chat, vision_tokenizer
 from tessera.training.curriculum import (
     CurriculumActor, CurriculumConfig, CurriculumService, service_from_settings)
+from tessera.training.episode import Episode, ToolsConfig, ToolTurns, check_rule_needs_tools
 from tessera.training.export import CURRICULUM
 from tessera.training.reward import MAX_EVAL_WEIGHT, Scored, sample_logs, valid_eval_weight
 
@@ -64,17 +69,20 @@ class AgentSettings:
     shared: bool = True  # one curriculum for all rollout engines (a named Ray actor) when running under Ray
     run: str = "tessera"
     gate_timeout: float = 1800.0  # seconds a downweighted group waits for its last sample
+    tools: ToolsConfig = field(default_factory=ToolsConfig)  # tool episodes (training/episode.py); off unless set
 
     @classmethod
     def from_mapping(cls, data: dict, where: str = CONFIG_ENV) -> "AgentSettings":
         data = dict(data)
         data.pop("tessera_version", None)  # checked by the agent shim (training/agent.py)
         curriculum = CurriculumConfig.from_mapping(data.pop("curriculum", None), f"{where}: curriculum")
+        tools = ToolsConfig.from_mapping(data.pop("tools", None), f"{where}: tools")
         known = {"root", "state_dir", "ckpt_path", "restore", "shared", "run", "gate_timeout"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise TesseraError(f"{where}: unknown key(s) {', '.join(unknown)}")
-        return cls(curriculum=curriculum, **data)
+        check_rule_needs_tools(curriculum, tools, where)
+        return cls(curriculum=curriculum, tools=tools, **data)
 
     @classmethod
     def from_env(cls) -> "AgentSettings":
@@ -145,8 +153,8 @@ class LocalCurriculum:
     async def level_for(self, task: str, seed: int) -> int:
         return self.service.level_for(task, seed)
 
-    async def record(self, task: str, level: int, accuracy: float) -> float:
-        return self.service.record(task, level, accuracy)
+    async def record(self, task: str, level: int, accuracy: float, tools: bool | None = None) -> float:
+        return self.service.record(task, level, accuracy, tools)
 
     async def mean_level(self) -> float:
         return self.service.mean_level()
@@ -161,8 +169,8 @@ class RayCurriculum:
     async def level_for(self, task: str, seed: int) -> int:
         return await self.handle.level_for.remote(task, seed)
 
-    async def record(self, task: str, level: int, accuracy: float) -> float:
-        return await self.handle.record.remote(task, level, accuracy)
+    async def record(self, task: str, level: int, accuracy: float, tools: bool | None = None) -> float:
+        return await self.handle.record.remote(task, level, accuracy, tools)
 
     async def mean_level(self) -> float:
         return await self.handle.mean_level.remote()
@@ -243,14 +251,16 @@ class AgentExecutor(AgentExecutorBase):
         self.open_groups: dict[str, _Group] = {}
         self.instances: OrderedDict = OrderedDict()
         self.instances_lock = threading.Lock()  # instances are built in worker threads
+        self.episodes = ToolTurns() if self.settings.tools.enabled else None  # OpenRLHF's multi-turn loop
 
     # -- the group ----------------------------------------------------------------------------------------------
-    def _join(self, row: Row) -> _Group:
+    def _join(self, row: Row) -> tuple[_Group, int]:
+        """The sample's group and its index in it (the order samples joined, from 0)."""
         group = self.open_groups.get(row.key)
         if group is None or group.closed:
             group = self.open_groups[row.key] = _Group()
         group.members += 1
-        return group
+        return group, group.members - 1
 
     def _close(self, row: Row, group: _Group) -> None:
         group.closed = True
@@ -293,10 +303,17 @@ class AgentExecutor(AgentExecutorBase):
                 self.instances.popitem(last=False)
         return inst
 
+    async def offers_tools(self, task: str, seed: int, index: int) -> bool:
+        """Whether sample `index` (join order, from 0) of a group on (task, seed) is offered tools, in a run that
+        enables them: every sample, except in the share of groups the curriculum pairs (`paired_share`), whose odd
+        samples are asked without tools, so the margin rule sees both. A pure function of the curriculum config and
+        the arguments, so every engine answers it locally."""
+        return self.settings.curriculum.tools_for(task, seed, index)
+
     # -- one sample ---------------------------------------------------------------------------------------------
     async def execute(self, prompt, label, sampling_params, max_length: int, hf_tokenizer, llm_engine, images=None):
         row = parse_row(label)
-        group = self._join(row)  # before the first await: every sample of the group joins before any finishes
+        group, index = self._join(row)  # before the first await: every sample of the group joins before any finishes
         if group.level_task is None:
             group.level_task = asyncio.ensure_future(self._level(row))
         level = await group.level_task
@@ -305,6 +322,50 @@ class AgentExecutor(AgentExecutorBase):
         inst = await group.instance_task
         level = inst.trace["level"]  # the level actually built (lower only if the task could not be met at `level`)
 
+        # evaluation rows (a fixed level) are always offered tools in a tools run: their accuracy is the run's figure
+        offered = self.settings.tools.enabled and (row.eval_weight is not None or
+                                                   bool(await self.offers_tools(row.task, row.seed, index)))
+        if offered:
+            episode = Episode(inst, self.settings.tools, hf_tokenizer, max_length)
+            out = await self.episodes.run(episode, prompt, sampling_params, max_length, hf_tokenizer, llm_engine)
+            self._close(row, group)
+            out.update(label=label, images=images)  # the multi-turn loop was handed the episode's key as its label
+            scored_reply = episode.scored if episode.scored is not None else score(inst.label, "")
+            reward_before_gate = episode.reward
+        else:
+            out, text = await self._single_turn(inst, row, prompt, label, sampling_params, max_length, hf_tokenizer,
+                                                llm_engine, images)
+            self._close(row, group)
+            scored_reply = score(inst.label, extract_response(text))
+            reward_before_gate = float(scored_reply.reward)
+
+        scored = Scored(reward_before_gate, float(scored_reply.answer), float(scored_reply.format),
+                        inst.task.domain, scored_reply.reason, row.eval_weight, level)
+        curriculum_row = row.level is None and self.settings.curriculum.enabled
+        if curriculum_row:
+            mean_level = float(await self.backend.record(row.task, level, scored.answer,
+                                                         offered if self.settings.tools.enabled else None))
+        else:
+            mean_level = float(await self.backend.mean_level())
+        if row.eval_weight is None:
+            reward, gated = await self._gate(group, scored)
+        else:  # an evaluation row: exact weighted accuracy, never gated (eval figures are accuracies)
+            reward, gated = scored.logged_reward, False
+
+        logs = sample_logs(scored, row.shares)
+        logs.update(level=float(level), curriculum_level_mean=mean_level, gated=float(gated))
+        if self.settings.tools.enabled:
+            calls = episode.session.calls if offered else []
+            logs.update(tools_offered=float(offered), tool_calls=float(len(calls)),
+                        tool_errors=float(sum(c["text"].startswith("tool error:") for c in calls)))
+            if offered:
+                out["tools"] = episode.session.trace()  # with the instance's trace: a replayable tool episode
+        out.update(reward=reward, scores=scored.answer, extra_logs=logs, instance_id=inst.instance_id)
+        return out
+
+    async def _single_turn(self, inst, row: Row, prompt, label, sampling_params, max_length: int, hf_tokenizer,
+                           llm_engine, images) -> tuple[dict, str]:
+        """One reply to the prompt with the image: OpenRLHF's sample fields, and the reply's text."""
         prompt_ids, mm_train_inputs, pil_images = self._tokenize(hf_tokenizer, inst)
         params = sampling_params
         if getattr(sampling_params, "max_tokens", None) is None:
@@ -315,27 +376,10 @@ class AgentExecutor(AgentExecutorBase):
                              f"new tokens within --data.max_len {max_length}; raise --data.max_len")
         request = await llm_engine.generate(prompt_ids, deepcopy(params),
                                             multi_modal_data={"image": pil_images} if pil_images else None)
-        self._close(row, group)
         out = request.outputs[0]
         action_ids = list(out.token_ids)
         text = out.text if isinstance(getattr(out, "text", None), str) else \
             hf_tokenizer.decode(action_ids, skip_special_tokens=False)
-
-        s = score(inst.label, extract_response(text))
-        scored = Scored(float(s.reward), float(s.answer), float(s.format), inst.task.domain, s.reason,
-                        row.eval_weight, level)
-        curriculum_row = row.level is None and self.settings.curriculum.enabled
-        if curriculum_row:
-            mean_level = float(await self.backend.record(row.task, level, scored.answer))
-        else:
-            mean_level = float(await self.backend.mean_level())
-        if row.eval_weight is None:
-            reward, gated = await self._gate(group, scored)
-        else:  # an evaluation row: exact weighted accuracy, never gated (eval figures are accuracies)
-            reward, gated = scored.logged_reward, False
-
-        logs = sample_logs(scored, row.shares)
-        logs.update(level=float(level), curriculum_level_mean=mean_level, gated=float(gated))
         observation = prompt_ids + action_ids
         log_probs = None
         if getattr(sampling_params, "logprobs", None) is not None and getattr(out, "logprobs", None) is not None:
@@ -347,21 +391,16 @@ class AgentExecutor(AgentExecutorBase):
             "prompt": prompt, "label": label, "images": images, "mm_train_inputs": mm_train_inputs,
             "observation_tokens": observation, "action_ranges": [(len(prompt_ids), len(observation))],
             "rollout_log_probs": log_probs, "truncated": getattr(out, "finish_reason", None) == "length",
-            "reward": reward, "scores": scored.answer, "extra_logs": logs,
-            "instance_id": inst.instance_id,
-        }
+        }, text
 
     def _tokenize(self, hf_tokenizer, inst):
         """Chat prompt with the image, as OpenRLHF's prompt dataset builds it from "<image>" + prompt."""
-        if hasattr(hf_tokenizer, "image_processor"):
+        text = prompt_chat(hf_tokenizer, inst.prompt)
+        if vision_tokenizer(hf_tokenizer):
             from openrlhf.utils.vlm_utils import process_prompt_with_images
 
-            chat = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": inst.prompt}]}]
-            text = hf_tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
             return process_prompt_with_images(hf_tokenizer, text, [inst.png])
         # A text-only model (smoke tests of the plumbing): the prompt without the image.
-        text = hf_tokenizer.apply_chat_template([{"role": "user", "content": inst.prompt}], tokenize=False,
-                                                add_generation_prompt=True)
         ids = hf_tokenizer(text=text, add_special_tokens=False, return_tensors="pt")["input_ids"][0].tolist()
         return ids, None, []
 

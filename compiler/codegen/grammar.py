@@ -8,14 +8,21 @@ from dataclasses import dataclass, field
 from ..errors import Diagnostics
 from ..expr.compile import Compiled, Scope
 from ..expr.compile import CONSTANTS
-from ..expr.types import BOOL, FLOAT, INT, STR, FnT, RecordT, Type, type_of_value
+from ..expr.types import BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, type_of_value
 from ..load.library import Loaded
 from .scene import CNode, SceneCompiler
-from .steps import compile_constraints, compile_functions, compile_steps
+from .steps import compile_constraints, compile_functions, compile_steps, fields_read
 
 CANVAS_TYPE = RecordT((("width", INT), ("height", INT)))  # the scene sees the canvas size as `canvas`
 RESERVED = {"level", "vocab", "true", "false"} | set(CONSTANTS)
 INPUT_TYPES: dict[str, Type] = {"int": INT, "float": FLOAT, "str": STR, "bool": BOOL}
+
+
+@dataclass(frozen=True)
+class InspectRule:
+    """render.tools.inspect.LIST: a point on a mark bound to one of LIST's records reads out its `field`."""
+    field: str
+    says: str | None = None  # how the prompt describes the result; None: "the <field> of the mark there"
 
 
 @dataclass
@@ -41,6 +48,11 @@ class CompiledGrammar:
     canvas_aspect: tuple[float, float] | None = None
     raster_strength: str = "strong"
     raster_skip: tuple[str, ...] = ()
+    inspect: dict[str, InspectRule] = field(default_factory=dict)  # render.tools.inspect: state list → rule
+    # What tasks need to know whether they read an inspected field (codegen.task): each state field → the record
+    # fields its definition reads (closed over the fields it mentions), and the grammar's functions as written.
+    state_reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    function_sources: dict[str, str] = field(default_factory=dict)
 
 
 def spec_hash(spec) -> str:
@@ -58,6 +70,9 @@ def spec_hash(spec) -> str:
                 del render["canvas"][key]
         if render.get("raster", 0) is None:
             del render["raster"]
+        # Tools never change a picture or an answer (a tool episode's trace replays its calls, which checks them),
+        # so declaring them keeps the grammar's hash and the traces of its instances.
+        render.pop("tools", None)
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
@@ -135,8 +150,13 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
             if name not in EDITS:
                 diags.error(doc.pos(("render", "raster", "skip", i)),
                             f"unknown raster edit '{name}' (edits: {', '.join(EDITS)})")
+    inspect = _inspect_rules(spec, doc, schema, diags)
     if scene is None or not sc.ok or not ok or len(diags.errors) > n_errors:
         return None
+    functions = dict(spec.functions)
+    state_reads: dict[str, frozenset[str]] = {}
+    for name, source in spec.state.items():  # in order: a field's reads include those of the fields it mentions
+        state_reads[name] = fields_read([source], functions, state_reads)
     return CompiledGrammar(
         id=spec.grammar, domain=spec.grammar.split(".")[0], summary=spec.summary, state=state, schema=schema,
         require=require, width=spec.render.canvas.width, height=spec.render.canvas.height, max_attempts=spec.max_attempts,
@@ -145,4 +165,36 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
         canvas_scale=canvas_scale, canvas_aspect=canvas_aspect,
         raster_strength=raster.strength if raster is not None else "strong",
         raster_skip=tuple(raster.skip) if raster is not None else (),
+        inspect=inspect, state_reads=state_reads, function_sources=functions,
     )
+
+
+def _inspect_rules(spec, doc, schema: dict[str, Type], diags: Diagnostics) -> dict[str, InspectRule]:
+    """render.tools.inspect, checked against the state: each key a list of records, each field a text field of
+    them. Text only: inspect reads out a label the picture shows, never a quantity the question is about."""
+    tools = spec.render.tools
+    rules: dict[str, InspectRule] = {}
+    if tools is None:
+        return rules
+    for name, raw in tools.inspect.items():
+        loc = ("render", "tools", "inspect", name)
+        rule = InspectRule(raw) if isinstance(raw, str) else InspectRule(raw.field, raw.says)
+        t = schema.get(name)
+        if not (isinstance(t, ListT) and isinstance(t.elem, RecordT)):
+            what = f"it is {t}" if t is not None else "no such state field"
+            diags.error(doc.key_pos(loc), f"render.tools.inspect: '{name}' is not a list of records in the state "
+                                          f"of {spec.grammar} ({what}); inspect names marks bound to such records")
+            continue
+        field_loc = loc if isinstance(raw, str) else loc + ("field",)
+        ft = t.elem.field(rule.field)
+        if ft is None:
+            diags.error(doc.pos(field_loc), f"render.tools.inspect.{name}: its records have no field "
+                                            f"'{rule.field}' (fields: {', '.join(t.elem.names)})")
+        elif ft != STR:
+            diags.error(doc.pos(field_loc), f"render.tools.inspect.{name}: '{rule.field}' is {ft}; inspect "
+                                            f"returns a text label (a str field), never a quantity")
+        elif rule.says is not None and not rule.says.strip():
+            diags.error(doc.pos(loc + ("says",)), f"render.tools.inspect.{name}.says is empty")
+        else:
+            rules[name] = rule
+    return rules

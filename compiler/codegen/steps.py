@@ -89,3 +89,24 @@ def compile_constraints(entries: dict, names: dict[str, Type], doc, key: str, wh
         else:
             out.append((name, c))
     return out, ok
+
+
+def fields_read(sources, functions: dict[str, str], derived: dict[str, frozenset[str]]) -> frozenset[str]:
+    """Every record field the expressions `sources` read (`.field`), with what the functions they call read and
+    what the names they mention read when they were defined (`derived`: a grammar's state field → the fields its
+    definition read, closed over earlier fields). By name and conservative: a local variable that shares a state
+    field's name counts as reading it."""
+    from ..expr.compile import references
+
+    fields: set[str] = set()
+    expanded: set[str] = set()
+    todo = list(sources)
+    while todo:
+        names, read = references(todo.pop())
+        fields |= read
+        for name in names:
+            fields |= derived.get(name, frozenset())
+            if name in functions and name not in expanded:
+                expanded.add(name)
+                todo.append(functions[name])
+    return frozenset(fields)

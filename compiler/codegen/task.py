@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import Diagnostics
 from ..expr.builtins import BUILTINS
@@ -13,8 +13,8 @@ from ..expr.template import Template, compile_template
 from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_value, unify
 from ..load.library import Loaded
 from .contract import CompiledContract
-from .grammar import CompiledGrammar, spec_hash
-from .steps import compile_constraints, compile_functions, compile_steps
+from .grammar import CompiledGrammar, InspectRule, spec_hash
+from .steps import compile_constraints, compile_functions, compile_steps, fields_read
 
 MAX_QUERY_VALUES = 256  # values of one query variable
 MAX_QUERY_SPACE = 1_024  # combinations of all of a task's query variables (the product of their sizes)
@@ -38,6 +38,10 @@ class CompiledTask:
     identity: str  # canonical form for duplicate-task detection
     spec_hash: str
     source: str
+    # The grammar's inspect rules this task is offered (state list → rule), and those it is not, with why: a
+    # task whose program reads the inspected field would have inspect give its answer away (tools.session).
+    inspect: dict[str, InspectRule] = field(default_factory=dict)
+    inspect_withheld: dict[str, str] = field(default_factory=dict)
 
     @property
     def domain(self) -> str:
@@ -188,12 +192,30 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         ok = False
     if not ok:
         return None
+    inspect, withheld = _inspect_offered(spec, grammar)
     return CompiledTask(
         id=spec.task, summary=spec.summary, grammar=grammar, contract=contract, operations=list(spec.operations),
         bucket=spec.bucket, queries=queries, compute=compute, require=require, answer=answer, witness_kind=wkind,
         witness=witness, prompts=prompts, identity=_identity(spec, grammar, contract, queries),
-        spec_hash=spec_hash(spec), source=doc.path,
+        spec_hash=spec_hash(spec), source=doc.path, inspect=inspect, inspect_withheld=withheld,
     )
+
+
+def _inspect_offered(spec, grammar: CompiledGrammar) -> tuple[dict[str, InspectRule], dict[str, str]]:
+    """Which of the grammar's inspect rules this task may use. A rule whose field the program reads anywhere
+    (compute, require, answer, the functions they call, the state fields they mention as those were built) is
+    withheld: inspect would read out what the answer is computed from, instead of the model reading the picture."""
+    if not grammar.inspect:
+        return {}, {}
+    sources = [*spec.compute.values(), *spec.require.values(), spec.answer.value]
+    reads = fields_read(sources, {**grammar.function_sources, **spec.functions}, grammar.state_reads)
+    offered, withheld = {}, {}
+    for name, rule in grammar.inspect.items():
+        if rule.field in reads:
+            withheld[name] = f"the program reads '{rule.field}'"
+        else:
+            offered[name] = rule
+    return offered, withheld
 
 
 def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list], diags: Diagnostics) -> bool:

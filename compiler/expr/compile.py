@@ -1160,3 +1160,30 @@ def canonical_tree(source: Any, keep: set[str], rename: dict[str, str],
         return n.data + "(" + ",".join(sub(c) for c in n.children) + ")"
 
     return walk(tree, keep, rename, ())
+
+
+def references(source: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """(names, fields) an expression reads: every bare name it mentions (state fields, steps, functions it calls,
+    and its own lambda, let and loop variables alike) and every record field it reads with `.field`. Keys of a
+    record it builds are written, not read. A source that does not parse reads nothing (the compiler reports it)."""
+    if not isinstance(source, str):
+        return frozenset(), frozenset()
+    try:
+        tree = _parse_cached(source)
+    except UnexpectedInput:
+        return frozenset(), frozenset()
+    names: set[str] = set()
+    fields: set[str] = set()
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Token) or n is None:
+            continue
+        if n.data == "name":
+            names.add(str(n.children[0]))
+        elif n.data == "field":
+            fields.add(str(n.children[1]))
+        elif n.data == "call":
+            names.add(str(n.children[0]))
+        stack.extend(c for c in n.children if not isinstance(c, Token))
+    return frozenset(names), frozenset(fields)

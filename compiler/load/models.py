@@ -49,11 +49,24 @@ class RasterSpec(Model):
     skip: list[str] = []  # edits it opts out of, by name (render/raster.py EDITS)
 
 
+class InspectSpec(Model):
+    """One list of scene objects the inspect tool may name (render.tools.inspect.LIST): what it returns."""
+    field: str  # a text field of the list's records: the label inspect reads out
+    says: str | None = None  # how the prompt describes the tool's result, e.g. "the store a segment belongs to"
+
+
+class ToolsSpec(Model):
+    """Tools a grammar exposes over its pictures beyond zoom and crop (render.tools); codegen.grammar checks them."""
+    # state list → the field inspect returns for a point on one of its marks (a field name, or {field, says})
+    inspect: dict[str, InspectSpec | str] = {}
+
+
 class RenderSpec(Model):
     canvas: Canvas = Canvas()
     # Font classes (render.typefaces.FONT_CLASSES) the scene's text may use when variety picks faces; all if unset.
     fonts: list[str] | None = None
     raster: RasterSpec | None = None
+    tools: ToolsSpec | None = None
     # A scene tree: frames, marks, guides, layers, panels, components (checked by codegen/scene.py).
     scene: dict[str, Any]
 

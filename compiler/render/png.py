@@ -68,3 +68,9 @@ def decode_png_rgb(data: bytes) -> np.ndarray:
     elif raw[:, 0].any():
         raise ValueError("decode_png_rgb reads only the filters encode_png writes (0 and 2)")
     return rows.reshape(h, w, 3)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) of a PNG, from its IHDR chunk."""
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height

@@ -35,6 +35,26 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     """`variety` (none, mild, strong) widens the theme, samples the canvas within the grammar's declared ranges
     and applies raster edits; every choice comes from `rng` and is returned in the decisions. With "none" nothing
     extra is drawn from the stream, so the picture is the plain one, byte for byte."""
+    drawn = draw_scene(grammar, state, level, vocab, rng, paths, scale, budget, variety)
+    return RenderResult(encode_png(drawn.rgb, drawn.noisy, fast=variety != "none"), drawn.render_map,
+                        drawn.decisions, drawn.rgb)
+
+
+@dataclass
+class DrawnScene:
+    rgb: object  # numpy pixels, as RenderResult.rgb
+    render_map: dict[str, dict]
+    decisions: dict
+    noisy: bool  # per-pixel noise among the raster edits (the PNG is written for it)
+
+
+def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
+               scale: float = 1.0, budget: Budget | None = None, variety: str = "none", zoom: int = 1,
+               check: bool = True) -> DrawnScene:
+    """The pixels of render_scene, before the PNG. `zoom` multiplies the pixel scale the render stream gives (after
+    the canvas pick, with no cap) and `check` false skips the legibility checks: together they redraw an accepted
+    picture at k times its resolution from the same stream (tools.zoom), whose pixel tolerances must not judge it
+    again."""
     theme = pick_theme(rng, variety)
     width, height, canvas = grammar.width, grammar.height, None
     if variety != "none" and "canvas" not in state:  # a state that sets its own canvas keeps it
@@ -46,25 +66,26 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     if theme.ramp is not None:
         env["$theme"] = theme  # ramp() in the scene takes the theme's ramp family
     env.setdefault("canvas", {"width": width, "height": height})
-    painter = Painter(width, height, theme, paths, scale)
+    painter = Painter(width, height, theme, paths, scale * zoom)
     try:
         decisions = render_composed(grammar.scene, painter, paths, env)
     except PlacementFailed as exc:
         # A placement operator found no legible arrangement from this render stream: draw again.
         raise RenderRejected(f"{exc}: placement") from None
-    _check_legibility(painter)
+    if check:
+        _check_legibility(painter)
     rgb = painter.pixels()
-    if painter.backdrop is not None:  # themes and textures (variety): contrast measured before the raster edits
+    if painter.backdrop is not None and check:  # themes and textures (variety): contrast before the raster edits
         _check_contrast(painter, rgb)
     render_map = painter.render_map
     extra, noisy = {}, False
     if variety != "none":
         edits = keep_colour_words(draw_edits(rng, strength_for(variety, grammar.raster_strength), grammar.raster_skip),
                                   theme.palette())
-        rgb, render_map = apply_edits(rgb, render_map, edits, theme.background)
+        rgb, render_map = apply_edits(rgb, render_map, edits, theme.background, check)
         extra, noisy = {"canvas": canvas, "raster": edits}, any(e["edit"] == "gauss" for e in edits)
-    return RenderResult(encode_png(rgb, noisy, fast=variety != "none"), render_map,
-                        {"theme": theme.to_trace(), "marks": painter.marks, **decisions, **extra}, rgb)
+    return DrawnScene(rgb, render_map, {"theme": theme.to_trace(), "marks": painter.marks, **decisions, **extra},
+                      noisy)
 
 
 # How much of a grammar's declared canvas range each variety uses (mild: half of it, around the plain canvas).

@@ -25,6 +25,12 @@ class Rng:
         self.state = seed & _MASK
         self.draws = 0
 
+    def copy(self) -> "Rng":
+        """A generator that continues exactly where this one is (what a redraw replays the render stream from)."""
+        other = Rng(0)
+        other.state, other.draws = self.state, self.draws
+        return other
+
     def next64(self) -> int:
         self.draws += 1
         self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK

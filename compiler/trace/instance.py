@@ -55,6 +55,17 @@ def versions() -> dict[str, str]:
 
 
 @dataclass
+class RenderInputs:
+    """What drew the accepted picture, kept beside the instance (not serialised: the trace rebuilds it): the render
+    stream as it stood when that render began, so a tool can redraw the same picture at another resolution."""
+    level: int
+    vocab: dict
+    rng: Rng  # the render stream at the start of the accepted render attempt (copy it before drawing from it)
+    scale: float
+    variety: str
+
+
+@dataclass
 class Instance:
     instance_id: str
     task: CompiledTask
@@ -66,6 +77,7 @@ class Instance:
     trace: dict
     stats: dict = field(default_factory=dict)
     rgb: Any = None  # decoded pixels of `png` (not serialised)
+    render_inputs: RenderInputs | None = None  # what drew `png` (not serialised; tools.zoom redraws from it)
 
     def record(self) -> dict:
         """The instance as written next to its image: what a consumer needs, without the full trace."""
@@ -274,6 +286,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
         if work.exhausted():
             raise SamplingFailed(f"{task.id} (level {level}, seed {seed}): sampling used its whole work budget "
                                  f"({work.total} steps) before a legible render ({last_detail or 'no render yet'})")
+        start = r_rng.copy()
         try:
             # Render attempts draw on the same total as states and programs: one sample ends in bounded work.
             rendered = render_scene(grammar, state, level, vocab, r_rng, paths, image_scale, work.budget(), variety)
@@ -318,4 +331,5 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
     if balance is not None:
         trace["balance"] = balance  # only balanced builds carry it: other traces keep the bytes they always had
     return Instance(instance_id, task, rendered.png, prompt, result.answer, label, witness, trace,
-                    {"attempts": attempt, "rejections": rejections}, rendered.rgb)
+                    {"attempts": attempt, "rejections": rejections}, rendered.rgb,
+                    RenderInputs(level, vocab, start, image_scale, variety))

@@ -16,6 +16,8 @@ from .instance import TRACE_FORMAT, VARIETIES, Instance, canonical_json, generat
 
 # The environment that wrote the trace: a difference is reported as a note, never as a mismatch on its own.
 ENVIRONMENT = ("versions",)
+# A tool episode's calls over the instance (tools.session): replayed call by call after the instance itself.
+EPISODE = "tools"
 TRACE_SUFFIX = ".trace.json"
 
 
@@ -96,7 +98,7 @@ def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
                     _answer_format(trace), trace.get("variety", "none"), trace.get("balance"))
     rebuilt = inst.trace
     # Every field, not a chosen few: a field we did not compare is a field someone could change unnoticed.
-    keys = [k for k in rebuilt if k not in ENVIRONMENT] + sorted(k for k in trace if k not in rebuilt)
+    keys = [k for k in rebuilt if k not in ENVIRONMENT] + sorted(k for k in trace if k not in rebuilt and k != EPISODE)
     for key in keys:
         if key not in rebuilt:
             diffs.append(f"{shown(key, 40)}: not a field of a Tessera trace")
@@ -116,12 +118,18 @@ def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
                 diffs.append(f"instance_id: recorded {shown(trace[key])}, rebuilt {rebuilt[key]!r}")
             else:
                 diffs.append(f"{key}: differs")
+    checked = ["trace"]
+    if EPISODE in trace:  # the calls run on the rebuilt instance: every result text and image hash compared
+        from ..tools.session import replay_calls
+
+        diffs.extend(replay_calls(inst, trace[EPISODE]))
+        checked.append("tools")
     if trace.get("versions") != rebuilt.get("versions") and diffs:
         diffs.append(f"note: versions differ: recorded {shown(trace.get('versions'), 300)}, "
                      f"now {rebuilt.get('versions')}")
     recorded_id = trace.get("instance_id")
     shown_id = recorded_id if isinstance(recorded_id, str) and INSTANCE_ID.fullmatch(recorded_id) else shown(recorded_id)
-    return ReplayResult(shown_id, task.id, not diffs, diffs, ["trace"]), inst
+    return ReplayResult(shown_id, task.id, not diffs, diffs, checked), inst
 
 
 # -- a trace file and the files next to it --------------------------------------------------------------------

@@ -1,0 +1,61 @@
+"""The bounds of one tool session (an episode): which tools, how many calls, how large a result, how long a call."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from ..errors import TesseraError
+
+TOOLS = ("zoom", "crop", "inspect")
+
+
+@dataclass(frozen=True)
+class ToolLimits:
+    offer: tuple[str, ...] = TOOLS  # the tools offered, where the task has them (inspect: where its task may)
+    max_calls: int = 3  # calls per episode; a call past them is answered with a text error
+    max_scale: int = 4  # zoom's largest factor (zoom takes integers from 2)
+    max_image_pixels: int = 262_144  # pixels of one returned image (512 × 512)
+    max_render_pixels: int = 8_388_608  # pixels one zoom may redraw (the whole picture at k×, then cut)
+    time_limit_s: float = 10.0  # wall-clock seconds one call may take in an episode (a watchdog: see session)
+
+    @classmethod
+    def from_mapping(cls, data: dict | None, where: str = "tools") -> "ToolLimits":
+        data = dict(data or {})
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise TesseraError(f"{where}: unknown key(s) {', '.join(unknown)} (keys: {', '.join(known)})")
+        values = {}
+        for name, value in data.items():
+            default = known[name].default
+            if name == "offer":
+                ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+                value = tuple(value) if ok else value
+            elif isinstance(default, int):
+                ok = isinstance(value, int) and not isinstance(value, bool)
+            else:
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+                value = float(value) if ok else value
+            if not ok:
+                raise TesseraError(f"{where}.{name}: expected {type(default).__name__}, got {value!r}")
+            values[name] = value
+        limits = cls(**values)
+        problems = []
+        if any(t not in TOOLS for t in limits.offer) or len(set(limits.offer)) != len(limits.offer):
+            problems.append(f"offer lists tools among {', '.join(TOOLS)}, each at most once")
+        if limits.max_calls < 0:
+            problems.append("max_calls must be >= 0")
+        if not 2 <= limits.max_scale <= 16:
+            problems.append("max_scale must be from 2 to 16")
+        if limits.max_image_pixels < 64 * 64:
+            problems.append("max_image_pixels must be at least 4096 (64 × 64)")
+        if limits.max_render_pixels < limits.max_image_pixels:
+            problems.append("max_render_pixels must be at least max_image_pixels")
+        if not limits.time_limit_s > 0:
+            problems.append("time_limit_s must be > 0")
+        if problems:
+            raise TesseraError(f"{where}: " + "; ".join(problems))
+        return limits
+
+    def to_mapping(self) -> dict:
+        return {f.name: list(getattr(self, f.name)) if f.name == "offer" else getattr(self, f.name)
+                for f in fields(self)}
