@@ -37,10 +37,11 @@ import json
 import os
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tessera.errors import TesseraError
+from tessera.load.settings import settings_values
 from tessera.sample.rng import Rng, derive_seed
 
 GATES = ("off", "drop", "downweight")
@@ -71,28 +72,9 @@ class CurriculumConfig:
     @classmethod
     def from_mapping(cls, data: dict | None, where: str = "curriculum") -> "CurriculumConfig":
         data = dict(data or {})
-        known = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise TesseraError(f"{where}: unknown key(s) {', '.join(unknown)} (keys: {', '.join(known)})")
-        values = {}
-        for name, value in data.items():
-            default = known[name].default
-            if name == "gate" and value is False:
-                value = "off"  # YAML 1.1 reads a bare `off` as false
-            if isinstance(default, bool):
-                ok = isinstance(value, bool)
-            elif isinstance(default, int):
-                ok = isinstance(value, int) and not isinstance(value, bool)
-            elif isinstance(default, float):
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-                value = float(value) if ok else value
-            else:
-                ok = isinstance(value, str)
-            if not ok:
-                raise TesseraError(f"{where}.{name}: expected {type(default).__name__}, got {value!r}")
-            values[name] = value
-        config = cls(**values)
+        if data.get("gate") is False:
+            data["gate"] = "off"  # YAML 1.1 reads a bare `off` as false
+        config = cls(**settings_values(cls, data, where))
         problems = []
         if not 0.0 < config.threshold <= 1.0:
             problems.append("threshold must be in (0, 1]")

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import itertools
 from copy import deepcopy
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 
 from tessera.errors import TesseraError
+from tessera.load.settings import settings_values
 from tessera.tools.calls import find_call
 from tessera.tools.limits import TOOLS, ToolLimits
 from tessera.tools.session import ToolSession
@@ -54,23 +55,11 @@ class ToolsConfig:
     @classmethod
     def from_mapping(cls, data: dict | None, where: str = "tools") -> "ToolsConfig":
         data = dict(data or {})
-        known = [f.name for f in fields(cls)]
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise TesseraError(f"{where}: unknown key(s) {', '.join(unknown)} (keys: {', '.join(known)})")
-        own = {"enabled": bool, "max_turns": int, "tool_cost": float}
+        own = {"enabled", "max_turns", "tool_cost"}
+        settings_values(cls, data, where)  # every key known, and of its field's type
         limits = ToolLimits.from_mapping({k: v for k, v in data.items() if k not in own}, where)
         values = {k: getattr(limits, k) for k in limits.to_mapping()}
-        for name, kind in own.items():
-            if name not in data:
-                continue
-            value = data[name]
-            ok = (isinstance(value, bool) if kind is bool else
-                  isinstance(value, int) and not isinstance(value, bool) if kind is int else
-                  isinstance(value, (int, float)) and not isinstance(value, bool))
-            if not ok:
-                raise TesseraError(f"{where}.{name}: expected {kind.__name__}, got {value!r}")
-            values[name] = float(value) if kind is float else value
+        values.update(settings_values(cls, {k: v for k, v in data.items() if k in own}, where, only=own))
         config = cls(**values)
         problems = []
         if not config.max_calls + 1 <= config.max_turns <= MAX_TURNS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from ..errors import TesseraError
+from ..load.settings import settings_values
 
 TOOLS = ("zoom", "crop", "inspect")
 
@@ -19,26 +20,7 @@ class ToolLimits:
 
     @classmethod
     def from_mapping(cls, data: dict | None, where: str = "tools") -> "ToolLimits":
-        data = dict(data or {})
-        known = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise TesseraError(f"{where}: unknown key(s) {', '.join(unknown)} (keys: {', '.join(known)})")
-        values = {}
-        for name, value in data.items():
-            default = known[name].default
-            if name == "offer":
-                ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
-                value = tuple(value) if ok else value
-            elif isinstance(default, int):
-                ok = isinstance(value, int) and not isinstance(value, bool)
-            else:
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-                value = float(value) if ok else value
-            if not ok:
-                raise TesseraError(f"{where}.{name}: expected {type(default).__name__}, got {value!r}")
-            values[name] = value
-        limits = cls(**values)
+        limits = cls(**settings_values(cls, data, where))
         problems = []
         if any(t not in TOOLS for t in limits.offer) or len(set(limits.offer)) != len(limits.offer):
             problems.append(f"offer lists tools among {', '.join(TOOLS)}, each at most once")
