@@ -35,15 +35,18 @@ def encode_png(pixels: np.ndarray, noisy: bool = False, fast: bool = False) -> b
     level 1 takes 2.5× the time for a file a tenth larger). `fast` (pictures with variety) deflates with
     libdeflate at FAST_LEVEL. Plain pictures keep filter 0 and zlib's default strategy at ZLIB_LEVEL (their
     bytes)."""
-    h, w, _ = pixels.shape
+    h, w, channels = pixels.shape
     raw = np.empty((h, w * 3 + 1), dtype=np.uint8)
     raw[:, 0] = 2 if noisy else 0  # the filter type of every row: 2 (Up) or 0 (none)
-    # Three single-channel strided copies beat one 3-byte-strided copy (or Pillow's convert) several times over.
-    raw[:, 1::3] = pixels[:, :, 0]
-    raw[:, 2::3] = pixels[:, :, 1]
-    raw[:, 3::3] = pixels[:, :, 2]
+    if noisy:  # Up: each byte minus the one above it (mod 256); the first row as it is
+        rows = pixels.reshape(h, w * 3) if channels == 3 else _rgb_rows(pixels)
+        raw[0, 1:] = rows[0]
+        np.subtract(rows[1:], rows[:-1], out=raw[1:, 1:])
+    elif channels == 3 and pixels.flags.c_contiguous:
+        raw[:, 1:] = pixels.reshape(h, w * 3)
+    else:
+        _rgb_rows(pixels, raw[:, 1:])
     if noisy:
-        raw[1:, 1:] -= raw[:-1, 1:].copy()  # Up: each byte minus the one above it (mod 256)
         # zlib-ng's Huffman-only coder: the same blocks and trees as zlib's (tests/test_png.py), twice as fast
         z = zlib_ng.compressobj(FAST_LEVEL, zlib_ng.DEFLATED, 15, 8, zlib_ng.Z_HUFFMAN_ONLY)
         data = z.compress(raw) + z.flush()  # the array as a buffer: no copy into bytes
@@ -53,6 +56,18 @@ def encode_png(pixels: np.ndarray, noisy: bool = False, fast: bool = False) -> b
         data = zlib.compress(raw, ZLIB_LEVEL)
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
+
+
+def _rgb_rows(pixels: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """(h, w · 3) rows of RGB bytes from (h, w, 3 or 4) pixels. Three single-channel strided copies beat one
+    3-byte-strided copy (or Pillow's convert) several times over."""
+    h, w, _ = pixels.shape
+    if out is None:
+        out = np.empty((h, w * 3), dtype=np.uint8)
+    out[:, 0::3] = pixels[:, :, 0]
+    out[:, 1::3] = pixels[:, :, 1]
+    out[:, 2::3] = pixels[:, :, 2]
+    return out
 
 
 def decode_png_rgb(data: bytes) -> np.ndarray:
