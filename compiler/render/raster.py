@@ -327,11 +327,16 @@ IRWIN_HALL_SD = 147.8  # sd of the sum of four uniform bytes: sqrt(4 (256² − 
 
 @lru_cache(maxsize=1)
 def _noise_tile() -> np.ndarray:
-    """A fixed tile of near-normal noise (int16, mean 0, sd ≈ 147.8): the sum of a hashed word's four bytes, minus
-    510. Each render reads a window of it at an offset from its own seed, which costs a slice, not a hash."""
+    """A fixed tile of near-normal noise (int16, mean about 0, sd NOISE_SD): the sum of a hashed word's four
+    bytes, minus 510, divided by 4 (rounded down: −128..127). Each render reads a window of it at an offset from
+    its own seed, which costs a slice, not a hash. A quarter of the sum leaves room to scale it in int16."""
     words = _hash32(0x7E55E4A, NOISE_TILE * NOISE_TILE * 3)
     total = (words & 255) + ((words >> 8) & 255) + ((words >> 16) & 255) + (words >> 24)
-    return (total.astype(np.int16) - 510).reshape(NOISE_TILE, NOISE_TILE, 3)
+    return ((total.astype(np.int16) - 510) >> 2).reshape(NOISE_TILE, NOISE_TILE, 3)
+
+
+NOISE_SD = IRWIN_HALL_SD / 4
+NOISE_SHIFT = 10  # noise · k >> NOISE_SHIFT: k up to 255 keeps 128 · k inside int16 (σ up to 9.2)
 
 
 def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
@@ -341,9 +346,15 @@ def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
         tile = np.tile(tile, (h // NOISE_TILE + 1, w // NOISE_TILE + 1, 1))
     th, tw, _ = tile.shape
     oy, ox = seed % (th - h + 1), (seed >> 24) % (tw - w + 1)
-    k = round(sigma / IRWIN_HALL_SD * 4096)  # fixed point: noise · k / 4096 has sd sigma
-    noise = (tile[oy:oy + h, ox:ox + w].astype(np.int32) * k) >> 12
-    return np.clip(img.astype(np.int32) + noise, 0, 255).astype(np.uint8)
+    k = round(sigma / NOISE_SD * (1 << NOISE_SHIFT))  # fixed point: noise · k >> NOISE_SHIFT has sd sigma
+    window = tile[oy:oy + h, ox:ox + w]
+    if k > 255:  # pragma: no cover - beyond every strength's bounds: int32, where the product has room
+        noise = (window.astype(np.int32) * k) >> NOISE_SHIFT
+        return np.clip(img.astype(np.int32) + noise, 0, 255).astype(np.uint8)
+    noise = np.multiply(window, np.int16(k))  # int16 throughout: half the memory of int32
+    noise >>= NOISE_SHIFT
+    noise += img
+    return np.clip(noise, 0, 255, out=noise).astype(np.uint8)
 
 
 def _salt_pepper(img: np.ndarray, fraction: float, seed: int) -> np.ndarray:
@@ -359,21 +370,45 @@ def _salt_pepper(img: np.ndarray, fraction: float, seed: int) -> np.ndarray:
 
 def _blur(img: np.ndarray, passes: int) -> np.ndarray:
     """Binomial [1 2 1]/4 (one pass) or [1 4 6 4 1]/16 (two) along each axis, in integers, edges repeated."""
-    r = passes
-    weights = [1, 2, 1] if passes == 1 else [1, 4, 6, 4, 1]
-    shift = 2 * passes
-    out = img.astype(np.uint16)
+    out = img
     for axis in (0, 1):
-        pad = [(0, 0)] * 3
-        pad[axis] = (r, r)
-        p = np.pad(out, pad, mode="edge")
-        n = out.shape[axis]
-        acc = np.zeros(out.shape, dtype=np.uint16)
-        for i, wgt in enumerate(weights):
-            part = p[i:i + n] if axis == 0 else p[:, i:i + n]
-            acc += part * np.uint16(wgt) if wgt != 1 else part
-        out = (acc + np.uint16(1 << (shift - 1))) >> np.uint16(shift)
-    return out.astype(np.uint8)
+        out = _smooth(out, axis, passes)
+    return out
+
+
+def _smooth(img: np.ndarray, axis: int, passes: int) -> np.ndarray:
+    """One axis of _blur: the kernel's weighted sum of each pixel's neighbours along `axis` (the edge pixel
+    repeated beyond it) in uint16 (at most 16 · 255), rounded and divided back to uint8."""
+    r = passes
+    n = img.shape[axis]
+    edge = [slice(None)] * img.ndim
+
+    def rows(a, b):
+        edge[axis] = slice(a, b)
+        return img[tuple(edge)]
+
+    first, last = rows(0, 1), rows(n - 1, n)
+    padded = np.concatenate([first] * r + [img] + [last] * r, axis=axis)
+
+    def tap(i):  # the neighbours i − r places along the axis, for every pixel
+        edge[axis] = slice(i, i + n)
+        return padded[tuple(edge)]
+
+    acc = tap(0).astype(np.uint16)
+    acc += tap(2 * r)
+    if passes == 1:  # 1 · (left + right) + 2 · centre
+        acc += tap(1)
+        acc += tap(1)
+    else:  # 1 · (±2) + 4 · (±1) + 6 · centre
+        near = tap(1).astype(np.uint16)
+        near += tap(3)
+        near <<= 2
+        acc += near
+        np.multiply(tap(2), np.uint16(6), out=near)
+        acc += near
+    acc += np.uint16(1 << (2 * passes - 1))
+    acc >>= np.uint16(2 * passes)
+    return acc.astype(np.uint8)
 
 
 _PAIR = np.dtype("<u2")  # two bytes as one little-endian index: the same pairs on every machine
@@ -405,8 +440,15 @@ def _per_channel(plane: np.ndarray) -> np.ndarray:
 
 def _vignette(img: np.ndarray, amount: float) -> np.ndarray:
     h, w, _ = img.shape
-    factor = ((np.float32(1) - np.float32(amount / 2) * _radius2(h, w)) * np.float32(256)).astype(np.uint16)
-    return ((img.astype(np.uint16) * _per_channel(factor) + np.uint16(128)) >> np.uint16(8)).astype(np.uint8)
+    r2 = _radius2(h, w)  # in place below: the same IEEE operations as (1 − amount / 2 · r²) · 256
+    r2 *= np.float32(amount / 2)
+    np.subtract(np.float32(1), r2, out=r2)
+    r2 *= np.float32(256)
+    out = _per_channel(r2.astype(np.uint16))
+    out *= img  # at most 256 · 255 + 128: uint16 holds it
+    out += np.uint16(128)
+    out >>= np.uint16(8)
+    return out.astype(np.uint8)
 
 
 def _scanlines(img: np.ndarray, period: int, depth: float) -> np.ndarray:
