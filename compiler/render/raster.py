@@ -122,14 +122,28 @@ def _tone_value(v: int, brightness: float, contrast: float, gamma: float) -> int
     return round(min(255.0, max(0.0, ((v / 255) ** gamma * 255 - 128) * contrast + 128 + brightness)))
 
 
+_FRACTIONS = [v / 255 for v in range(256)]
+
+
+@lru_cache(maxsize=64)
+def _tone_table(brightness: float, contrast: float, gamma: float) -> tuple[int, ...]:
+    """_tone_value of every level (the same floats, in one comprehension); cached: colour_safe_tone checks the
+    table the tone edit then applies."""
+    return tuple(round(min(255.0, max(0.0, (f ** gamma * 255 - 128) * contrast + 128 + brightness)))
+                 for f in _FRACTIONS)
+
+
 @lru_cache(maxsize=1)
-def _named_shades() -> tuple[list, list[int]]:
-    """Every shade of every named colour that is inside its word's window, and the channel levels they use."""
+def _named_shades() -> tuple[list[str], np.ndarray, list[int]]:
+    """Every shade of every named colour that is inside its word's window: the names, the shades as indices into
+    the channel levels they use (an (m, 3) array), and those levels."""
     from .theme import SHADE_FAMILIES, color_word_of
 
     shades = [(name, rgb) for family in SHADE_FAMILIES.values() for name, rgbs in family.items() for rgb in rgbs
               if name in color_word_of(rgb)]
-    return shades, sorted({v for _, rgb in shades for v in rgb})
+    levels = sorted({v for _, rgb in shades for v in rgb})
+    at = {v: i for i, v in enumerate(levels)}
+    return [n for n, _ in shades], np.array([[at[v] for v in rgb] for _, rgb in shades]), levels
 
 
 @lru_cache(maxsize=4096)
@@ -137,13 +151,14 @@ def colour_safe_tone(brightness: float, contrast: float, gamma: float) -> dict:
     """A tone edit that keeps every shade of every named colour inside its colour word's reference window
     (theme.HUE_WINDOWS), so "the red bar" stays red after the edit: the drawn deviation from no change, halved
     until every shade keeps its word (no further draws from the stream), or no change at all."""
-    from .theme import in_color_word
+    from .theme import in_color_words
 
-    shades, levels = _named_shades()
+    names, shade_levels, levels = _named_shades()
     for k in (1.0, 0.5, 0.25, 0.0):
         b, c, g = round(brightness * k, 2), round(1.0 + (contrast - 1.0) * k, 4), round(1.0 + (gamma - 1.0) * k, 4)
-        toned = {v: _tone_value(v, b, c, g) for v in levels}  # each level once, not once per shade
-        if all(in_color_word((toned[r], toned[gr], toned[bl]), name) for name, (r, gr, bl) in shades):
+        table = _tone_table(b, c, g)
+        toned = np.array([table[v] for v in levels])  # each level once, not once per shade
+        if in_color_words(toned[shade_levels], names).all():  # every shade's window at once
             return {"edit": "tone", "brightness": b, "contrast": c, "gamma": g}
     raise AssertionError("unreachable: no change keeps every colour")  # k = 0 is the identity
 
@@ -417,7 +432,7 @@ _PAIR = np.dtype("<u2")  # two bytes as one little-endian index: the same pairs 
 def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float) -> np.ndarray:
     # One lookup table of 256 levels, computed in Python: the image needs only integer indexing. Looked up two
     # bytes at a time (a table of 65,536 byte pairs): half the lookups, and take's cost is per lookup.
-    lut = np.array([_tone_value(v, brightness, contrast, gamma) for v in range(256)], dtype=np.uint8)
+    lut = np.array(_tone_table(brightness, contrast, gamma), dtype=np.uint8)
     pairs = ((lut.astype(_PAIR)[:, None] << 8) | lut[None, :]).reshape(-1)  # index lo + 256 · hi
     src = np.ascontiguousarray(img).reshape(-1)
     even = src.size - src.size % 2
