@@ -266,19 +266,25 @@ def _warp(rgba: np.ndarray, hmat, fill) -> np.ndarray:
     cells' flags ride in the alpha byte of the words one gather reads; textured backdrops (grain, fibres), where
     few cells are flat, take the plain path. Either way the same bytes."""
     h, w, _ = rgba.shape
-    inv = [[np.float32(v) for v in row] for row in _inverse3(hmat)]
-    col, row = _grid(h, w)  # the affine terms broadcast
-    sx = inv[0][0] * col + (inv[0][1] * row + inv[0][2])
-    sy = inv[1][0] * col + (inv[1][1] * row + inv[1][2])
-    if inv[2][0] != 0 or inv[2][1] != 0:
-        d = inv[2][0] * col + (inv[2][1] * row + inv[2][2])
-        sx, sy = sx / d, sy / d
     W, H = w + 2, h + 2  # with the border; a source centre at x sits at x + 0.5 in padded pixel coordinates
-    for s in (sx, sy):  # in place: the same IEEE operations as s * 256 + 128
-        s *= np.float32(256)
-        s += np.float32(128)
-    fx = np.clip(sx, 0, (W - 1) * 256 - 1, out=sx).astype(np.int32)
-    fy = np.clip(sy, 0, (H - 1) * 256 - 1, out=sy).astype(np.int32)
+    inv = _inverse3(hmat)
+    # Source coordinates in 24.8 fixed point, 256 · (row 0 or 1 of inv · p) / (row 2 · p) + 128: the scale and the
+    # offset folded into the numerator's coefficients (in Python floats), so each axis is one division.
+    fixed = [[np.float32(256 * inv[k][j] + 128 * inv[2][j]) for j in range(3)] for k in (0, 1)]
+    col, row = _grid(h, w)  # the affine terms broadcast
+    sx = fixed[0][0] * col + (fixed[0][1] * row + fixed[0][2])
+    sy = fixed[1][0] * col + (fixed[1][1] * row + fixed[1][2])
+    den = [np.float32(v) for v in inv[2]]
+    if den[0] != 0 or den[1] != 0:
+        d = den[0] * col + (den[1] * row + den[2])
+        np.divide(sx, d, out=sx)
+        np.divide(sy, d, out=sy)
+    elif den[2] != 1:  # pragma: no cover - _inverse3 of homography() keeps the affine denominator 1
+        sx /= den[2]
+        sy /= den[2]
+    # clamped into the border and truncated to int32 in one pass (the values are ≥ 0: truncation is the floor)
+    fx = np.clip(sx, 0, (W - 1) * 256 - 1, out=np.empty(sx.shape, dtype=np.int32), casting="unsafe")
+    fy = np.clip(sy, 0, (H - 1) * 256 - 1, out=np.empty(sy.shape, dtype=np.int32), casting="unsafe")
     ia = fy >> 8
     ia *= W
     ia += fx >> 8
