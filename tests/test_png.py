@@ -10,7 +10,7 @@ import deflate
 import numpy as np
 from zlib_ng import zlib_ng
 
-from tessera.render.png import FAST_LEVEL, ZLIB_LEVEL, decode_png_rgb, encode_png
+from tessera.render.png import FAST_LEVEL, HUFFMAN_MEM_LEVEL, ZLIB_LEVEL, decode_png_rgb, encode_png
 from tessera.trace.instance import versions
 
 
@@ -57,23 +57,24 @@ def test_each_kind_of_picture_is_deflated_by_its_coder_and_decodes_to_its_pixels
     varied = encode_png(clean, fast=True)
     assert _idat(varied) == deflate.zlib_compress(_rows(clean, False).tobytes(), FAST_LEVEL) != _idat(plain)
     grainy = encode_png(noisy, noisy=True)
-    z = zlib.compressobj(FAST_LEVEL, zlib.DEFLATED, 15, 8, zlib.Z_HUFFMAN_ONLY)
+    z = zlib.compressobj(FAST_LEVEL, zlib.DEFLATED, 15, HUFFMAN_MEM_LEVEL, zlib.Z_HUFFMAN_ONLY)
     assert _idat(grainy) == z.compress(_rows(noisy, True).tobytes()) + z.flush()
     for png, img in ((plain, clean), (varied, clean), (grainy, noisy)):
         assert np.array_equal(decode_png_rgb(png), img)
 
 
 def test_zlib_ng_huffman_only_writes_zlibs_bytes_across_block_boundaries():
-    """Huffman-only deflate has no match search: its blocks (one per 16,383 symbols at memory level 8) and their
-    trees are fixed by the data, and zlib-ng builds them as zlib does. Several blocks, skewed and flat byte
-    statistics, and a tail that ends mid-block."""
+    """Huffman-only deflate has no match search: its blocks (one per 2^(memory level + 6) − 1 symbols) and their
+    trees are fixed by the data, and zlib-ng builds them as zlib does. Several blocks at both memory levels,
+    skewed and flat byte statistics, and a tail that ends mid-block."""
     data = _rows(_picture(True), True).tobytes()
     flat = bytes(range(256)) * 300 + b"\x07" * 1000
-    for sample in (data, data[:40_000], flat):
-        a = zlib.compressobj(1, zlib.DEFLATED, 15, 8, zlib.Z_HUFFMAN_ONLY)
-        b = zlib_ng.compressobj(1, zlib_ng.DEFLATED, 15, 8, zlib_ng.Z_HUFFMAN_ONLY)
-        assert a.compress(sample) + a.flush() == b.compress(sample) + b.flush()
-    assert len(data) > 4 * 16_383
+    for mem_level in (8, HUFFMAN_MEM_LEVEL):
+        for sample in (data, data[:40_000], flat):
+            a = zlib.compressobj(1, zlib.DEFLATED, 15, mem_level, zlib.Z_HUFFMAN_ONLY)
+            b = zlib_ng.compressobj(1, zlib_ng.DEFLATED, 15, mem_level, zlib_ng.Z_HUFFMAN_ONLY)
+            assert a.compress(sample) + a.flush() == b.compress(sample) + b.flush()
+    assert len(data) > 3 * 32_767
 
 
 def test_the_compressors_versions_are_in_every_trace():
