@@ -59,7 +59,7 @@ def _cover(tile: np.ndarray, u: np.ndarray, width: int, height: int) -> np.ndarr
     """width × height of a periodic tile, shifted as u says."""
     ox, oy = int(u[2] * TILE), int(u[3] * TILE)
     reps = ((height + oy) // TILE + 1, (width + ox) // TILE + 1) + (1,) * (tile.ndim - 2)
-    return np.tile(tile, reps)[oy:oy + height, ox:ox + width]
+    return np.ascontiguousarray(np.tile(tile, reps)[oy:oy + height, ox:ox + width])
 
 
 SHIFT_WORD = 0x010101  # one level more in R, G and B of a packed RGBA word (a whole number of levels: no carries)
