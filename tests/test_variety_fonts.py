@@ -530,3 +530,43 @@ def test_a_theme_swaps_sequential_ramps_for_cells_and_their_guide_alike(tmp_path
     t = pick(Rng(1), "strong")
     assert t.ramp_for("diverging") == "diverging" and t.ramp_for("viridis") == "viridis"
     assert t.ramp_for("blues") == "greens" and replace(t, ramp=None).ramp_for("blues") == "blues"
+
+
+def test_noise_textures_laid_from_their_tile_match_the_texture_computed_pixel_by_pixel():
+    """Grain and fibres are computed once on their periodic tile and laid over the canvas: the same pixels as the
+    noise laid first and the texture computed on every pixel (fibres: nine-pixel runs along each row)."""
+    from tessera.render import backgrounds as bg_mod
+
+    for kind, salt, scale in (("grain", 2, 7.0 * 1.6), ("fibres", 4, 7.0 * 2.5 / 9)):
+        for background in ((255, 255, 255), (30, 33, 40)):
+            width, height = 300, 270  # wider and taller than one tile
+            u = splitmix_uniform(123, 8, 1)[4:8]
+            tile = bg_mod._oriented_tile(salt, u)
+            ox, oy = int(u[2] * bg_mod.TILE), int(u[3] * bg_mod.TILE)
+            laid = np.tile(tile, (3, 3))[oy:oy + height, ox:ox + width + 9]
+            if kind == "grain":
+                delta = laid[:, :width] * np.float32(scale)
+            else:
+                delta = np.array([[laid[y, x + 1:x + 10].astype(np.float64).sum() for x in range(width)]
+                                  for y in range(height)]) * scale
+            steps = np.clip(np.rint(delta), -127, 127).astype(int)
+            want = np.clip(np.asarray(background)[None, None, :] + steps[..., None], 0, 255)
+            got = texture(kind, background, 123, width, height, True)
+            assert got.flags.c_contiguous and (got[..., 3] == 255).all()
+            # fibres' runs are float sums: a run a hair from .5 may round the other way
+            assert np.abs(got[..., :3].astype(int) - want).max() <= (0 if kind == "grain" else 1), (kind, background)
+            if kind == "fibres":
+                assert (got[..., :3] != want).mean() < 0.001
+
+
+def test_a_mark_whose_clear_pixels_miss_the_sampled_rows_is_still_seen():
+    """The contrast check's first look takes every fourth row of a tall box; clear pixels only on other rows must
+    still be found by the look at the whole box."""
+    dark = np.full((64, 40, 3), (30, 33, 40), np.uint8)
+    marked = dark.copy()
+    marked[1::4, 5:35] = (25, 25, 25)  # rows the first look skips: below the floor there
+    marked[2::4, 5:35] = (220, 40, 40)  # clear of the floor
+    assert not mark_is_hidden(marked, dark, (0, 0, 40, 64))
+    only_faint = dark.copy()
+    only_faint[1::4, 5:35] = (25, 25, 25)
+    assert mark_is_hidden(only_faint, dark, (0, 0, 40, 64))

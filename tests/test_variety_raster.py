@@ -547,3 +547,72 @@ def test_summed_area_tables_and_direct_sums_judge_every_box_alike(monkeypatch):
         monkeypatch.setattr(raster, "SUMMED_AREA_SHARE", share)
         with pytest.raises(RenderRejected, match="illegible"):
             raster.apply_edits(rgba, render_map, [over], (250, 250, 250))
+
+
+def test_the_warp_interpolates_only_cells_that_are_not_one_colour(monkeypatch):
+    """The flat-cell shortcut (a target whose 2×2 source cell is one colour takes it) gives the bytes full
+    interpolation gives, on a flat chart-like picture and on a grain backdrop (which takes the plain path), for
+    a warp alone and for the photo look's surface fill."""
+    from tessera.render.backgrounds import texture
+
+    rgba = _synthetic()[0]
+    grain = texture("grain", (250, 245, 232), 5, 512, 384, True).copy()
+    grain[60:130, 50:180, :3] = (220, 40, 40)
+    warps = [c[0] for c in _edit_cases()[:1]] + [_edit_cases()[-2][0]]
+    for picture in (rgba, grain):
+        for edit in warps:
+            h = raster.homography(edit, 512, 384)
+            fill = edit["fill"] or (250, 250, 250)
+            outs = []
+            for share in (raster.FLAT_SHARE, 0.0, 2.0):  # as configured, always the shortcut, never
+                monkeypatch.setattr(raster, "FLAT_SHARE", share)
+                outs.append(raster._warp(picture, h, fill)[..., :3])
+            assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[1], outs[2])
+            assert not np.array_equal(outs[0], picture[..., :3])
+
+
+def test_the_fast_pixel_steps_compute_what_the_plain_formulas_do():
+    rng = np.random.default_rng(11)
+    for shape in ((37, 51, 3), (36, 50, 3)):  # an odd and an even number of bytes
+        img = rng.integers(0, 256, shape, dtype=np.uint8)
+        # tone: byte pairs looked up in one table of 65,536 entries = each byte in the 256-level table
+        lut = np.array([raster._tone_value(v, -9.5, 0.9, 1.15) for v in range(256)], dtype=np.uint8)
+        assert np.array_equal(raster._tone(img, -9.5, 0.9, 1.15), lut[img])
+        # the legibility check's 2×2 channel sums
+        h2, w2 = shape[0] // 2, shape[1] // 2
+        ref = img[:2 * h2, :2 * w2].astype(np.int64).reshape(h2, 2, w2, 2, 3).sum(axis=(1, 3, 4))
+        assert np.array_equal(raster._half(img), ref)
+        # blur: the binomial kernels on an edge-padded copy, summed in int64
+        for passes, kernel in ((1, [1, 2, 1]), (2, [1, 4, 6, 4, 1])):
+            out = img.astype(np.int64)
+            for axis in (0, 1):
+                pad = [(0, 0)] * 3
+                pad[axis] = (passes, passes)
+                p = np.pad(out, pad, mode="edge")
+                n = out.shape[axis]
+                acc = sum(k * np.take(p, np.arange(i, i + n), axis=axis) for i, k in enumerate(kernel))
+                out = (acc + (1 << (2 * passes - 1))) >> (2 * passes)
+            assert np.array_equal(raster._blur(img, passes), out), passes
+    # Gaussian noise: int16 arithmetic, clipped into 0..255, with the sd asked for
+    flat = np.full((200, 300, 3), 128, dtype=np.uint8)
+    for sigma in (2.0, 9.0):
+        noisy = raster._gauss(flat, sigma, 77).astype(np.int64)
+        tile = raster._noise_tile()
+        k = round(sigma / raster.NOISE_SD * 1024)
+        oy, ox = 77 % (raster.NOISE_TILE - 200 + 1), (77 >> 24) % (raster.NOISE_TILE - 300 + 1)
+        assert np.array_equal(noisy, 128 + ((tile[oy:oy + 200, ox:ox + 300].astype(np.int64) * k) >> 10))
+        assert abs((noisy - 128).std() - sigma) < 0.05 * sigma
+    dark = raster._gauss(np.zeros((50, 60, 3), np.uint8), 9.0, 3)
+    assert dark.min() == 0 and dark.max() > 0  # clipped, not wrapped
+
+
+def test_colour_windows_at_once_agree_with_one_at_a_time():
+    from tessera.render.theme import HUE_WINDOWS, in_color_word, in_color_words
+
+    rng = np.random.default_rng(4)
+    cols = np.concatenate([rng.integers(0, 256, (3000, 3)), np.repeat(np.arange(0, 256, 15)[:, None], 3, axis=1),
+                           [[255, 0, 0], [255, 255, 0], [0, 255, 255], [255, 0, 255], [200, 200, 201]]])
+    names = [list(HUE_WINDOWS)[i % len(HUE_WINDOWS)] for i in range(len(cols))]
+    want = [in_color_word(tuple(int(v) for v in c), n) for c, n in zip(cols, names)]
+    assert in_color_words(cols, names).tolist() == want
+    assert 0 < sum(want) < len(want)

@@ -45,21 +45,50 @@ def _noise_tile(salt: int) -> np.ndarray:
     return (splitmix_uniform(0x7E55E7A, TILE * TILE, salt).reshape(TILE, TILE) - 0.5).astype(np.float32)
 
 
-def _tiled(salt: int, u: np.ndarray, width: int, height: int) -> np.ndarray:
-    """Noise in [-0.5, 0.5) covering width × height: the tile, transposed or flipped and shifted as u says."""
+def _oriented_tile(salt: int, u: np.ndarray) -> np.ndarray:
+    """The noise tile in [-0.5, 0.5), transposed or flipped as u says."""
     tile = _noise_tile(salt)
     if u[0] < 0.5:
         tile = tile.T
     if u[1] < 0.5:
         tile = tile[::-1]
+    return tile
+
+
+def _cover(tile: np.ndarray, u: np.ndarray, width: int, height: int) -> np.ndarray:
+    """width × height of a periodic tile, shifted as u says."""
     ox, oy = int(u[2] * TILE), int(u[3] * TILE)
-    reps = ((height + oy) // TILE + 1, (width + ox) // TILE + 1)
-    return np.tile(tile, reps)[oy:oy + height, ox:ox + width]
+    reps = ((height + oy) // TILE + 1, (width + ox) // TILE + 1) + (1,) * (tile.ndim - 2)
+    return np.ascontiguousarray(np.tile(tile, reps)[oy:oy + height, ox:ox + width])
+
+
+SHIFT_WORD = 0x010101  # one level more in R, G and B of a packed RGBA word (a whole number of levels: no carries)
+
+
+def _shifted(background: tuple, delta: np.ndarray) -> np.ndarray:
+    """Packed RGBA words (uint32, alpha 255): the background with every channel moved by the same whole number of
+    levels, delta rounded (clipped to ±127, then each channel to 0..255)."""
+    steps = np.rint(delta).astype(np.int32)
+    lo, hi = (int(v) for v in (steps.min(), steps.max())) if steps.size else (0, 0)
+    base = int(np.array([*background, 255], dtype=np.uint8).view(np.uint32)[0])
+    if -127 <= lo and hi <= 127 and all(0 <= c + lo and c + hi <= 255 for c in background):
+        # nothing to clip: every channel of every pixel is the background's plus the step, which adds to the packed
+        # word without a carry between channels (two passes instead of a table lookup)
+        steps *= SHIFT_WORD
+        steps += base - (1 << 32 if base >= 1 << 31 else 0)  # the word as int32: the same bits
+        return steps.view(np.uint32)
+    np.clip(steps, -127, 127, out=steps)
+    steps += 128
+    table = np.empty((256, 4), dtype=np.uint8)
+    table[:, 3] = 255
+    for c in range(3):
+        table[:, c] = np.clip(np.arange(-128, 128) + background[c], 0, 255)
+    return table.view(np.uint32)[:, 0].take(steps)
 
 
 def texture(kind: str, background: tuple, seed: int, width: int, height: int, strong: bool) -> np.ndarray:
     """A (height, width, 4) uint8 RGBA backdrop (alpha 255): the background colour with the texture's light
-    variation."""
+    variation. Noise textures (grain, fibres) are periodic: their words are computed on one tile, then laid."""
     dark = sum(background) < 384  # on dark themes the variation goes up instead of down
     sign = 1.0 if dark else -1.0
     amp = 7.0 if strong else 4.0
@@ -76,20 +105,27 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         k = np.float32(sign * amp * 2.0 / max(1e-9, float(tx.max() + ty.max())))
         delta = tx * k + ty * k
     elif kind == "grain":
-        delta = _tiled(2, u[4:8], width, height) * np.float32(amp * 1.6)
+        words = _shifted(background, _oriented_tile(2, u[4:8]) * np.float32(amp * 1.6))
+        return _cover(words, u[4:8], width, height).view(np.uint8).reshape(height, width, 4)
     elif kind == "mottle":  # soft blotches: coarse noise, bilinearly enlarged (along x on the coarse rows, then y)
         cw, ch = max(2, width // 48 + 2), max(2, height // 48 + 2)
         coarse = splitmix_uniform(seed, cw * ch, 3).reshape(ch, cw).astype(np.float32) * np.float32(sign * amp * 1.5)
         gy = np.linspace(0, ch - 1, height, dtype=np.float32)
         gx = np.linspace(0, cw - 1, width, dtype=np.float32)
         y0, x0 = np.floor(gy).astype(int).clip(0, ch - 2), np.floor(gx).astype(int).clip(0, cw - 2)
-        fy, fx = (gy - y0)[:, None], (gx - x0)[None, :]
+        # float32 throughout (the weights too: an int64 index would make them float64, at twice the memory)
+        fy, fx = (gy - y0.astype(np.float32))[:, None], (gx - x0.astype(np.float32))[None, :]
         across = coarse[:, x0] * (1 - fx) + coarse[:, x0 + 1] * fx  # ch × width
-        delta = across[y0] * (1 - fy) + across[y0 + 1] * fy
-    elif kind == "fibres":  # paper fibres: short horizontal streaks
-        noise = _tiled(4, u[4:8], width + 9, height)
-        run = np.cumsum(noise, axis=1)
-        delta = (run[:, 9:] - run[:, :-9]) * np.float32(amp * 2.5 / 9)
+        delta = np.empty((height, width), dtype=np.float32)
+        for j in np.unique(y0).tolist():  # each band of rows between two coarse rows, without gathering rows
+            band = slice(int(np.searchsorted(y0, j)), int(np.searchsorted(y0, j, side="right")))
+            np.multiply(across[j], 1 - fy[band], out=delta[band])
+            delta[band] += across[j + 1] * fy[band]
+    elif kind == "fibres":  # paper fibres: short horizontal streaks, the sum of 9 neighbours along a row
+        tile = _oriented_tile(4, u[4:8])
+        run = np.cumsum(np.concatenate([tile, tile[:, :9]], axis=1), axis=1)  # wraps: the tile stays periodic
+        words = _shifted(background, (run[:, 9:] - run[:, :-9]) * np.float32(amp * 2.5 / 9))
+        return _cover(words, u[4:8], width, height).view(np.uint8).reshape(height, width, 4)
     elif kind in ("grid_paper", "dots"):
         rgba = _flat(background, width, height).copy()
         out = rgba[..., :3]
@@ -107,16 +143,7 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         return rgba
     else:  # pragma: no cover - pick_theme only names the kinds above
         raise ValueError(f"unknown texture {kind!r}")
-    # Every channel moves by the same whole number of levels: round once, then one 256-entry table of whole RGBA
-    # pixels (one packed word each), so the picture is a single lookup.
-    steps = np.rint(delta).astype(np.int16)  # a few levels: far inside int16, so clip after the cast (cheaper)
-    np.clip(steps, -127, 127, out=steps)
-    steps += 128
-    table = np.empty((256, 4), dtype=np.uint8)
-    table[:, 3] = 255
-    for c in range(3):
-        table[:, c] = np.clip(np.arange(-128, 128) + background[c], 0, 255)
-    return table.view(np.uint32)[:, 0].take(steps).view(np.uint8).reshape(height, width, 4)
+    return _shifted(background, delta).view(np.uint8).reshape(height, width, 4)
 
 
 @lru_cache(maxsize=16)
@@ -200,11 +227,13 @@ def mark_is_hidden(final: np.ndarray, backdrop: np.ndarray, bbox) -> bool:
     need = VISIBLE_SHARE * px.shape[0] * px.shape[1]
     # A cheap sufficient test first (integers, several times faster): a pixel with one channel SURE_CLEAR or more
     # away from the backdrop clears MIN_MARK_CONTRAST whatever the others do, so enough such pixels settle it.
-    d = px.astype(np.int16)
-    d -= back
-    np.abs(d, out=d)
-    if np.count_nonzero(np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2]) >= SURE_CLEAR) >= need:
-        return False
+    # Every fourth row first (enough of them there are enough in the box), then the whole box.
+    for rows in ((slice(None, None, 4),) if px.shape[0] >= 16 else ()) + (slice(None),):
+        d = px[rows].astype(np.int16)
+        d -= back[rows]
+        np.abs(d, out=d)
+        if np.count_nonzero(np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2]) >= SURE_CLEAR) >= need:
+            return False
     apart = color_distance(px, back)
     if np.count_nonzero(apart >= MIN_MARK_CONTRAST) >= need:
         return False

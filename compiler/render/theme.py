@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 # name → shades (RGB); shades of one name are perceptually the same colour word.
 COLORS: dict[str, list[tuple[int, int, int]]] = {
     "red": [(220, 40, 40), (200, 30, 45), (235, 60, 50)],
@@ -101,6 +103,28 @@ def in_color_word(rgb, name: str) -> bool:
         return s <= HUE_WINDOWS_GRAY_MAX_SAT and vlo <= v <= vhi
     in_hue = lo <= h <= hi if lo <= hi else (h >= lo or h <= hi)
     return in_hue and s >= smin and vlo <= v <= vhi
+
+
+def in_color_words(rgbs: np.ndarray, names: list[str]) -> np.ndarray:
+    """`in_color_word(rgbs[i], names[i])` for every row of an (m, 3) integer array at once: colorsys's HSV steps
+    as elementwise float64 operations in the same order (IEEE: the same bits), the same window tests."""
+    c = np.asarray(rgbs, dtype=np.int64) / 255
+    r, g, b = c[:, 0], c[:, 1], c[:, 2]
+    maxc, minc = np.maximum(np.maximum(r, g), b), np.minimum(np.minimum(r, g), b)
+    rangec = maxc - minc
+    grey = minc == maxc
+    safe = np.where(grey, 1.0, rangec)  # grey rows: colorsys returns h = s = 0 before dividing
+    s = np.where(grey, 0.0, rangec / np.where(grey, 1.0, maxc))
+    rc, gc, bc = (maxc - r) / safe, (maxc - g) / safe, (maxc - b) / safe
+    h = np.where(r == maxc, bc - gc, np.where(g == maxc, 2.0 + rc - bc, 4.0 + gc - rc))
+    h = np.where(grey, 0.0, np.mod(h / 6.0, 1.0)) * 360
+    v = maxc
+    win = np.array([HUE_WINDOWS[n] for n in names], dtype=np.float64).reshape(-1, 5)
+    lo, hi, smin, vlo, vhi = win.T
+    colourless = np.array([n in ("gray", "black") for n in names], dtype=bool)
+    in_value = (vlo <= v) & (v <= vhi)
+    in_hue = np.where(lo <= hi, (lo <= h) & (h <= hi), (h >= lo) | (h <= hi))
+    return np.where(colourless, (s <= HUE_WINDOWS_GRAY_MAX_SAT) & in_value, in_hue & (s >= smin) & in_value)
 
 
 @dataclass(frozen=True)

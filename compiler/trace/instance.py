@@ -6,6 +6,7 @@ or the answer. The answer is computed from the state before anything is drawn.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import platform
 import zlib
@@ -49,9 +50,13 @@ def versions() -> dict[str, str]:
 
     from .. import __version__
 
+    from zlib_ng import zlib_ng
+
+    # zlib-ng and libdeflate (the `deflate` package, which bundles one libdeflate release) write the PNGs of
+    # pictures with variety (render/png.py)
     return {"tessera": __version__, "python": platform.python_version(), "skia": skia.__version__,
-            "numpy": numpy.__version__, "zlib": zlib.ZLIB_RUNTIME_VERSION, "lark": lark.__version__,
-            "jinja2": jinja2.__version__}
+            "numpy": numpy.__version__, "zlib": zlib.ZLIB_RUNTIME_VERSION, "zlib_ng": zlib_ng.ZLIBNG_VERSION,
+            "deflate": importlib.metadata.version("deflate"), "lark": lark.__version__, "jinja2": jinja2.__version__}
 
 
 @dataclass
