@@ -527,7 +527,7 @@ def test_a_closed_layout_is_an_unknown_key(tmp_path):
     g = root / "grammars/demo/g.yaml"
     g.write_text(g.read_text().replace("  scene:\n    marks: []\n", "  layout:\n    bar_chart: {items: bars}\n"))
     errs = errors_of(root)
-    assert "g.yaml:7:3: unknown key 'layout' (allowed here: canvas, fonts, raster, scene)" in errs, errs
+    assert "g.yaml:7:3: unknown key 'layout' (allowed here: canvas, fonts, raster, tools, scene)" in errs, errs
     assert "g.yaml:6:3: missing required key 'scene'" in errs, errs
 
 
