@@ -30,10 +30,11 @@ def run_demo(root: Path, out: Path, per_task: int | None, con, domains: list[str
               f"in {info['compile_seconds'] * 1000:.0f} ms")
     config = load_build_config(root / DEMO_CONFIG, tax)
     if domains:  # a quick look at part of the library: the demo config's tasks in these domains only
-        unknown = sorted(set(domains) - {t.split(".")[0] for t in tax.tasks})
+        present = {t.split(".")[0] for t in tax.tasks}
+        unknown = sorted(set(domains) - present)
         if unknown:
             con.print(f"[red]error:[/] no domain {', '.join(unknown)} in {root}; its domains are "
-                      f"{', '.join(sorted({t.split('.')[0] for t in tax.tasks}))}")
+                      f"{', '.join(sorted(present))}")
             return 2
         config.tasks = [t for t in config.tasks if t.split(".")[0] in domains]
         config.counts = {split: {t: n for t, n in c.items() if t.split(".")[0] in domains}

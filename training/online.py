@@ -322,7 +322,8 @@ class AgentExecutor(AgentExecutorBase):
         inst = await group.instance_task
         level = inst.trace["level"]  # the level actually built (lower only if the task could not be met at `level`)
 
-        # evaluation rows (a fixed level) are always offered tools in a tools run: their accuracy is the run's figure
+        # evaluation rows (those with an eval weight) are always offered tools in a tools run: their accuracy is
+        # the run's figure, not half of it without tools
         offered = self.settings.tools.enabled and (row.eval_weight is not None or
                                                    bool(await self.offers_tools(row.task, row.seed, index)))
         if offered:
