@@ -312,6 +312,8 @@ def test_bad_render_variety_keys_are_positioned_errors(library_copy):
                   "render:\n  raster: {strength: extreme}\n")
     _edit_grammar(library_copy, "grammars/icons/shape_field.yaml", "render:\n",
                   "render:\n  raster: {skip: [blur, wobble]}\n")
+    # a relative range (a factor around the canvas's own ratio) written where an absolute one belongs
+    _edit_grammar(library_copy, "grammars/symbolic/roman_cards.yaml", "aspect: [1.25, 1.77]", "aspect: [0.85, 1.2]")
     with pytest.raises(CompileFailed) as info:
         compile_taxonomy(library_copy)
     text = str(info.value)
@@ -323,13 +325,18 @@ def test_bad_render_variety_keys_are_positioned_errors(library_copy):
                "  canvas: {width: 512, height: 384, scale: [1.5, 1.2], aspect: [0.2, 1.0]}")
     assert (f"grammars/charts/bar_chart.yaml:{bar}:44: error: render.canvas.scale must be [lo, hi] with 0.5 ≤ lo ≤ "
             f"hi ≤ 2.0, got [1.5, 1.2]") in text
-    assert (f"grammars/charts/bar_chart.yaml:{bar}:64: error: render.canvas.aspect must be [lo, hi] with 0.5 ≤ lo ≤ "
-            f"hi ≤ 2.0, got [0.2, 1.0]") in text
+    assert (f"grammars/charts/bar_chart.yaml:{bar}:64: error: render.canvas.aspect must be [lo, hi] with 0.4 ≤ lo ≤ "
+            f"hi ≤ 2.5, got [0.2, 1.0]") in text
     assert (f"grammars/charts/line_chart.yaml:{line('grammars/charts/line_chart.yaml', '  raster: {strength: extreme}')}"
             f":22: error: expected 'none', 'mild' or 'strong', got string 'extreme'") in text
     assert (f"grammars/icons/shape_field.yaml:{line('grammars/icons/shape_field.yaml', '  raster: {skip: [blur, wobble]}')}"
             ":25: error: unknown raster edit 'wobble' (edits: warp, blur, jpeg, tone, vignette, scanlines, gauss, "
             "salt_pepper, photo)") in text
+    roman = line("grammars/symbolic/roman_cards.yaml",
+                 "  canvas: {width: 560, height: 380, scale: [0.85, 1.25], aspect: [0.85, 1.2]}")
+    assert (f"grammars/symbolic/roman_cards.yaml:{roman}:66: error: render.canvas.aspect [0.85, 1.2] must contain the "
+            f"canvas's own width/height ratio 1.47 (560 / 380): the range is absolute, not a factor, e.g. "
+            f"[1.28, 1.69]") in text
 
 
 def test_canvas_scale_and_aspect_vary_within_the_declared_range(library_copy, monkeypatch):

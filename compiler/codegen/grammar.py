@@ -77,9 +77,10 @@ def spec_hash(spec) -> str:
 
 
 
-# Bounds of the declared canvas ranges: a picture may grow or shrink by at most 2× a side.
+# Bounds of the declared canvas ranges: a picture may grow or shrink by at most 2× a side; its width/height ratio
+# stays between 0.4 and 2.5 (a ruler or a timeline is wider than 2:1).
 CANVAS_SCALE_BOUNDS = (0.5, 2.0)
-CANVAS_ASPECT_BOUNDS = (0.5, 2.0)
+CANVAS_ASPECT_BOUNDS = (0.4, 2.5)
 
 
 def _range(values, bounds, what: str, doc, loc: tuple, diags: Diagnostics) -> tuple[float, float] | None:
@@ -142,6 +143,15 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
     n_errors = len(diags.errors)
     canvas_scale = _range(canvas.scale, CANVAS_SCALE_BOUNDS, "scale", doc, ("render", "canvas", "scale"), diags)
     canvas_aspect = _range(canvas.aspect, CANVAS_ASPECT_BOUNDS, "aspect", doc, ("render", "canvas", "aspect"), diags)
+    own = canvas.width / canvas.height
+    if canvas_aspect is not None and not canvas_aspect[0] <= round(own, 4) <= canvas_aspect[1]:
+        # The range is absolute (width / height), and mild and strong sample around the grammar's own canvas: a
+        # range that leaves it out squeezes every varied picture towards one end (a relative range is a mistake).
+        diags.error(doc.pos(("render", "canvas", "aspect")),
+                    f"render.canvas.aspect {list(canvas.aspect)} must contain the canvas's own width/height ratio "
+                    f"{own:.3g} ({canvas.width} / {canvas.height}): the range is absolute, not a factor, e.g. "
+                    f"[{own * 0.87:.2f}, {own * 1.15:.2f}]")
+        canvas_aspect = None
     raster = spec.render.raster
     if raster is not None:
         from ..render.raster import EDITS
