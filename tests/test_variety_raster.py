@@ -522,19 +522,26 @@ def test_vignette_and_scan_lines_never_darken_a_colour_out_of_its_word():
 
 
 # -- the fast paths compute the same integers as the plain ones -------------------------------------------------
-def test_the_dct_in_float_products_is_the_exact_integer_transform():
-    rng = np.random.default_rng(3)
-    blocks = rng.integers(-128, 128, (300, 8, 8)).astype(np.int64)
-    blocks[0] = 127
-    blocks[1] = -128
-    blocks[2] = np.where(np.indices((8, 8)).sum(axis=0) % 2 == 0, 127, -128)  # the largest AC term
-    exact = np.einsum("uk,nkl,vl->nuv", raster._DCT, blocks, raster._DCT)  # int64 throughout
-    assert np.array_equal(raster._blocks_apply(blocks.astype(np.float64), raster._DCT), exact)
-    # rounding half away from zero on exact ties and just beside them, as integer arithmetic does
-    d = 7 * raster.DCT_ONE * raster.DCT_ONE
-    a = np.array([d // 2 * 2 + d, -(d + d // 2), d // 2, -(d // 2), d // 2 - 1, 5 * d + d // 2 + 1], dtype=np.int64)
-    ref = np.sign(a) * ((np.abs(a) + d // 2) // d)
-    assert np.array_equal(raster._round_div(a.astype(np.float64), d), ref)
+def test_jpeg_adds_libjpegs_change_in_luma_to_every_channel():
+    import io
+
+    from PIL import Image
+
+    rgba, _ = _synthetic()
+    img = np.ascontiguousarray(rgba[..., :3])
+    # luma as JFIF defines it in fixed point, computed here from the channels (the edit asks Pillow for it)
+    c = img.astype(np.int64)
+    y = (19595 * c[..., 0] + 38470 * c[..., 1] + 7471 * c[..., 2] + 32768) >> 16
+    changes = []
+    for quality in (35, 85):
+        out = raster._jpeg(img, quality)
+        coded = io.BytesIO()
+        Image.fromarray(y.astype(np.uint8), "L").save(coded, "JPEG", quality=quality)
+        change = np.asarray(Image.open(coded), dtype=np.int64) - y
+        assert np.array_equal(out, np.clip(img + change[..., None], 0, 255))  # the same change in R, G and B
+        assert np.array_equal(raster._jpeg(img, quality), out)  # and the same bytes again
+        changes.append(np.abs(change).mean())
+    assert changes[0] > changes[1] > 0  # lower quality, larger artefacts
 
 
 def test_summed_area_tables_and_direct_sums_judge_every_box_alike(monkeypatch):

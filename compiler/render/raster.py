@@ -156,8 +156,10 @@ def colour_safe_tone(brightness: float, contrast: float, gamma: float) -> dict:
     names, shade_levels, levels = _named_shades()
     for k in (1.0, 0.5, 0.25, 0.0):
         b, c, g = round(brightness * k, 2), round(1.0 + (contrast - 1.0) * k, 4), round(1.0 + (gamma - 1.0) * k, 4)
-        table = _tone_table(b, c, g)
-        toned = np.array([table[v] for v in levels])  # each level once, not once per shade
+        # each level the shades use, once (79 of the 256: the table itself is built only for the edit applied),
+        # with _tone_table's very floats
+        toned = np.array([round(min(255.0, max(0.0, (_FRACTIONS[v] ** g * 255 - 128) * c + 128 + b)))
+                          for v in levels])
         if in_color_words(toned[shade_levels], names).all():  # every shade's window at once
             return {"edit": "tone", "brightness": b, "contrast": c, "gamma": g}
     raise AssertionError("unreachable: no change keeps every colour")  # k = 0 is the identity
@@ -448,11 +450,6 @@ def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float) -> 
     return out.reshape(img.shape)
 
 
-def _radius2(h: int, w: int) -> np.ndarray:
-    xs, ys = _grid(h, w)
-    return ((xs - w / 2) / (w / 2)) ** 2 + ((ys - h / 2) / (h / 2)) ** 2  # 0 at the centre, 2 in the corners
-
-
 def _per_channel(plane: np.ndarray) -> np.ndarray:
     """An (h, w) plane as (h, w, 3), each value three times: broadcasting over a last axis of 3 runs numpy's inner
     loop three elements at a time, several times slower than this copy."""
@@ -460,16 +457,24 @@ def _per_channel(plane: np.ndarray) -> np.ndarray:
 
 
 def _vignette(img: np.ndarray, amount: float) -> np.ndarray:
+    """Darkening towards the corners: each value times (1 − amount / 2 · r²) in 8-bit fixed point, r² = u² + v² the
+    squared distance from the centre (u, v from −1 to 1 across the picture: 2 in the corners). The factor is
+    separable, 256 − A(x) − B(y) with A and B rounded once per column and row (elementwise float64: the same bits
+    everywhere), so the picture takes integer passes only: one subtraction builds the (h, w · 3) factors, then a
+    multiply and a shift."""
     h, w, _ = img.shape
-    r2 = _radius2(h, w)  # in place below: the same IEEE operations as (1 − amount / 2 · r²) · 256
-    r2 *= np.float32(amount / 2)
-    np.subtract(np.float32(1), r2, out=r2)
-    r2 *= np.float32(256)
-    out = _per_channel(r2.astype(np.uint16))
-    out *= img  # at most 256 · 255 + 128: uint16 holds it
+    half = 128 * amount  # 256 · amount / 2
+
+    def falloff(n: int) -> np.ndarray:  # round(half · u²), u the pixel centres' offsets from the middle, −1..1
+        u = (np.arange(n, dtype=np.float64) + (0.5 - n / 2)) / (n / 2)
+        return np.rint(half * (u * u)).astype(np.uint16)
+
+    across = np.repeat(np.uint16(256) - falloff(w), 3)  # each column's factor, once per channel
+    out = np.subtract(across[None, :], falloff(h)[:, None])  # ≥ 256 − 256 · amount > 0
+    out *= img.reshape(h, w * 3)  # at most 256 · 255: uint16 holds it, and + 128 below
     out += np.uint16(128)
     out >>= np.uint16(8)
-    return out.astype(np.uint8)
+    return out.astype(np.uint8).reshape(h, w, 3)
 
 
 def _scanlines(img: np.ndarray, period: int, depth: float) -> np.ndarray:
@@ -479,88 +484,25 @@ def _scanlines(img: np.ndarray, period: int, depth: float) -> np.ndarray:
     return out
 
 
-_JPEG_LUMA = np.array([
-    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
-    14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
-    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99], dtype=np.int64).reshape(8, 8)
-# The 8-point DCT-II basis in fixed point (× 4096, rounded). The transforms run as float64 matrix products whose
-# every product and partial sum is an integer below 2⁴⁰ (far inside float64's exact 2⁵³), so BLAS computes them
-# exactly, in whatever order, with or without FMA, on any CPU: the results are the exact integers.
-DCT_ONE = 4096
-_DCT = np.array([[round(DCT_ONE * (math.sqrt(1 / 8) if u == 0 else math.sqrt(2 / 8))
-                        * math.cos((2 * k + 1) * u * math.pi / 16)) for k in range(8)] for u in range(8)],
-                dtype=np.int64)
-FLAT_BLOCK = 2  # a block whose values span at most this much keeps them (its AC terms would quantise to zero)
-
-
-BLAS_ROWS = 4000  # rows per matrix product: under OpenBLAS's threading threshold (m·n·k < 2¹⁸), so one thread
-
-
-def _blocks_apply(blocks: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """m · B · mᵀ for every 8×8 block B of (n, 8, 8) float64 (exact integers), as two plain matrix products."""
-    n = blocks.shape[0]
-    mt = np.ascontiguousarray(m.T, dtype=np.float64)
-
-    def right(x):  # x (n·8, 8) @ mᵀ, in single-threaded slices
-        out = np.empty_like(x)
-        for i in range(0, x.shape[0], BLAS_ROWS):
-            np.matmul(x[i:i + BLAS_ROWS], mt, out=out[i:i + BLAS_ROWS])
-        return out
-
-    rows = right(blocks.reshape(n * 8, 8)).reshape(n, 8, 8)  # B mᵀ
-    cols = right(np.ascontiguousarray(rows.transpose(0, 2, 1)).reshape(n * 8, 8))  # (m (B mᵀ))ᵀ
-    return cols.reshape(n, 8, 8).transpose(0, 2, 1)
-
-
-def _round_div(a: np.ndarray, d) -> np.ndarray:
-    """a / d rounded half away from zero, for float64 arrays of exact integers a and integers d > 0 (|a| < 2⁵³):
-    the quotient's float error (under 2⁻³⁰ here) is far below its least distance from a half (1 / 2d), so this
-    equals the integer rounding."""
-    q = a / d
-    q += np.copysign(0.5, q)
-    return np.trunc(q, out=q)
-
-
-def _quantise(plane: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """JPEG's lossy step on one plane (int, values 0..255): 8×8 DCT, quantise with `table`, inverse DCT; returns
-    the change to the plane. Blocks flat to within FLAT_BLOCK (most of a chart's background) are left as they are,
-    which is most of the speed."""
-    h, w = plane.shape
-    ph, pw = -h % 8, -w % 8
-    x = np.pad(plane, ((0, ph), (0, pw)), mode="edge") if ph or pw else plane
-    H, W = h + ph, w + pw
-    blocks = x.reshape(H // 8, 8, W // 8, 8).transpose(0, 2, 1, 3).reshape(-1, 8, 8)  # a copy
-    flat64 = blocks.reshape(-1, 64)
-    busy = np.flatnonzero(flat64.max(axis=1) - flat64.min(axis=1) > FLAT_BLOCK)
-    change = np.zeros(blocks.shape, dtype=np.int32)
-    if busy.size:
-        src = blocks[busy]
-        coef = _blocks_apply(src.astype(np.float64) - 128, _DCT)  # scaled by DCT_ONE²
-        table_f = table.astype(np.float64)
-        q = _round_div(coef, table_f * (DCT_ONE * DCT_ONE))
-        q *= table_f
-        back = _round_div(_blocks_apply(q, _DCT.T), DCT_ONE * DCT_ONE).astype(np.int32)
-        back += 128
-        back -= src
-        change[busy] = back
-    out = change.reshape(H // 8, W // 8, 8, 8).transpose(0, 2, 1, 3).reshape(H, W)
-    return out[:h, :w]
-
-
 def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
-    """JPEG's lossy step without a codec, on luma: Y (JFIF fixed point), 8×8 DCT and quantisation with the standard
-    table at `quality` (libjpeg's scaling), inverse DCT; the change in Y is added to every channel, so blocking and
-    ringing show where JPEG puts them. Chroma is left alone (most of the cost, little of the look). Exact integer
-    arithmetic throughout (the transforms: float64 products of exact integers)."""
-    scale = 5000 // quality if quality < 50 else 200 - 2 * quality
-    luma = np.maximum((_JPEG_LUMA * scale + 50) // 100, 1)
-    y = 19595 * img[..., 0].astype(np.int32)
-    y += 38470 * img[..., 1].astype(np.int32)
-    y += 7471 * img[..., 2].astype(np.int32)
-    y += 32768
-    y >>= 16
+    """JPEG's lossy step on luma, through libjpeg-turbo (Pillow's codec): Y (JFIF fixed point, Pillow's RGB → L,
+    exactly `(19595 R + 38470 G + 7471 B + 2¹⁵) >> 16`), written as a greyscale JPEG at `quality` and read back;
+    the change in Y is added to every channel, so blocking and ringing show where JPEG puts them. Chroma is left
+    alone (most of the cost, little of the look, and colour words stay true). libjpeg-turbo's accurate integer DCT
+    (its default, which Pillow keeps) gives the same bytes with and without its SIMD code on every CPU; its version
+    is in every trace."""
+    import io
+
+    from PIL import Image
+
+    h, w, _ = img.shape
+    luma = Image.frombuffer("RGB", (w, h), np.ascontiguousarray(img), "raw", "RGB", 0, 1).convert("L")
+    coded = io.BytesIO()
+    luma.save(coded, "JPEG", quality=quality)
+    back = Image.open(coded)
+    change = np.asarray(back, dtype=np.int16) - np.asarray(luma, dtype=np.int16)
     out = img.astype(np.int16)  # v + change stays within int16
-    out += _per_channel(_quantise(y, luma).astype(np.int16))
+    out += _per_channel(change)
     return np.clip(out, 0, 255, out=out).astype(np.uint8)
 
 

@@ -50,13 +50,16 @@ def versions() -> dict[str, str]:
 
     from .. import __version__
 
+    import PIL
+    from PIL import features
     from zlib_ng import zlib_ng
 
     # zlib-ng and libdeflate (the `deflate` package, which bundles one libdeflate release) write the PNGs of
-    # pictures with variety (render/png.py)
+    # pictures with variety (render/png.py); the libjpeg-turbo that Pillow bundles draws the jpeg edit (raster.py)
     return {"tessera": __version__, "python": platform.python_version(), "skia": skia.__version__,
             "numpy": numpy.__version__, "zlib": zlib.ZLIB_RUNTIME_VERSION, "zlib_ng": zlib_ng.ZLIBNG_VERSION,
-            "deflate": importlib.metadata.version("deflate"), "lark": lark.__version__, "jinja2": jinja2.__version__}
+            "deflate": importlib.metadata.version("deflate"), "lark": lark.__version__, "jinja2": jinja2.__version__,
+            "pillow": PIL.__version__, "libjpeg": features.version("jpg") or "none"}
 
 
 @dataclass
