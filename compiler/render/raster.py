@@ -2,9 +2,10 @@
 
 Only a build's `variety: mild | strong` turns them on; a grammar can cap the strength or opt out of edits
 (render.raster). Every parameter comes from the render stream and lands in the trace, so replay redraws the same
-bytes. Nothing here uses numpy's random generators or BLAS: noise is a counter hash in integer arithmetic, the DCT
-and the legibility sums are exact integers (so their order cannot matter), and the few float steps (warp coordinates,
-the vignette map) are elementwise IEEE operations, which give the same bits on any machine. Parameters that need
+bytes. Nothing here uses numpy's random generators or BLAS: noise is a counter hash in integer arithmetic, the
+legibility sums are exact integers (so their order cannot matter), the JPEG step is libjpeg-turbo's integer DCT
+(the same bytes with and without its SIMD code), and the few float steps (warp coordinates, the vignette's falloff
+per row and column) are elementwise IEEE operations, which give the same bits on any machine. Parameters that need
 trigonometry or powers (the warp matrix, the tone table) are computed once per render in Python.
 
 Witness geometry moves with the picture: a warp is one homography, each mark's box becomes the hull of its four

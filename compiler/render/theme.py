@@ -75,10 +75,16 @@ HUE_WINDOWS_GRAY_MAX_SAT = 0.08  # gray and black are colourless
 
 
 def color_word_of(rgb) -> list[str]:
-    """The colour words whose reference window holds this pixel colour (for tests and audits)."""
+    """The colour words whose reference window holds this pixel colour (for tests and audits; every render with
+    variety asks it about each colour it draws, after tone and darkening: cached per colour)."""
+    return list(_color_words(tuple(rgb[:3])))
+
+
+@lru_cache(maxsize=1 << 14)
+def _color_words(rgb: tuple) -> tuple[str, ...]:
     import colorsys
 
-    h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in rgb[:3]))
+    h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in rgb))
     h *= 360
     out = []
     for name, (lo, hi, smin, vlo, vhi) in HUE_WINDOWS.items():
@@ -89,7 +95,7 @@ def color_word_of(rgb) -> list[str]:
             ok = in_hue and s >= smin and vlo <= v <= vhi
         if ok:
             out.append(name)
-    return out
+    return tuple(out)
 
 
 def in_color_word(rgb, name: str) -> bool:
