@@ -565,6 +565,17 @@ def test_jpeg_adds_libjpegs_change_in_luma_to_every_channel():
     assert changes[0] > changes[1] > 0  # lower quality, larger artefacts
 
 
+def test_jpeg_without_pillows_codec_says_what_to_install(monkeypatch):
+    from PIL import features
+
+    from tessera.errors import TesseraError
+
+    monkeypatch.setattr(features, "check_codec", lambda name: False)
+    rgba, _ = _synthetic()
+    with pytest.raises(TesseraError, match="needs Pillow's JPEG codec, which this Pillow was built without"):
+        raster._jpeg(np.ascontiguousarray(rgba[..., :3]), 50)
+
+
 def test_summed_area_tables_and_direct_sums_judge_every_box_alike(monkeypatch):
     rgba, render_map = _synthetic()
     for edits in _edit_cases():

@@ -494,8 +494,13 @@ def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
     is in every trace."""
     import io
 
-    from PIL import Image
+    from PIL import Image, features
 
+    if not features.check_codec("jpg"):  # a Pillow built from source without libjpeg: say so, not a traceback
+        from ..errors import TesseraError
+
+        raise TesseraError("the jpeg raster edit (variety mild and strong) needs Pillow's JPEG codec, which this "
+                           "Pillow was built without: reinstall a Pillow wheel (pip install --force-reinstall pillow)")
     h, w, _ = img.shape
     luma = Image.frombuffer("RGB", (w, h), np.ascontiguousarray(img), "raw", "RGB", 0, 1).convert("L")
     coded = io.BytesIO()
