@@ -157,10 +157,8 @@ def colour_safe_tone(brightness: float, contrast: float, gamma: float) -> dict:
     names, shade_levels, levels = _named_shades()
     for k in (1.0, 0.5, 0.25, 0.0):
         b, c, g = round(brightness * k, 2), round(1.0 + (contrast - 1.0) * k, 4), round(1.0 + (gamma - 1.0) * k, 4)
-        # each level the shades use, once (79 of the 256: the table itself is built only for the edit applied),
-        # with _tone_table's very floats
-        toned = np.array([round(min(255.0, max(0.0, (_FRACTIONS[v] ** g * 255 - 128) * c + 128 + b)))
-                          for v in levels])
+        # each level the shades use, once (79 of the 256: the table itself is built only for the edit applied)
+        toned = np.array([_tone_value(v, b, c, g) for v in levels])
         if in_color_words(toned[shade_levels], names).all():  # every shade's window at once
             return {"edit": "tone", "brightness": b, "contrast": c, "gamma": g}
     raise AssertionError("unreachable: no change keeps every colour")  # k = 0 is the identity
