@@ -595,50 +595,105 @@ def test_summed_area_tables_and_direct_sums_judge_every_box_alike(monkeypatch):
             raster.apply_edits(rgba, render_map, [over], (250, 250, 250))
 
 
-def test_the_warp_interpolates_only_cells_that_are_not_one_colour(monkeypatch):
-    """The flat-cell shortcut (a target whose 2×2 source cell is one colour takes it) gives the bytes full
-    interpolation gives, on a flat chart-like picture and on a grain backdrop (which takes the plain path), for
-    a warp alone and for the photo look's surface fill."""
+@pytest.fixture(params=["simd+ipp", "plain"])
+def opencv_paths(request):
+    """OpenCV with its SIMD and IPP code (as shipped) and without either (its portable C++): the formulas below
+    must hold on both, which is what makes its bytes the same on every CPU."""
+    cv2 = raster._cv2()
+    on = request.param == "simd+ipp"
+    saved = cv2.useOptimized(), cv2.ipp.useIPP()
+    cv2.setUseOptimized(on)
+    cv2.ipp.setUseIPP(on)
+    yield request.param
+    cv2.setUseOptimized(saved[0])
+    cv2.ipp.setUseIPP(saved[1])
+
+
+def _warp_reference(img: np.ndarray, hmat, fill) -> np.ndarray:
+    """The warp recomputed in int64 numpy from warp_maps: the four source pixels around each position (`fill`
+    beyond the drawing) weighted (32 − a)(32 − b), a(32 − b), (32 − a)b, ab and rounded once, as OpenCV's
+    fixed-point remap states it ((Σ · 32 + 2¹⁴) >> 15)."""
+    h, w, _ = img.shape
+    whole, frac = raster.warp_maps(hmat, w, h)
+    pad = raster.WARP_PAD + 1
+    big = np.empty((h + 2 * pad, w + 2 * pad, 3), dtype=np.int64)
+    big[:] = fill
+    big[pad:-pad, pad:-pad] = img
+    x, y = whole[..., 0].astype(np.int64) + pad, whole[..., 1].astype(np.int64) + pad
+    a, b = (frac & 31).astype(np.int64)[..., None], (frac >> 5).astype(np.int64)[..., None]
+    total = (big[y, x] * (32 - a) * (32 - b) + big[y, x + 1] * a * (32 - b) + big[y + 1, x] * (32 - a) * b
+             + big[y + 1, x + 1] * a * b)
+    return ((total * 32 + (1 << 14)) >> 15).astype(np.uint8)
+
+
+def test_the_warp_is_opencvs_fixed_point_remap_recomputed(opencv_paths):
+    """The warp's bytes are the stated integer formula (recomputed here) on a flat chart-like picture, a grain
+    backdrop and random pixels of an odd size, for a warp alone and for the photo look's surface fill; and its
+    maps put each pixel within 1/32 px of where the homography (in float64) sends it."""
     from tessera.render.backgrounds import texture
 
     rgba = _synthetic()[0]
     grain = texture("grain", (250, 245, 232), 5, 512, 384, True).copy()
     grain[60:130, 50:180, :3] = (220, 40, 40)
+    noise = np.random.default_rng(5).integers(0, 256, (201, 333, 4), dtype=np.uint8)
     warps = [c[0] for c in _edit_cases()[:1]] + [_edit_cases()[-2][0]]
-    for picture in (rgba, grain):
+    for picture in (rgba, grain, noise):
+        img = np.ascontiguousarray(picture[..., :3])
+        h, w, _ = img.shape
         for edit in warps:
-            h = raster.homography(edit, 512, 384)
+            hmat = raster.homography(edit, w, h)
             fill = edit["fill"] or (250, 250, 250)
-            outs = []
-            for share in (raster.FLAT_SHARE, 0.0, 2.0):  # as configured, always the shortcut, never
-                monkeypatch.setattr(raster, "FLAT_SHARE", share)
-                outs.append(raster._warp(picture, h, fill)[..., :3])
-            assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[1], outs[2])
-            assert not np.array_equal(outs[0], picture[..., :3])
+            out = raster._warp(img, hmat, fill)
+            assert np.array_equal(out, _warp_reference(img, hmat, fill)), (opencv_paths, edit)
+            assert not np.array_equal(out, img)
+            whole, frac = raster.warp_maps(hmat, w, h)
+            inv = np.linalg.inv(np.array(hmat, dtype=np.float64))
+            ys, xs = np.mgrid[0:h, 0:w] + 0.5
+            p = inv @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
+            want = (p[:2] / p[2]).T.reshape(h, w, 2) - 0.5  # the source position in pixel indices
+            got = whole + np.stack([frac & 31, frac >> 5], axis=-1) / 32
+            inside = ((want > 0) & (want < [w - 1, h - 1])).all(axis=-1)
+            assert np.abs(got - want)[inside].max() <= 1 / 32 + 1e-4
+            assert inside.mean() > 0.5  # (the photo look shrinks the sheet onto its surface)
+    # far outside the drawing, only `fill`
+    shrink = {"edit": "warp", "angle": 0.0, "shear": 0.0, "px": 0.0, "py": 0.0, "fill": [58, 60, 66], "margin": 0.5}
+    out = raster._warp(np.ascontiguousarray(rgba[..., :3]), raster.homography(shrink, 512, 384), (58, 60, 66))
+    assert (out[:60, :60] == (58, 60, 66)).all() and (out[-60:, -60:] == (58, 60, 66)).all()
+
+
+def test_the_opencv_pixel_steps_compute_their_formulas(opencv_paths):
+    rng = np.random.default_rng(11)
+    for shape in ((37, 51, 3), (36, 50, 3), (384, 512, 3)):
+        img = rng.integers(0, 256, shape, dtype=np.uint8)
+        img[5:20] = 250  # flat runs too, as drawings have
+        # tone: each byte through the 256-level table
+        lut = np.array([raster._tone_value(v, -9.5, 0.9, 1.15) for v in range(256)], dtype=np.uint8)
+        assert np.array_equal(raster._tone(img, -9.5, 0.9, 1.15), lut[img])
+        # blur: the binomial kernel's 2-D window on an edge-padded copy, summed in int64, rounded once
+        for passes, kernel in ((1, [1, 2, 1]), (2, [1, 4, 6, 4, 1])):
+            p = np.pad(img.astype(np.int64), ((passes, passes), (passes, passes), (0, 0)), mode="edge")
+            h, w, _ = shape
+            total = sum(ki * kj * p[i:i + h, j:j + w] for i, ki in enumerate(kernel) for j, kj in enumerate(kernel))
+            assert np.array_equal(raster._blur(img, passes), (total + (1 << (4 * passes - 1))) >> (4 * passes))
+        rgba = np.dstack([img, np.full(shape[:2], 255, np.uint8)])
+        assert np.array_equal(raster._rgb(rgba), img)
+        # Gaussian noise: the tile's window scaled in int16, added and clipped into 0..255 (OpenCV's saturation)
+        tile = raster._noise_tile()
+        k = round(9.0 / raster.NOISE_SD * 1024)
+        h, w, _ = shape
+        oy, ox = 77 % (raster.NOISE_TILE - h + 1), (77 >> 24) % (raster.NOISE_TILE - w + 1)
+        noise = (tile[oy:oy + h, ox:ox + w].astype(np.int64) * k) >> 10
+        assert np.array_equal(raster._gauss(img, 9.0, 77), np.clip(img + noise, 0, 255))
 
 
 def test_the_fast_pixel_steps_compute_what_the_plain_formulas_do():
     rng = np.random.default_rng(11)
     for shape in ((37, 51, 3), (36, 50, 3)):  # an odd and an even number of bytes
         img = rng.integers(0, 256, shape, dtype=np.uint8)
-        # tone: byte pairs looked up in one table of 65,536 entries = each byte in the 256-level table
-        lut = np.array([raster._tone_value(v, -9.5, 0.9, 1.15) for v in range(256)], dtype=np.uint8)
-        assert np.array_equal(raster._tone(img, -9.5, 0.9, 1.15), lut[img])
         # the legibility check's 2×2 channel sums
         h2, w2 = shape[0] // 2, shape[1] // 2
         ref = img[:2 * h2, :2 * w2].astype(np.int64).reshape(h2, 2, w2, 2, 3).sum(axis=(1, 3, 4))
         assert np.array_equal(raster._half(img), ref)
-        # blur: the binomial kernels on an edge-padded copy, summed in int64
-        for passes, kernel in ((1, [1, 2, 1]), (2, [1, 4, 6, 4, 1])):
-            out = img.astype(np.int64)
-            for axis in (0, 1):
-                pad = [(0, 0)] * 3
-                pad[axis] = (passes, passes)
-                p = np.pad(out, pad, mode="edge")
-                n = out.shape[axis]
-                acc = sum(k * np.take(p, np.arange(i, i + n), axis=axis) for i, k in enumerate(kernel))
-                out = (acc + (1 << (2 * passes - 1))) >> (2 * passes)
-            assert np.array_equal(raster._blur(img, passes), out), passes
     # Gaussian noise: int16 arithmetic, clipped into 0..255, with the sd asked for
     flat = np.full((200, 300, 3), 128, dtype=np.uint8)
     for sigma in (2.0, 9.0):

@@ -155,10 +155,12 @@ def colour_safe_tone(brightness: float, contrast: float, gamma: float) -> dict:
     from .theme import in_color_words
 
     names, shade_levels, levels = _named_shades()
+    fractions = [_FRACTIONS[v] for v in levels]
     for k in (1.0, 0.5, 0.25, 0.0):
         b, c, g = round(brightness * k, 2), round(1.0 + (contrast - 1.0) * k, 4), round(1.0 + (gamma - 1.0) * k, 4)
-        # each level the shades use, once (79 of the 256: the table itself is built only for the edit applied)
-        toned = np.array([_tone_value(v, b, c, g) for v in levels])
+        # each level the shades use, once (79 of the 256: the table itself is built only for the edit applied);
+        # _tone_value's formula, inlined over their fractions (the same floats, without a call per level)
+        toned = np.array([round(min(255.0, max(0.0, (f ** g * 255 - 128) * c + 128 + b))) for f in fractions])
         if in_color_words(toned[shade_levels], names).all():  # every shade's window at once
             return {"edit": "tone", "brightness": b, "contrast": c, "gamma": g}
     raise AssertionError("unreachable: no change keeps every colour")  # k = 0 is the identity
@@ -230,6 +232,19 @@ def homography(edit: dict, width: int, height: int) -> list[list[float]]:
     return _matmul3(_matmul3(shrink, h), [[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]])
 
 
+@lru_cache(maxsize=1)
+def _cv2():
+    """OpenCV, imported on first use (plain builds never need it) and held to one thread: Tessera parallelises
+    over instances (worker processes), so threads inside one picture would only compete with them. Every OpenCV
+    call here is integer arithmetic with a stated formula, which tests/test_variety_raster.py recomputes in numpy
+    (with OpenCV's SIMD and IPP paths on and off): the same bytes on every machine, and its version is in every
+    trace."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    return cv2
+
+
 def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
     """Pixel centres of one row (1 × w) and of one column (h × 1): every per-pixel figure broadcasts them (a full
     grid costs more to build than the warp that reads it, and canvas sizes vary too much to cache one)."""
@@ -237,41 +252,20 @@ def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
         (np.arange(h, dtype=np.float32) + np.float32(0.5)).reshape(h, 1)
 
 
-_LANES = np.uint32(0x00FF00FF)  # two 8-bit channels of a packed RGBA word, with room to multiply each by 256
-_HIGH = np.uint32(0xFF00FF00)
-_HALF = np.uint32(0x00800080)
+WARP_BITS = 5  # OpenCV's fixed-point remap: source positions in 1/32 px (INTER_TAB_SIZE), weights (32 − a)(32 − b)…
+WARP_PAD = 2  # pixels of `fill` the clamped coordinates may reach beyond the drawing on each side
 
 
-def _lerp(p: np.ndarray, q: np.ndarray, wq: np.ndarray, wp: np.ndarray | None = None) -> np.ndarray:
-    """(p·wp + q·wq) / 256 per channel, rounded, on packed RGBA words (two channels per multiply); wp = 256 − wq."""
-    if wp is None:
-        wp = np.uint32(256) - wq
-    rb = (((p & _LANES) * wp + (q & _LANES) * wq + _HALF) >> np.uint32(8)) & _LANES
-    ag = (((p >> np.uint32(8)) & _LANES) * wp + ((q >> np.uint32(8)) & _LANES) * wq + _HALF) & _HIGH
-    return rb | ag
-
-
-_OPAQUE = np.uint32(0xFF000000)  # the alpha byte of a packed word: every drawn pixel is opaque
-_COLOUR = np.uint32(0x00FFFFFF)
-FLAT_SHARE = 0.5  # the share of one-colour 2×2 source cells above which the warp interpolates only the others
-
-
-def _warp(rgba: np.ndarray, hmat, fill) -> np.ndarray:
-    """Resample through the inverse homography, bilinear with 8-bit weights in integer arithmetic. The drawing gets
-    a one-pixel border of `fill` and coordinates are clamped into it, so whatever comes from outside the drawing is
-    `fill` (with an anti-aliased edge) without a mask. Coordinates are float32 elementwise (IEEE: the same bits on
-    every machine), then 24.8 fixed point. The alpha channel (always opaque) is not part of the result.
-
-    Most of a chart is one colour: a target whose 2×2 source cell holds four equal pixels gets that pixel, which is
-    what the interpolation gives it (weights summing to 256), so only the other targets are interpolated. The
-    cells' flags ride in the alpha byte of the words one gather reads; textured backdrops (grain, fibres), where
-    few cells are flat, take the plain path. Either way the same bytes."""
-    h, w, _ = rgba.shape
-    W, H = w + 2, h + 2  # with the border; a source centre at x sits at x + 0.5 in padded pixel coordinates
+def warp_maps(hmat, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each target pixel samples the drawing, for cv2.remap's fixed-point form: (h, w, 2) int16 whole source
+    pixels (x, y) and (h, w) uint16 fractions, 32 · (y mod 1) + (x mod 1) in 1/32 px. Coordinates are float32
+    elementwise (IEEE: the same bits on every machine) through the inverse homography, clamped to WARP_PAD pixels
+    beyond the drawing (past that everything is `fill` anyway) and floored."""
     inv = _inverse3(hmat)
-    # Source coordinates in 24.8 fixed point, 256 · (row 0 or 1 of inv · p) / (row 2 · p) + 128: the scale and the
-    # offset folded into the numerator's coefficients (in Python floats), so each axis is one division.
-    fixed = [[np.float32(256 * inv[k][j] + 128 * inv[2][j]) for j in range(3)] for k in (0, 1)]
+    one, pad = 1 << WARP_BITS, WARP_PAD << WARP_BITS
+    # 32 · (row 0 or 1 of inv · p) / (row 2 · p) − 16 + pad: the source pixel centre (at +0.5) and the offset that
+    # keeps every clamped value ≥ 0 (so truncation is the floor) folded into the numerator, in Python floats
+    fixed = [[np.float32(one * inv[k][j] + (pad - one / 2) * inv[2][j]) for j in range(3)] for k in (0, 1)]
     col, row = _grid(h, w)  # the affine terms broadcast
     sx = fixed[0][0] * col + (fixed[0][1] * row + fixed[0][2])
     sy = fixed[1][0] * col + (fixed[1][1] * row + fixed[1][2])
@@ -283,39 +277,29 @@ def _warp(rgba: np.ndarray, hmat, fill) -> np.ndarray:
     elif den[2] != 1:  # pragma: no cover - _inverse3 of homography() keeps the affine denominator 1
         sx /= den[2]
         sy /= den[2]
-    # clamped into the border and truncated to int32 in one pass (the values are ≥ 0: truncation is the floor)
-    fx = np.clip(sx, 0, (W - 1) * 256 - 1, out=np.empty(sx.shape, dtype=np.int32), casting="unsafe")
-    fy = np.clip(sy, 0, (H - 1) * 256 - 1, out=np.empty(sy.shape, dtype=np.int32), casting="unsafe")
-    ia = fy >> 8
-    ia *= W
-    ia += fx >> 8
-    padded = np.empty((H, W), dtype=np.uint32)
-    padded[:] = np.array([*fill, 255], dtype=np.uint8).view(np.uint32)[0]
-    padded[1:-1, 1:-1] = np.ascontiguousarray(rgba).view(np.uint32)[..., 0]
-    flat = padded.reshape(-1)
-    corner = padded[:-1, :-1]  # the top-left pixel of each 2×2 cell (ia indexes these)
-    same = corner == padded[:-1, 1:]
-    same &= corner == padded[1:, :-1]
-    same &= corner == padded[1:, 1:]
-    if np.count_nonzero(same) < FLAT_SHARE * same.size:
-        wx, wy = (fx & 255).astype(np.uint32), (fy & 255).astype(np.uint32)
-        return _bilinear(flat, W, ia, wx, wy).view(np.uint8).reshape(h, w, 4)
-    tagged = np.zeros((H, W), dtype=np.uint32)  # the last row and column are never a cell's corner
-    tagged[:-1, :-1] = corner & (same.view(np.uint8).astype(np.uint32) * _OPAQUE | _COLOUR)
-    out = tagged.reshape(-1).take(ia)  # flat cells: their colour, opaque; the others transparent
-    busy = np.flatnonzero(out < _OPAQUE)
-    wx = (fx.reshape(-1).take(busy) & 255).astype(np.uint32)
-    wy = (fy.reshape(-1).take(busy) & 255).astype(np.uint32)
-    out.put(busy, _bilinear(flat, W, ia.reshape(-1).take(busy), wx, wy))
-    return out.view(np.uint8).reshape(h, w, 4)
+    # clamped and truncated to int32 in one pass each
+    fx = np.clip(sx, 0, (w + 2 * WARP_PAD) * one - 1, out=np.empty(sx.shape, dtype=np.int32), casting="unsafe")
+    fy = np.clip(sy, 0, (h + 2 * WARP_PAD) * one - 1, out=np.empty(sy.shape, dtype=np.int32), casting="unsafe")
+    whole = np.empty((h, w, 2), dtype=np.int16)
+    np.subtract(fx >> WARP_BITS, WARP_PAD, out=whole[..., 0], casting="unsafe")
+    np.subtract(fy >> WARP_BITS, WARP_PAD, out=whole[..., 1], casting="unsafe")
+    fy &= one - 1
+    fy <<= WARP_BITS
+    fx &= one - 1
+    fy |= fx
+    return whole, fy.astype(np.uint16)
 
 
-def _bilinear(flat: np.ndarray, width: int, ia: np.ndarray, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
-    """Packed words interpolated between the 2×2 cells whose top-left pixels ia indexes in `flat` (rows of
-    `width` words), with 8-bit weights: along x, then along y."""
-    wpx = np.uint32(256) - wx
-    top = _lerp(flat.take(ia), flat.take(ia + 1), wx, wpx)
-    return _lerp(top, _lerp(flat.take(ia + width), flat.take(ia + width + 1), wx, wpx), wy)
+def _warp(rgb: np.ndarray, hmat, fill) -> np.ndarray:
+    """Resample an (h, w, 3) picture through the inverse homography: OpenCV's fixed-point bilinear remap, each
+    value (Σ p · (32 − a or a)(32 − b or b) · 32 + 2¹⁴) >> 15 over the four source pixels around the position
+    (a, b its fraction in 1/32 px), with `fill` beyond the drawing, so whatever comes from outside it is `fill`
+    with an anti-aliased edge."""
+    cv2 = _cv2()
+    h, w, _ = rgb.shape
+    whole, frac = warp_maps(hmat, w, h)
+    return cv2.remap(rgb, whole, frac, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                     borderValue=tuple(float(v) for v in fill))
 
 
 def _move_map(render_map: dict, hmat) -> dict:
@@ -375,8 +359,7 @@ def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
         return np.clip(img.astype(np.int32) + noise, 0, 255).astype(np.uint8)
     noise = np.multiply(window, np.int16(k))  # int16 throughout: half the memory of int32
     noise >>= NOISE_SHIFT
-    noise += img
-    return np.clip(noise, 0, 255, out=noise).astype(np.uint8)
+    return _cv2().add(img, noise, dtype=_cv2().CV_8U)  # img + noise clipped into 0..255 (OpenCV's saturation)
 
 
 def _salt_pepper(img: np.ndarray, fraction: float, seed: int) -> np.ndarray:
@@ -391,68 +374,17 @@ def _salt_pepper(img: np.ndarray, fraction: float, seed: int) -> np.ndarray:
 
 
 def _blur(img: np.ndarray, passes: int) -> np.ndarray:
-    """Binomial [1 2 1]/4 (one pass) or [1 4 6 4 1]/16 (two) along each axis, in integers, edges repeated."""
-    out = img
-    for axis in (0, 1):
-        out = _smooth(out, axis, passes)
-    return out
-
-
-def _smooth(img: np.ndarray, axis: int, passes: int) -> np.ndarray:
-    """One axis of _blur: the kernel's weighted sum of each pixel's neighbours along `axis` (the edge pixel
-    repeated beyond it) in uint16 (at most 16 · 255), rounded and divided back to uint8."""
-    r = passes
-    n = img.shape[axis]
-    edge = [slice(None)] * img.ndim
-
-    def rows(a, b):
-        edge[axis] = slice(a, b)
-        return img[tuple(edge)]
-
-    first, last = rows(0, 1), rows(n - 1, n)
-    padded = np.concatenate([first] * r + [img] + [last] * r, axis=axis)
-
-    def tap(i):  # the neighbours i − r places along the axis, for every pixel
-        edge[axis] = slice(i, i + n)
-        return padded[tuple(edge)]
-
-    acc = tap(0).astype(np.uint16)
-    acc += tap(2 * r)
-    if passes == 1:  # 1 · (left + right) + 2 · centre
-        acc += tap(1)
-        acc += tap(1)
-    else:  # 1 · (±2) + 4 · (±1) + 6 · centre
-        near = tap(1).astype(np.uint16)
-        near += tap(3)
-        near <<= 2
-        acc += near
-        np.multiply(tap(2), np.uint16(6), out=near)
-        acc += near
-    acc += np.uint16(1 << (2 * passes - 1))
-    acc >>= np.uint16(2 * passes)
-    return acc.astype(np.uint8)
-
-
-_PAIR = np.dtype("<u2")  # two bytes as one little-endian index: the same pairs on every machine
+    """Binomial [1 2 1]/4 (one pass) or [1 4 6 4 1]/16 (two) along both axes, edges repeated: OpenCV's bit-exact
+    8-bit Gaussian, which rounds once, (Σ k_i k_j p + 8) >> 4 or (… + 128) >> 8 over the 3×3 or 5×5 window."""
+    cv2 = _cv2()
+    k = 2 * passes + 1
+    return cv2.GaussianBlur(img, (k, k), 0, borderType=cv2.BORDER_REPLICATE)
 
 
 def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float) -> np.ndarray:
-    # One lookup table of 256 levels, computed in Python: the image needs only integer indexing. Looked up two
-    # bytes at a time (a table of 65,536 byte pairs): half the lookups, and take's cost is per lookup.
+    # One lookup table of 256 levels, computed in Python: the image needs only a lookup per byte (OpenCV's LUT).
     lut = np.array(_tone_table(brightness, contrast, gamma), dtype=np.uint8)
-    pairs = ((lut.astype(_PAIR)[:, None] << 8) | lut[None, :]).reshape(-1)  # index lo + 256 · hi
-    src = np.ascontiguousarray(img).reshape(-1)
-    even = src.size - src.size % 2
-    out = pairs.take(src[:even].view(_PAIR)).view(np.uint8)  # (take with out= would buffer a copy)
-    if even < src.size:  # an odd number of bytes: the last one alone
-        out = np.append(out, lut[src[-1]])
-    return out.reshape(img.shape)
-
-
-def _per_channel(plane: np.ndarray) -> np.ndarray:
-    """An (h, w) plane as (h, w, 3), each value three times: broadcasting over a last axis of 3 runs numpy's inner
-    loop three elements at a time, several times slower than this copy."""
-    return np.repeat(plane.reshape(-1), 3).reshape(*plane.shape, 3)
+    return _cv2().LUT(img, lut)
 
 
 def _vignette(img: np.ndarray, amount: float) -> np.ndarray:
@@ -504,10 +436,9 @@ def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
     coded = io.BytesIO()
     luma.save(coded, "JPEG", quality=quality)
     back = Image.open(coded)
-    change = np.asarray(back, dtype=np.int16) - np.asarray(luma, dtype=np.int16)
-    out = img.astype(np.int16)  # v + change stays within int16
-    out += _per_channel(change)
-    return np.clip(out, 0, 255, out=out).astype(np.uint8)
+    cv2 = _cv2()
+    change = cv2.subtract(np.asarray(back), np.asarray(luma), dtype=cv2.CV_16S)
+    return cv2.add(img, cv2.merge([change, change, change]), dtype=cv2.CV_8U)  # clipped into 0..255
 
 
 # -- the pipeline ---------------------------------------------------------------------------------------------
@@ -531,14 +462,13 @@ def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], backgroun
         return rgba, render_map
     h, w, _ = rgba.shape
     moved = render_map
+    clean = _rgb(rgba)  # contiguous RGB: every step after reads it faster than a strided view of the RGBA picture
     for e in edits:
         if e["edit"] == "warp":
             hmat = homography(e, w, h)
-            rgba = _warp(rgba, hmat, e["fill"] if e["fill"] is not None else background)
+            clean = _warp(clean, hmat, e["fill"] if e["fill"] is not None else background)
             moved = _move_map(moved, hmat)
-    # the drawing after geometry only: what every photometric edit is measured against (contiguous RGB: every
-    # step after reads it faster than a strided view of the RGBA picture)
-    clean = _rgb(rgba)
+    # the drawing after geometry only: what every photometric edit is measured against
     out = clean
     for e in edits:
         if e["edit"] != "warp":
@@ -549,12 +479,9 @@ def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], backgroun
 
 
 def _rgb(rgba: np.ndarray) -> np.ndarray:
-    """(h, w, 3) contiguous RGB of an RGBA picture: three single-channel copies, several times faster than one
-    copy of a 3-of-4-bytes strided view."""
-    out = np.empty((*rgba.shape[:2], 3), dtype=np.uint8)
-    for c in range(3):
-        out[..., c] = rgba[..., c]
-    return out
+    """(h, w, 3) contiguous RGB of an RGBA picture (OpenCV's channel copy: a strided numpy copy costs 5× more)."""
+    cv2 = _cv2()
+    return cv2.cvtColor(np.ascontiguousarray(rgba), cv2.COLOR_RGBA2RGB)
 
 
 _LOW16 = np.uint32(0xFFFF)

@@ -111,6 +111,14 @@ def in_color_word(rgb, name: str) -> bool:
     return in_hue and s >= smin and vlo <= v <= vhi
 
 
+@lru_cache(maxsize=256)
+def _word_windows(names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    """The hue, saturation and value bounds of each name's window, as arrays (one row per name), and which names
+    are colourless; cached, since the colour-safe tone check asks about the same shades for every render."""
+    win = np.array([HUE_WINDOWS[n] for n in names], dtype=np.float64).reshape(-1, 5)
+    return (*win.T, np.array([n in ("gray", "black") for n in names], dtype=bool))
+
+
 def in_color_words(rgbs: np.ndarray, names: list[str]) -> np.ndarray:
     """`in_color_word(rgbs[i], names[i])` for every row of an (m, 3) integer array at once: colorsys's HSV steps
     as elementwise float64 operations in the same order (IEEE: the same bits), the same window tests."""
@@ -125,9 +133,7 @@ def in_color_words(rgbs: np.ndarray, names: list[str]) -> np.ndarray:
     h = np.where(r == maxc, bc - gc, np.where(g == maxc, 2.0 + rc - bc, 4.0 + gc - rc))
     h = np.where(grey, 0.0, np.mod(h / 6.0, 1.0)) * 360
     v = maxc
-    win = np.array([HUE_WINDOWS[n] for n in names], dtype=np.float64).reshape(-1, 5)
-    lo, hi, smin, vlo, vhi = win.T
-    colourless = np.array([n in ("gray", "black") for n in names], dtype=bool)
+    lo, hi, smin, vlo, vhi, colourless = _word_windows(tuple(names))
     in_value = (vlo <= v) & (v <= vhi)
     in_hue = np.where(lo <= hi, (lo <= h) & (h <= hi), (h >= lo) | (h <= hi))
     return np.where(colourless, (s <= HUE_WINDOWS_GRAY_MAX_SAT) & in_value, in_hue & (s >= smin) & in_value)

@@ -55,11 +55,23 @@ def versions() -> dict[str, str]:
     from zlib_ng import zlib_ng
 
     # zlib-ng and libdeflate (the `deflate` package, which bundles one libdeflate release) write the PNGs of
-    # pictures with variety (render/png.py); the libjpeg-turbo that Pillow bundles draws the jpeg edit (raster.py)
+    # pictures with variety (render/png.py); the libjpeg-turbo that Pillow bundles draws the jpeg edit, OpenCV the
+    # warp, blur and tone edits (raster.py)
     return {"tessera": __version__, "python": platform.python_version(), "skia": skia.__version__,
             "numpy": numpy.__version__, "zlib": zlib.ZLIB_RUNTIME_VERSION, "zlib_ng": zlib_ng.ZLIBNG_VERSION,
             "deflate": importlib.metadata.version("deflate"), "lark": lark.__version__, "jinja2": jinja2.__version__,
-            "pillow": PIL.__version__, "libjpeg": features.version("jpg") or "none"}
+            "pillow": PIL.__version__, "libjpeg": features.version("jpg") or "none",
+            "opencv": _opencv_version()}
+
+
+def _opencv_version() -> str:
+    """OpenCV's version from its package's metadata (importing cv2 costs 0.15 s, and plain builds never use it)."""
+    for dist in ("opencv-python-headless", "opencv-python", "opencv-contrib-python-headless", "opencv-contrib-python"):
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "none"
 
 
 @dataclass
