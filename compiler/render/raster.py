@@ -252,20 +252,16 @@ def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
         (np.arange(h, dtype=np.float32) + np.float32(0.5)).reshape(h, 1)
 
 
-WARP_BITS = 5  # OpenCV's fixed-point remap: source positions in 1/32 px (INTER_TAB_SIZE), weights (32 − a)(32 − b)…
-WARP_PAD = 2  # pixels of `fill` the clamped coordinates may reach beyond the drawing on each side
+WARP_BITS = 5  # OpenCV's fixed-point remap: source positions in 1/32 px (INTER_TAB_SIZE)
 
 
-def warp_maps(hmat, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
-    """Where each target pixel samples the drawing, for cv2.remap's fixed-point form: (h, w, 2) int16 whole source
-    pixels (x, y) and (h, w) uint16 fractions, 32 · (y mod 1) + (x mod 1) in 1/32 px. Coordinates are float32
-    elementwise (IEEE: the same bits on every machine) through the inverse homography, clamped to WARP_PAD pixels
-    beyond the drawing (past that everything is `fill` anyway) and floored."""
+def warp_positions(hmat, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each target pixel samples the drawing: (h, w) float32 source x and y in pixel indices, through the
+    inverse homography, elementwise IEEE float32 (the same bits on every machine)."""
     inv = _inverse3(hmat)
-    one, pad = 1 << WARP_BITS, WARP_PAD << WARP_BITS
-    # 32 · (row 0 or 1 of inv · p) / (row 2 · p) − 16 + pad: the source pixel centre (at +0.5) and the offset that
-    # keeps every clamped value ≥ 0 (so truncation is the floor) folded into the numerator, in Python floats
-    fixed = [[np.float32(one * inv[k][j] + (pad - one / 2) * inv[2][j]) for j in range(3)] for k in (0, 1)]
+    # (row 0 or 1 of inv · p) / (row 2 · p) − 0.5, the source pixel centre (at +0.5) folded into the numerator's
+    # coefficients in Python floats, so each axis is one division
+    fixed = [[np.float32(inv[k][j] - 0.5 * inv[2][j]) for j in range(3)] for k in (0, 1)]
     col, row = _grid(h, w)  # the affine terms broadcast
     sx = fixed[0][0] * col + (fixed[0][1] * row + fixed[0][2])
     sy = fixed[1][0] * col + (fixed[1][1] * row + fixed[1][2])
@@ -277,17 +273,16 @@ def warp_maps(hmat, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
     elif den[2] != 1:  # pragma: no cover - _inverse3 of homography() keeps the affine denominator 1
         sx /= den[2]
         sy /= den[2]
-    # clamped and truncated to int32 in one pass each
-    fx = np.clip(sx, 0, (w + 2 * WARP_PAD) * one - 1, out=np.empty(sx.shape, dtype=np.int32), casting="unsafe")
-    fy = np.clip(sy, 0, (h + 2 * WARP_PAD) * one - 1, out=np.empty(sy.shape, dtype=np.int32), casting="unsafe")
-    whole = np.empty((h, w, 2), dtype=np.int16)
-    np.subtract(fx >> WARP_BITS, WARP_PAD, out=whole[..., 0], casting="unsafe")
-    np.subtract(fy >> WARP_BITS, WARP_PAD, out=whole[..., 1], casting="unsafe")
-    fy &= one - 1
-    fy <<= WARP_BITS
-    fx &= one - 1
-    fy |= fx
-    return whole, fy.astype(np.uint16)
+    return sx, sy
+
+
+def warp_maps(hmat, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """warp_positions in cv2.remap's fixed-point form, rounded to the nearest 1/32 px (cv2.convertMaps: x · 32 is
+    exact, then round to nearest, ties to even, in its SIMD and plain code alike): (h, w, 2) int16 whole source
+    pixels (x, y) and (h, w) uint16 fractions, 32 · (y's 1/32 steps) + x's. homography() keeps the whole canvas
+    in view, so every position is within a fraction of the canvas of the drawing: far inside int16."""
+    cv2 = _cv2()
+    return cv2.convertMaps(*warp_positions(hmat, w, h), cv2.CV_16SC2)
 
 
 def _warp(rgb: np.ndarray, hmat, fill) -> np.ndarray:
