@@ -56,22 +56,33 @@ def _oriented_tile(salt: int, u: np.ndarray) -> np.ndarray:
 
 
 def _cover(tile: np.ndarray, u: np.ndarray, width: int, height: int) -> np.ndarray:
-    """width × height of a periodic tile, shifted as u says."""
+    """width × height of a periodic tile, shifted as u says: pixel (y, x) is tile[(y + oy) % TILE, (x + ox) % TILE],
+    gathered as the tile's columns, then its rows (one pass over the output, not a tiled copy and a slice)."""
     ox, oy = int(u[2] * TILE), int(u[3] * TILE)
-    reps = ((height + oy) // TILE + 1, (width + ox) // TILE + 1) + (1,) * (tile.ndim - 2)
-    return np.ascontiguousarray(np.tile(tile, reps)[oy:oy + height, ox:ox + width])
+    cols = (np.arange(width) + ox) % TILE
+    rows = (np.arange(height) + oy) % TILE
+    return tile.take(cols, axis=1).take(rows, axis=0)
+
+
+def _shift_fits(background: tuple, lo: int, hi: int) -> bool:
+    return -127 <= lo and hi <= 127 and all(0 <= c + lo and c + hi <= 255 for c in background)
 
 
 SHIFT_WORD = 0x010101  # one level more in R, G and B of a packed RGBA word (a whole number of levels: no carries)
 
 
-def _shifted(background: tuple, delta: np.ndarray) -> np.ndarray:
+def _shifted(background: tuple, delta: np.ndarray, bounds: tuple[int, int] | None = None) -> np.ndarray:
     """Packed RGBA words (uint32, alpha 255): the background with every channel moved by the same whole number of
-    levels, delta rounded (clipped to ±127, then each channel to 0..255)."""
-    steps = np.rint(delta).astype(np.int32)
-    lo, hi = (int(v) for v in (steps.min(), steps.max())) if steps.size else (0, 0)
+    levels, delta rounded (clipped to ±127, then each channel to 0..255). `bounds`: levels no step can leave (the
+    caller knows them without a pass over the picture); without them the steps are measured."""
+    steps = np.rint(delta, out=delta if delta.flags.writeable and delta.dtype == np.float32 else None)
+    steps = steps.astype(np.int32)
+    if bounds is not None and _shift_fits(background, *bounds):
+        lo, hi = bounds
+    else:
+        lo, hi = (int(v) for v in (steps.min(), steps.max())) if steps.size else (0, 0)
     base = int(np.array([*background, 255], dtype=np.uint8).view(np.uint32)[0])
-    if -127 <= lo and hi <= 127 and all(0 <= c + lo and c + hi <= 255 for c in background):
+    if _shift_fits(background, lo, hi):
         # nothing to clip: every channel of every pixel is the background's plus the step, which adds to the packed
         # word without a carry between channels (two passes instead of a table lookup)
         steps *= SHIFT_WORD
@@ -103,13 +114,18 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         tx -= tx.min()
         ty -= ty.min()
         k = np.float32(sign * amp * 2.0 / max(1e-9, float(tx.max() + ty.max())))
-        delta = tx * k + ty * k
+        across, down = tx * k, ty * k
+        delta = across + down
+        # float addition and rint are monotone in each argument: the extremes of the sum are the sums of extremes
+        bounds = (int(np.rint(across.min() + down.min())), int(np.rint(across.max() + down.max())))
     elif kind == "grain":
         words = _shifted(background, _oriented_tile(2, u[4:8]) * np.float32(amp * 1.6))
         return _cover(words, u[4:8], width, height).view(np.uint8).reshape(height, width, 4)
     elif kind == "mottle":  # soft blotches: coarse noise, bilinearly enlarged (along x on the coarse rows, then y)
         cw, ch = max(2, width // 48 + 2), max(2, height // 48 + 2)
         coarse = splitmix_uniform(seed, cw * ch, 3).reshape(ch, cw).astype(np.float32) * np.float32(sign * amp * 1.5)
+        # a blend of two blends of coarse values stays within them, give or take rounding: one level of margin
+        bounds = (int(np.floor(coarse.min())) - 1, int(np.ceil(coarse.max())) + 1)
         gy = np.linspace(0, ch - 1, height, dtype=np.float32)
         gx = np.linspace(0, cw - 1, width, dtype=np.float32)
         y0, x0 = np.floor(gy).astype(int).clip(0, ch - 2), np.floor(gx).astype(int).clip(0, cw - 2)
@@ -143,7 +159,7 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         return rgba
     else:  # pragma: no cover - pick_theme only names the kinds above
         raise ValueError(f"unknown texture {kind!r}")
-    return _shifted(background, delta).view(np.uint8).reshape(height, width, 4)
+    return _shifted(background, delta, bounds).view(np.uint8).reshape(height, width, 4)
 
 
 @lru_cache(maxsize=16)

@@ -20,7 +20,7 @@ RGB = tuple[int, int, int]
 DARK_INK = (30, 30, 35)  # the classic ink: what text in the theme's ink turns to where that ink would not read
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=8192)
 def face_font(family: str, size: float, bold: bool) -> skia.Font:
     font = skia.Font(typefaces.typeface(family, bold), size * typefaces.size_adjust(family))
     # Fixed rasterisation settings: no hinting, no subpixel positioning, plain anti-aliasing.

@@ -57,7 +57,7 @@ SURFACES = [(92, 84, 76), (58, 60, 66), (120, 104, 86), (40, 42, 40)]
 
 MIN_CORRELATION = 0.5  # a mark's pixels against its clean drawing: below this, noise has drowned it
 MIN_GAIN = 0.45  # the share of a mark's contrast that must survive tone, vignette and blur
-FLAT_STD = 3.0  # a box whose clean drawing is this flat (per channel value) carries no readable detail to check
+FLAT_STD = 3.0  # a box whose clean drawing is this flat (sd in grey levels) carries no readable detail to check
 PAD_PX = 2  # the check looks a little beyond each box, so a filled mark's edges count
 MIN_MARK_PX = 2.0
 
@@ -328,19 +328,22 @@ IRWIN_HALL_SD = 147.8  # sd of the sum of four uniform bytes: sqrt(4 (256² − 
 
 @lru_cache(maxsize=1)
 def _noise_tile() -> np.ndarray:
-    """A fixed tile of near-normal noise (int16, mean about 0, sd NOISE_SD): the sum of a hashed word's four
-    bytes, minus 510, divided by 4 (rounded down: −128..127). Each render reads a window of it at an offset from
-    its own seed, which costs a slice, not a hash. A quarter of the sum leaves room to scale it in int16."""
+    """A fixed tile of near-normal noise as bytes (uint8, noise + 128; the noise has mean about 0, sd NOISE_SD):
+    the sum of a hashed word's four bytes, minus 510, divided by 4 (rounded down: −128..127). Each render reads a
+    window of it at an offset from its own seed, which costs a slice, not a hash."""
     words = _hash32(0x7E55E4A, NOISE_TILE * NOISE_TILE * 3)
     total = (words & 255) + ((words >> 8) & 255) + ((words >> 16) & 255) + (words >> 24)
-    return ((total.astype(np.int16) - 510) >> 2).reshape(NOISE_TILE, NOISE_TILE, 3)
+    return (((total.astype(np.int16) - 510) >> 2) + 128).astype(np.uint8).reshape(NOISE_TILE, NOISE_TILE, 3)
 
 
 NOISE_SD = IRWIN_HALL_SD / 4
-NOISE_SHIFT = 10  # noise · k >> NOISE_SHIFT: k up to 255 keeps 128 · k inside int16 (σ up to 9.2)
+NOISE_SHIFT = 10  # the noise scaled in fixed point: (noise · k) >> NOISE_SHIFT
 
 
 def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+    """img + (noise · k) >> NOISE_SHIFT, clipped into 0..255, the noise a window of the tile: scaling a byte is a
+    256-entry table (int16), so the picture takes two OpenCV passes, the lookup and a saturating add."""
+    cv2 = _cv2()
     h, w, _ = img.shape
     tile = _noise_tile()
     if h > NOISE_TILE or w > NOISE_TILE:
@@ -348,13 +351,10 @@ def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
     th, tw, _ = tile.shape
     oy, ox = seed % (th - h + 1), (seed >> 24) % (tw - w + 1)
     k = round(sigma / NOISE_SD * (1 << NOISE_SHIFT))  # fixed point: noise · k >> NOISE_SHIFT has sd sigma
-    window = tile[oy:oy + h, ox:ox + w]
-    if k > 255:  # pragma: no cover - beyond every strength's bounds: int32, where the product has room
-        noise = (window.astype(np.int32) * k) >> NOISE_SHIFT
-        return np.clip(img.astype(np.int32) + noise, 0, 255).astype(np.uint8)
-    noise = np.multiply(window, np.int16(k))  # int16 throughout: half the memory of int32
-    noise >>= NOISE_SHIFT
-    return _cv2().add(img, noise, dtype=_cv2().CV_8U)  # img + noise clipped into 0..255 (OpenCV's saturation)
+    scaled = ((np.arange(256, dtype=np.int64) - 128) * k) >> NOISE_SHIFT  # each byte's noise, scaled
+    table = np.clip(scaled, -32768, 32767).astype(np.int16)  # (beyond ±255 every value saturates alike)
+    noise = cv2.LUT(tile[oy:oy + h, ox:ox + w], table)
+    return cv2.add(img, noise, dtype=cv2.CV_8U)  # img + noise clipped into 0..255 (OpenCV's saturation)
 
 
 def _salt_pepper(img: np.ndarray, fraction: float, seed: int) -> np.ndarray:
@@ -479,22 +479,15 @@ def _rgb(rgba: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(np.ascontiguousarray(rgba), cv2.COLOR_RGBA2RGB)
 
 
-_LOW16 = np.uint32(0xFFFF)
-
-
-def _half(img: np.ndarray) -> np.ndarray:
-    """Channel sum (R + G + B) over 2×2 pixel cells (int64), the resolution the legibility check works at.
-    Rows are added in pairs first (whole rows: contiguous), then each cell's six values: read as three 32-bit
-    words of two 16-bit sums each, added as words (each half stays under 2¹⁶: at most 3 · 2 · 255) and the
-    halves added at the end."""
+def _cells(img: np.ndarray) -> np.ndarray:
+    """The grey level of each 2×2 pixel cell (int32, 0..255), the resolution the legibility check works at: each
+    cell's mean colour, (Σ + 2) >> 2 per channel (OpenCV's area resize at half size), then its luma in fixed point,
+    (9798 R + 19235 G + 3735 B + 2¹⁴) >> 15 (OpenCV's RGB → grey). Both are integer formulas the tests recompute;
+    two passes in C where channel sums in numpy took three times as long."""
+    cv2 = _cv2()
     h2, w2 = img.shape[0] // 2, img.shape[1] // 2
-    c = img[:2 * h2, :2 * w2]
-    rows = c[0::2].astype(np.uint16)
-    rows += c[1::2]
-    words = rows.reshape(h2 * w2, 6).view(np.uint32)  # the two halves of a word: any byte order, both summed
-    total = words[:, 0] + words[:, 1]
-    total += words[:, 2]
-    return ((total & _LOW16) + (total >> np.uint32(16))).astype(np.int64).reshape(h2, w2)
+    means = cv2.resize(img[:2 * h2, :2 * w2], (w2, h2), interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(means, cv2.COLOR_RGB2GRAY).astype(np.int32)
 
 
 SUMMED_AREA_SHARE = 4.0  # boxes covering the picture more often than this: summed-area tables are cheaper
@@ -510,7 +503,7 @@ def _summed(v: np.ndarray) -> np.ndarray:
 
 
 def check_legible(clean: np.ndarray, edited: np.ndarray, render_map: dict, photometric: bool = True) -> None:
-    """Each mark's box (a little padded), edited against clean, on the channel sum of 2×2 cells: the content must
+    """Each mark's box (a little padded), edited against clean, on the grey levels of 2×2 cells: the content must
     still correlate with the drawing and keep most of its contrast (exact integer sums, from summed-area tables,
     until the ratios). Raises RenderRejected naming the first mark that fails. Geometry alone (photometric false)
     moves marks without degrading them: only the bounds and sizes are checked then."""
@@ -536,7 +529,7 @@ def check_legible(clean: np.ndarray, edited: np.ndarray, render_map: dict, photo
 
 
 def _check_boxes(clean: np.ndarray, edited: np.ndarray, boxes: list) -> None:
-    ref, got = _half(clean), _half(edited)
+    ref, got = _cells(clean), _cells(edited)
     if sum((a1 - a0) * (b1 - b0) for _, a0, b0, a1, b1 in boxes) > SUMMED_AREA_SHARE * ref.size:
         # many or large boxes: sums from summed-area tables, a fixed cost whatever the boxes (the same integers)
         tables = [_summed(v) for v in (ref, got, ref * ref, got * got, ref * got)]
@@ -552,7 +545,7 @@ def _check_boxes(clean: np.ndarray, edited: np.ndarray, boxes: list) -> None:
         var_r = (s_rr * n - s_r * s_r) / (n * n)  # exact integers until this division
         var_g = (s_gg * n - s_g * s_g) / (n * n)
         cov = (s_rg * n - s_r * s_g) / (n * n)
-        if var_r < (12 * FLAT_STD) ** 2:  # 3 channels × 4 pixels summed: flat means under FLAT_STD per value
+        if var_r < FLAT_STD ** 2:  # flat: under FLAT_STD grey levels
             continue
         corr = cov / math.sqrt(var_r * var_g) if var_g > 0 else 0.0
         gain = cov / var_r

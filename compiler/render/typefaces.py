@@ -119,7 +119,7 @@ def _has_glyphs(tf: skia.Typeface, chars) -> bool:
     return all(not font.getPath(g).isEmpty() for g in set(glyphs))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=65536)
 def covers_text(family: str, bold: bool, text: str) -> bool:
     return all(covers_char(family, bold, c) for c in set(text) if not c.isspace())
 
