@@ -513,6 +513,20 @@ def test_tone_edits_never_move_a_named_colour_out_of_its_word():
                         assert name in color_word_of(edited), (name, rgb, e)
     assert reduced > 0  # the bounds do reach colours that would change word: the check is doing work
     assert colour_safe_tone(0.0, 1.0, 1.0) == {"edit": "tone", "brightness": 0.0, "contrast": 1.0, "gamma": 1.0}
+    # and it keeps the largest share of the drawn change that is safe (recomputed here shade by shade: the edit
+    # tries its most fragile shades first, which must only ever save time)
+    import random
+
+    safe = [(n, rgb) for n, rgb in shades if n in color_word_of(rgb)]
+    rng = random.Random(3)
+    for _ in range(150):
+        b, c, g = rng.uniform(-28, 28), 1 + rng.uniform(-0.2, 0.1), 1 + rng.uniform(-0.25, 0.25)
+        for k in (1.0, 0.5, 0.25, 0.0):
+            want = (round(b * k, 2), round(1.0 + (c - 1.0) * k, 4), round(1.0 + (g - 1.0) * k, 4))
+            if all(n in color_word_of(tuple(_tone_value(v, *want) for v in rgb)) for n, rgb in safe):
+                break
+        e = colour_safe_tone(b, c, g)
+        assert (e["brightness"], e["contrast"], e["gamma"]) == want
 
 
 def test_vignette_and_scan_lines_never_darken_a_colour_out_of_its_word():
@@ -543,16 +557,16 @@ def test_vignette_and_scan_lines_never_darken_a_colour_out_of_its_word():
 
 
 # -- the fast paths compute the same integers as the plain ones -------------------------------------------------
-def test_jpeg_adds_libjpegs_change_in_luma_to_every_channel():
+def test_jpeg_adds_libjpegs_change_in_luma_to_every_channel(opencv_paths):
     import io
 
     from PIL import Image
 
     rgba, _ = _synthetic()
     img = np.ascontiguousarray(rgba[..., :3])
-    # luma as JFIF defines it in fixed point, computed here from the channels (the edit asks Pillow for it)
+    # luma in fixed point, computed here from the channels (the edit asks OpenCV for it)
     c = img.astype(np.int64)
-    y = (19595 * c[..., 0] + 38470 * c[..., 1] + 7471 * c[..., 2] + 32768) >> 16
+    y = (9798 * c[..., 0] + 19235 * c[..., 1] + 3735 * c[..., 2] + (1 << 14)) >> 15
     changes = []
     for quality in (35, 85):
         out = raster._jpeg(img, quality)
@@ -681,6 +695,11 @@ def test_the_opencv_pixel_steps_compute_their_formulas(opencv_paths):
             assert np.array_equal(raster._blur(img, passes), (total + (1 << (4 * passes - 1))) >> (4 * passes))
         rgba = np.dstack([img, np.full(shape[:2], 255, np.uint8)])
         assert np.array_equal(raster._rgb(rgba), img)
+        # vignette: each value less v · D / 256 rounded half to even, D the separable falloff in whole levels
+        h, w, _ = shape
+        u = lambda n: (np.arange(n) + 0.5 - n / 2) / (n / 2)  # noqa: E731
+        dark = np.rint(128 * 0.3 * u(w) ** 2)[None, :, None] + np.rint(128 * 0.3 * u(h) ** 2)[:, None, None]
+        assert np.array_equal(raster._vignette(img, 0.3), img - np.rint(img * dark / 256))
         # the legibility check's cells: each 2×2 cell's mean colour, rounded, then its fixed-point luma
         h2, w2 = shape[0] // 2, shape[1] // 2
         means = (img[:2 * h2, :2 * w2].astype(np.int64).reshape(h2, 2, w2, 2, 3).sum(axis=(1, 3)) + 2) >> 2

@@ -147,17 +147,42 @@ def _named_shades() -> tuple[list[str], np.ndarray, list[int]]:
     return [n for n, _ in shades], np.array([[at[v] for v in rgb] for _, rgb in shades]), levels
 
 
+FRAGILE_SHADES = 8  # shades checked one by one before all of them at once: most failing tones fail one of these
+
+
+@lru_cache(maxsize=1)
+def _fragile_shades() -> list[tuple[str, tuple[int, int, int]]]:
+    """The shades a strong tone pushes out of their words most often (measured on the corners of the strong
+    bounds, once): colour_safe_tone tries them first, so a tone that fails usually fails in a few scalar checks
+    instead of the whole table. Only the speed depends on this order; the verdict needs every shade."""
+    from .theme import in_color_words
+
+    names, shade_levels, levels = _named_shades()
+    b = BOUNDS["strong"]["tone"][1]
+    fails = np.zeros(len(names), dtype=np.int64)
+    for brightness in (-b["brightness"], 0.0, b["brightness"]):
+        for contrast in (1 - b["contrast"], 1.0, 1 + b["contrast"] / 2):
+            for gamma in (1 - b["gamma"], 1.0, 1 + b["gamma"]):
+                toned = np.array([_tone_value(v, brightness, contrast, gamma) for v in levels])
+                fails += ~in_color_words(toned[shade_levels], names)
+    order = sorted(range(len(names)), key=lambda i: (-int(fails[i]), i))[:FRAGILE_SHADES]
+    return [(names[i], tuple(levels[j] for j in shade_levels[i])) for i in order]
+
+
 @lru_cache(maxsize=4096)
 def colour_safe_tone(brightness: float, contrast: float, gamma: float) -> dict:
     """A tone edit that keeps every shade of every named colour inside its colour word's reference window
     (theme.HUE_WINDOWS), so "the red bar" stays red after the edit: the drawn deviation from no change, halved
     until every shade keeps its word (no further draws from the stream), or no change at all."""
-    from .theme import in_color_words
+    from .theme import in_color_word, in_color_words
 
     names, shade_levels, levels = _named_shades()
     fractions = [_FRACTIONS[v] for v in levels]
+    fragile = _fragile_shades()
     for k in (1.0, 0.5, 0.25, 0.0):
         b, c, g = round(brightness * k, 2), round(1.0 + (contrast - 1.0) * k, 4), round(1.0 + (gamma - 1.0) * k, 4)
+        if not all(in_color_word(tuple(_tone_value(v, b, c, g) for v in rgb), name) for name, rgb in fragile):
+            continue  # a fragile shade leaves its word: this k fails, whatever the others do
         # each level the shades use, once (79 of the 256: the table itself is built only for the edit applied);
         # _tone_value's formula, inlined over their fractions (the same floats, without a call per level)
         toned = np.array([round(min(255.0, max(0.0, (f ** g * 255 - 128) * c + 128 + b))) for f in fractions])
@@ -172,11 +197,13 @@ def keep_colour_words(edits: list[dict], palette: tuple[tuple[str, tuple[int, in
     Halves the vignette amount, then the scan-line depth, until it does (no draws: the stream is not touched)."""
     from .theme import color_word_of
 
+    vignette = [e for e in edits if e["edit"] == "vignette"]
+    scan = [e for e in edits if e["edit"] == "scanlines"]
+    if not vignette and not scan:
+        return edits  # nothing darkens what tone left (colour_safe_tone has judged the tone itself)
     tone = next((e for e in edits if e["edit"] == "tone"), None)
     toned = [(name, tuple(_tone_value(v, tone["brightness"], tone["contrast"], tone["gamma"]) for v in rgb)
               if tone else rgb) for name, rgb in palette if name in color_word_of(rgb)]
-    vignette = [e for e in edits if e["edit"] == "vignette"]
-    scan = [e for e in edits if e["edit"] == "scanlines"]
 
     def keeps() -> bool:
         factor = 1.0
@@ -342,7 +369,7 @@ NOISE_SHIFT = 10  # the noise scaled in fixed point: (noise · k) >> NOISE_SHIFT
 
 def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
     """img + (noise · k) >> NOISE_SHIFT, clipped into 0..255, the noise a window of the tile: scaling a byte is a
-    256-entry table (int16), so the picture takes two OpenCV passes, the lookup and a saturating add."""
+    256-entry table, so the picture takes OpenCV lookups and saturating byte arithmetic only."""
     cv2 = _cv2()
     h, w, _ = img.shape
     tile = _noise_tile()
@@ -352,9 +379,12 @@ def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
     oy, ox = seed % (th - h + 1), (seed >> 24) % (tw - w + 1)
     k = round(sigma / NOISE_SD * (1 << NOISE_SHIFT))  # fixed point: noise · k >> NOISE_SHIFT has sd sigma
     scaled = ((np.arange(256, dtype=np.int64) - 128) * k) >> NOISE_SHIFT  # each byte's noise, scaled
-    table = np.clip(scaled, -32768, 32767).astype(np.int16)  # (beyond ±255 every value saturates alike)
-    noise = cv2.LUT(tile[oy:oy + h, ox:ox + w], table)
-    return cv2.add(img, noise, dtype=cv2.CV_8U)  # img + noise clipped into 0..255 (OpenCV's saturation)
+    # The noise's two signs as byte tables (beyond ±255 every value saturates alike): a saturating add of the
+    # positive part, then a saturating subtraction of the negative one, is img + noise clipped into 0..255 (one of
+    # the two is 0 for every byte), in bytes throughout: half the memory traffic of an int16 noise plane.
+    window = tile[oy:oy + h, ox:ox + w]
+    out = cv2.add(img, cv2.LUT(window, np.clip(scaled, 0, 255).astype(np.uint8)))
+    return cv2.subtract(out, cv2.LUT(window, np.clip(-scaled, 0, 255).astype(np.uint8)), dst=out)
 
 
 def _salt_pepper(img: np.ndarray, fraction: float, seed: int) -> np.ndarray:
@@ -383,24 +413,23 @@ def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float) -> 
 
 
 def _vignette(img: np.ndarray, amount: float) -> np.ndarray:
-    """Darkening towards the corners: each value times (1 − amount / 2 · r²) in 8-bit fixed point, r² = u² + v² the
-    squared distance from the centre (u, v from −1 to 1 across the picture: 2 in the corners). The factor is
-    separable, 256 − A(x) − B(y) with A and B rounded once per column and row (elementwise float64: the same bits
-    everywhere), so the picture takes integer passes only: one subtraction builds the (h, w · 3) factors, then a
-    multiply and a shift."""
+    """Darkening towards the corners: each value less round(v · D / 256) (half to even), D = 256 · amount / 2 · r²
+    in whole levels, r² = u² + v² the squared distance from the centre (u, v from −1 to 1 across the picture: 2 in
+    the corners). D is separable, A(x) + B(y), each rounded once per column and row (elementwise float64: the same
+    bits everywhere) and added as bytes (amount < 1 keeps it under 256); the picture takes two OpenCV byte passes:
+    the product (v · D is exact in float32 and 1/256 a power of two, so its rounding is the same on every CPU) and
+    a subtraction."""
+    cv2 = _cv2()
     h, w, _ = img.shape
-    half = 128 * amount  # 256 · amount / 2
+    half = 128 * min(amount, 0.99)  # 256 · amount / 2
 
     def falloff(n: int) -> np.ndarray:  # round(half · u²), u the pixel centres' offsets from the middle, −1..1
         u = (np.arange(n, dtype=np.float64) + (0.5 - n / 2)) / (n / 2)
-        return np.rint(half * (u * u)).astype(np.uint16)
+        return np.rint(half * (u * u)).astype(np.uint8)
 
-    across = np.repeat(np.uint16(256) - falloff(w), 3)  # each column's factor, once per channel
-    out = np.subtract(across[None, :], falloff(h)[:, None])  # ≥ 256 − 256 · amount > 0
-    out *= img.reshape(h, w * 3)  # at most 256 · 255: uint16 holds it, and + 128 below
-    out += np.uint16(128)
-    out >>= np.uint16(8)
-    return out.astype(np.uint8).reshape(h, w, 3)
+    dark = np.add(np.repeat(falloff(w), 3)[None, :], falloff(h)[:, None])  # (h, w · 3) uint8, each ≤ 2 · half
+    flat = np.ascontiguousarray(img).reshape(h, w * 3)
+    return cv2.subtract(flat, cv2.multiply(flat, dark, scale=1 / 256)).reshape(h, w, 3)
 
 
 def _scanlines(img: np.ndarray, period: int, depth: float) -> np.ndarray:
@@ -411,12 +440,12 @@ def _scanlines(img: np.ndarray, period: int, depth: float) -> np.ndarray:
 
 
 def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
-    """JPEG's lossy step on luma, through libjpeg-turbo (Pillow's codec): Y (JFIF fixed point, Pillow's RGB → L,
-    exactly `(19595 R + 38470 G + 7471 B + 2¹⁵) >> 16`), written as a greyscale JPEG at `quality` and read back;
-    the change in Y is added to every channel, so blocking and ringing show where JPEG puts them. Chroma is left
-    alone (most of the cost, little of the look, and colour words stay true). libjpeg-turbo's accurate integer DCT
-    (its default, which Pillow keeps) gives the same bytes with and without its SIMD code on every CPU; its version
-    is in every trace."""
+    """JPEG's lossy step on luma, through libjpeg-turbo (Pillow's codec): Y (OpenCV's fixed-point RGB → grey,
+    exactly `(9798 R + 19235 G + 3735 B + 2¹⁴) >> 15`), written as a greyscale JPEG at `quality` and read back;
+    the change in Y is added to every channel (clipped into 0..255), so blocking and ringing show where JPEG puts
+    them. Chroma is left alone (most of the cost, little of the look, and colour words stay true). libjpeg-turbo's
+    accurate integer DCT (its default, which Pillow keeps) gives the same bytes with and without its SIMD code on
+    every CPU; its version is in every trace."""
     import io
 
     from PIL import Image, features
@@ -426,14 +455,16 @@ def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
 
         raise TesseraError("the jpeg raster edit (variety mild and strong) needs Pillow's JPEG codec, which this "
                            "Pillow was built without: reinstall a Pillow wheel (pip install --force-reinstall pillow)")
-    h, w, _ = img.shape
-    luma = Image.frombuffer("RGB", (w, h), np.ascontiguousarray(img), "raw", "RGB", 0, 1).convert("L")
-    coded = io.BytesIO()
-    luma.save(coded, "JPEG", quality=quality)
-    back = Image.open(coded)
     cv2 = _cv2()
-    change = cv2.subtract(np.asarray(back), np.asarray(luma), dtype=cv2.CV_16S)
-    return cv2.add(img, cv2.merge([change, change, change]), dtype=cv2.CV_8U)  # clipped into 0..255
+    h, w, _ = img.shape
+    luma = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
+    coded = io.BytesIO()
+    Image.frombuffer("L", (w, h), luma, "raw", "L", 0, 1).save(coded, "JPEG", quality=quality)
+    back = np.asarray(Image.open(coded))
+    # the change in luma, added to every channel: its two signs as bytes (saturating), added and subtracted
+    up, down = cv2.subtract(back, luma), cv2.subtract(luma, back)
+    out = cv2.add(img, cv2.cvtColor(up, cv2.COLOR_GRAY2RGB))
+    return cv2.subtract(out, cv2.cvtColor(down, cv2.COLOR_GRAY2RGB), dst=out)
 
 
 # -- the pipeline ---------------------------------------------------------------------------------------------
