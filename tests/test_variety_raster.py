@@ -590,6 +590,26 @@ def test_jpeg_without_pillows_codec_says_what_to_install(monkeypatch):
         raster._jpeg(np.ascontiguousarray(rgba[..., :3]), 50)
 
 
+def test_edits_after_the_first_work_in_place_with_the_bytes_of_fresh_copies():
+    """apply_edits lets every photometric edit after the first write into the picture (the first keeps the clean
+    drawing the legibility check needs): the bytes are those of each edit on a fresh copy, and the clean drawing
+    is left as it was."""
+    rgba, render_map = _synthetic()
+    b = {k: v[1] for k, v in raster.BOUNDS["strong"].items()}
+    chain = [{"edit": "tone", "brightness": -12.0, "contrast": 0.9, "gamma": 1.1},
+             {"edit": "vignette", "amount": 0.3}, {"edit": "scanlines", "period": 3, "depth": 0.1},
+             {"edit": "jpeg", "quality": 50}, {"edit": "gauss", "sigma": b["gauss"]["sigma"], "seed": 4},
+             {"edit": "salt_pepper", "fraction": 0.004, "seed": 8}, {"edit": "blur", "passes": 1}]
+    for start in range(len(chain)):
+        edits = chain[start:] + chain[:start]  # each edit first once, and after others
+        out, _ = raster.apply_edits(rgba, render_map, edits, (250, 250, 250), check=False)
+        want = np.ascontiguousarray(rgba[..., :3])
+        for e in edits:
+            want = raster.PHOTOMETRIC[e["edit"]](want.copy(), e, False)
+        assert np.array_equal(out, want), edits[0]["edit"]
+    assert np.array_equal(_synthetic()[0], rgba)
+
+
 def test_summed_area_tables_and_direct_sums_judge_every_box_alike(monkeypatch):
     rgba, render_map = _synthetic()
     for edits in _edit_cases():

@@ -367,7 +367,7 @@ NOISE_SD = IRWIN_HALL_SD / 4
 NOISE_SHIFT = 10  # the noise scaled in fixed point: (noise · k) >> NOISE_SHIFT
 
 
-def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+def _gauss(img: np.ndarray, sigma: float, seed: int, own: bool = False) -> np.ndarray:
     """img + (noise · k) >> NOISE_SHIFT, clipped into 0..255, the noise a window of the tile: scaling a byte is a
     256-entry table, so the picture takes OpenCV lookups and saturating byte arithmetic only."""
     cv2 = _cv2()
@@ -383,15 +383,15 @@ def _gauss(img: np.ndarray, sigma: float, seed: int) -> np.ndarray:
     # positive part, then a saturating subtraction of the negative one, is img + noise clipped into 0..255 (one of
     # the two is 0 for every byte), in bytes throughout: half the memory traffic of an int16 noise plane.
     window = tile[oy:oy + h, ox:ox + w]
-    out = cv2.add(img, cv2.LUT(window, np.clip(scaled, 0, 255).astype(np.uint8)))
+    out = cv2.add(img, cv2.LUT(window, np.clip(scaled, 0, 255).astype(np.uint8)), dst=img if own else None)
     return cv2.subtract(out, cv2.LUT(window, np.clip(-scaled, 0, 255).astype(np.uint8)), dst=out)
 
 
-def _salt_pepper(img: np.ndarray, fraction: float, seed: int) -> np.ndarray:
+def _salt_pepper(img: np.ndarray, fraction: float, seed: int, own: bool = False) -> np.ndarray:
     h, w, _ = img.shape
     n = round(fraction * h * w)
     words = _hash32(seed, 2 * n)
-    out = img.copy()
+    out = img if own else img.copy()
     flat = out.reshape(-1, 3)
     where = words[:n] % np.uint32(h * w)
     flat[where] = np.where((words[n:] & 1).astype(bool)[:, None], np.uint8(255), np.uint8(0))
@@ -406,13 +406,13 @@ def _blur(img: np.ndarray, passes: int) -> np.ndarray:
     return cv2.GaussianBlur(img, (k, k), 0, borderType=cv2.BORDER_REPLICATE)
 
 
-def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float) -> np.ndarray:
+def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float, own: bool = False) -> np.ndarray:
     # One lookup table of 256 levels, computed in Python: the image needs only a lookup per byte (OpenCV's LUT).
     lut = np.array(_tone_table(brightness, contrast, gamma), dtype=np.uint8)
-    return _cv2().LUT(img, lut)
+    return _cv2().LUT(img, lut, dst=img if own else None)
 
 
-def _vignette(img: np.ndarray, amount: float) -> np.ndarray:
+def _vignette(img: np.ndarray, amount: float, own: bool = False) -> np.ndarray:
     """Darkening towards the corners: each value less round(v · D / 256) (half to even), D = 256 · amount / 2 · r²
     in whole levels, r² = u² + v² the squared distance from the centre (u, v from −1 to 1 across the picture: 2 in
     the corners). D is separable, A(x) + B(y), each rounded once per column and row (elementwise float64: the same
@@ -429,17 +429,17 @@ def _vignette(img: np.ndarray, amount: float) -> np.ndarray:
 
     dark = np.add(np.repeat(falloff(w), 3)[None, :], falloff(h)[:, None])  # (h, w · 3) uint8, each ≤ 2 · half
     flat = np.ascontiguousarray(img).reshape(h, w * 3)
-    return cv2.subtract(flat, cv2.multiply(flat, dark, scale=1 / 256)).reshape(h, w, 3)
+    return cv2.subtract(flat, cv2.multiply(flat, dark, scale=1 / 256), dst=flat if own else None).reshape(h, w, 3)
 
 
-def _scanlines(img: np.ndarray, period: int, depth: float) -> np.ndarray:
-    out = img.copy()
+def _scanlines(img: np.ndarray, period: int, depth: float, own: bool = False) -> np.ndarray:
+    out = img if own else img.copy()
     k = np.uint16(round((1 - depth) * 256))
     out[::period] = ((out[::period].astype(np.uint16) * k + np.uint16(128)) >> np.uint16(8)).astype(np.uint8)
     return out
 
 
-def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
+def _jpeg(img: np.ndarray, quality: int, own: bool = False) -> np.ndarray:
     """JPEG's lossy step on luma, through libjpeg-turbo (Pillow's codec): Y (OpenCV's fixed-point RGB → grey,
     exactly `(9798 R + 19235 G + 3735 B + 2¹⁴) >> 15`), written as a greyscale JPEG at `quality` and read back;
     the change in Y is added to every channel (clipped into 0..255), so blocking and ringing show where JPEG puts
@@ -463,19 +463,20 @@ def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
     back = np.asarray(Image.open(coded))
     # the change in luma, added to every channel: its two signs as bytes (saturating), added and subtracted
     up, down = cv2.subtract(back, luma), cv2.subtract(luma, back)
-    out = cv2.add(img, cv2.cvtColor(up, cv2.COLOR_GRAY2RGB))
+    out = cv2.add(img, cv2.cvtColor(up, cv2.COLOR_GRAY2RGB), dst=img if own else None)
     return cv2.subtract(out, cv2.cvtColor(down, cv2.COLOR_GRAY2RGB), dst=out)
 
 
 # -- the pipeline ---------------------------------------------------------------------------------------------
+# Each takes the picture, the edit and whether it may write into the picture (`own`: not the clean drawing).
 PHOTOMETRIC = {
-    "blur": lambda img, e: _blur(img, e["passes"]),
-    "tone": lambda img, e: _tone(img, e["brightness"], e["contrast"], e["gamma"]),
-    "vignette": lambda img, e: _vignette(img, e["amount"]),
-    "scanlines": lambda img, e: _scanlines(img, e["period"], e["depth"]),
-    "gauss": lambda img, e: _gauss(img, e["sigma"], e["seed"]),
-    "salt_pepper": lambda img, e: _salt_pepper(img, e["fraction"], e["seed"]),
-    "jpeg": lambda img, e: _jpeg(img, e["quality"]),
+    "blur": lambda img, e, own: _blur(img, e["passes"]),
+    "tone": lambda img, e, own: _tone(img, e["brightness"], e["contrast"], e["gamma"], own),
+    "vignette": lambda img, e, own: _vignette(img, e["amount"], own),
+    "scanlines": lambda img, e, own: _scanlines(img, e["period"], e["depth"], own),
+    "gauss": lambda img, e, own: _gauss(img, e["sigma"], e["seed"], own),
+    "salt_pepper": lambda img, e, own: _salt_pepper(img, e["fraction"], e["seed"], own),
+    "jpeg": lambda img, e, own: _jpeg(img, e["quality"], own),
 }
 
 
@@ -497,8 +498,8 @@ def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], backgroun
     # the drawing after geometry only: what every photometric edit is measured against
     out = clean
     for e in edits:
-        if e["edit"] != "warp":
-            out = PHOTOMETRIC[e["edit"]](out, e)
+        if e["edit"] != "warp":  # the first writes a new picture; the ones after it work in place
+            out = PHOTOMETRIC[e["edit"]](out, e, out is not clean)
     if check:
         check_legible(clean, out, moved, photometric=any(e["edit"] != "warp" for e in edits))
     return out, moved
