@@ -191,8 +191,18 @@ def luminance(rgb) -> float:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _luminance_of(rgb: tuple) -> float:
+    return luminance(rgb)
+
+
+def _lum(rgb) -> float:
+    # a colour given as a tuple of ints (a text's ink, a fill) recurs: its luminance is cached
+    return _luminance_of(rgb) if type(rgb) is tuple and all(type(v) is int for v in rgb) else luminance(rgb)
+
+
 def contrast_ratio(a, b) -> float:
-    la, lb = luminance(a), luminance(b)
+    la, lb = _lum(a), _lum(b)
     return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
 
 

@@ -177,9 +177,10 @@ class Painter:
         info = skia.ImageInfo.Make(x1 - x0, y1 - y0, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType)
         under = np.empty((y1 - y0, x1 - x0, 4), dtype=np.uint8)
         self.surface.readPixels(info, under, (x1 - x0) * 4, x0, y0)
-        # the mean colour: exact integer sums, then one division (the same floats as .mean, without the copy); the
-        # rows first, which adds whole contiguous rows (several times faster than one reduction over the pixels)
-        behind = under.sum(axis=0, dtype=np.uint32).sum(axis=0, dtype=np.int64)[:3] / ((x1 - x0) * (y1 - y0))
+        # the mean colour: exact integer sums, then one division (the same floats as .mean, without the copy);
+        # the rows first, which adds whole contiguous rows (several times faster than one reduction over the pixels)
+        n = (x1 - x0) * (y1 - y0)
+        behind = tuple(v / n for v in under.sum(axis=0, dtype=np.uint32).sum(axis=0, dtype=np.int64)[:3].tolist())
         ratio = contrast_ratio(color, behind)
         if ratio < READABLE_TEXT_RATIO and color == self.theme.ink:
             other = contrast_ratio(DARK_INK, behind)
