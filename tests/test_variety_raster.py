@@ -725,12 +725,12 @@ def test_the_opencv_pixel_steps_compute_their_formulas(opencv_paths):
         means = (img[:2 * h2, :2 * w2].astype(np.int64).reshape(h2, 2, w2, 2, 3).sum(axis=(1, 3)) + 2) >> 2
         grey = (9798 * means[..., 0] + 19235 * means[..., 1] + 3735 * means[..., 2] + (1 << 14)) >> 15
         assert np.array_equal(raster._cells(img), grey)
-        # Gaussian noise: the tile's window scaled in int16, added and clipped into 0..255 (OpenCV's saturation)
+        # Gaussian noise: the tile's window scaled in int16, added and clipped into 0..255
         tile = raster._noise_tile()
         k = round(9.0 / raster.NOISE_SD * 1024)
         h, w, _ = shape
         oy, ox = 77 % (raster.NOISE_TILE - h + 1), (77 >> 24) % (raster.NOISE_TILE - w + 1)
-        noise = ((tile[oy:oy + h, ox:ox + w].astype(np.int64) - 128) * k) >> 10
+        noise = (tile[oy:oy + h, ox:ox + w].astype(np.int64) * k) >> 10
         assert np.array_equal(raster._gauss(img, 9.0, 77), np.clip(img + noise, 0, 255))
 
 
@@ -742,7 +742,7 @@ def test_gaussian_noise_is_int16_arithmetic_clipped_with_the_sd_asked_for():
         tile = raster._noise_tile()
         k = round(sigma / raster.NOISE_SD * 1024)
         oy, ox = 77 % (raster.NOISE_TILE - 200 + 1), (77 >> 24) % (raster.NOISE_TILE - 300 + 1)
-        assert np.array_equal(noisy, 128 + (((tile[oy:oy + 200, ox:ox + 300].astype(np.int64) - 128) * k) >> 10))
+        assert np.array_equal(noisy, 128 + ((tile[oy:oy + 200, ox:ox + 300].astype(np.int64) * k) >> 10))
         assert abs((noisy - 128).std() - sigma) < 0.05 * sigma
     dark = raster._gauss(np.zeros((50, 60, 3), np.uint8), 9.0, 3)
     assert dark.min() == 0 and dark.max() > 0  # clipped, not wrapped
