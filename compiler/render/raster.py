@@ -5,8 +5,11 @@ Only a build's `variety: mild | strong` turns them on; a grammar can cap the str
 bytes. Nothing here uses numpy's random generators or BLAS: noise is a counter hash in integer arithmetic, the
 legibility sums are exact integers (so their order cannot matter), the JPEG step is libjpeg-turbo's integer DCT
 (the same bytes with and without its SIMD code), and the few float steps (warp coordinates, the vignette's falloff
-per row and column) are elementwise IEEE operations, which give the same bits on any machine. Parameters that need
-trigonometry or powers (the warp matrix, the tone table) are computed once per render in Python.
+per row and column) are elementwise IEEE operations, which give the same bits on any machine. The pixel passes run
+in OpenCV (_cv2), only through calls that are integer formulas (fixed-point remap, the bit-exact 8-bit Gaussian,
+lookups, saturating byte arithmetic, area averaging, fixed-point grey, a product exact in float32), each recomputed
+in numpy by the tests with OpenCV's SIMD and IPP code on and off. Parameters that need trigonometry or powers (the
+warp matrix, the tone table) are computed once per render in Python.
 
 Witness geometry moves with the picture: a warp is one homography, each mark's box becomes the hull of its four
 transformed corners, and its point the transformed point. After the edits every mark of the render map is checked
