@@ -249,17 +249,19 @@ def mark_is_hidden(final: np.ndarray, backdrop: np.ndarray, bbox) -> bool:
     x1, y1 = min(w, int(np.ceil(bbox[2]))), min(h, int(np.ceil(bbox[3])))
     if x1 <= x0 or y1 <= y0:
         return False  # _check_legibility has judged its size and place
-    px, back = final[y0:y1, x0:x1, :3], backdrop[y0:y1, x0:x1]
+    px, back = final[y0:y1, x0:x1], backdrop[y0:y1, x0:x1]  # RGB or RGBA (opaque: alpha differs by 0)
     need = VISIBLE_SHARE * px.shape[0] * px.shape[1]
     # A cheap sufficient test first (integers, several times faster): a pixel with one channel SURE_CLEAR or more
     # away from the backdrop clears MIN_MARK_CONTRAST whatever the others do, so enough such pixels settle it.
     # Every fourth row first (enough of them there are enough in the box), then the whole box.
-    for rows in ((slice(None, None, 4),) if px.shape[0] >= 16 else ()) + (slice(None),):
-        d = px[rows].astype(np.int16)
-        d -= back[rows]
-        np.abs(d, out=d)
-        if np.count_nonzero(np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2]) >= SURE_CLEAR) >= need:
-            return False
+    if px.shape[2] == back.shape[2]:
+        from .raster import _cv2
+
+        for rows in ((slice(None, None, 4),) if px.shape[0] >= 16 else ()) + (slice(None),):
+            d = _cv2().absdiff(px[rows], back[rows])  # |a − b| per channel, in bytes
+            if np.count_nonzero(np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2]) >= SURE_CLEAR) >= need:
+                return False
+    px, back = px[..., :3], back[..., :3]
     apart = color_distance(px, back)
     if np.count_nonzero(apart >= MIN_MARK_CONTRAST) >= need:
         return False

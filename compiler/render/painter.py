@@ -61,7 +61,7 @@ class Painter:
             rgba = texture(theme.texture, theme.background, theme.texture_seed, self.pixel_width,
                            self.pixel_height, theme.name in ("dark", "blueprint", "high_contrast")
                            or theme.texture in ("grid_paper", "dots"))
-            self.backdrop = rgba[..., :3]
+            self.backdrop = rgba  # RGBA, as the painter's pixels are (the contrast checks compare the two)
             if theme.texture != "plain":
                 info = skia.ImageInfo.Make(self.pixel_width, self.pixel_height, skia.kRGBA_8888_ColorType,
                                            skia.kPremul_AlphaType)
