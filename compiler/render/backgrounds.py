@@ -103,11 +103,11 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
     dark = sum(background) < 384  # on dark themes the variation goes up instead of down
     sign = 1.0 if dark else -1.0
     amp = 7.0 if strong else 4.0
+    if kind == "plain":
+        return _flat(background, width, height)
     u = splitmix_uniform(seed, 8, 1)  # the texture's own parameters
     ys = np.arange(height, dtype=np.float32)[:, None]
     xs = np.arange(width, dtype=np.float32)[None, :]
-    if kind == "plain":
-        return _flat(background, width, height)
     if kind == "gradient":  # linear in x and y: a row and a column, added by broadcasting
         ang = u[0] * 2 * np.pi
         tx, ty = xs * np.float32(np.cos(ang)), ys * np.float32(np.sin(ang))
@@ -143,32 +143,31 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         words = _shifted(background, (run[:, 9:] - run[:, :-9]) * np.float32(amp * 2.5 / 9))
         return _cover(words, u[4:8], width, height).view(np.uint8).reshape(height, width, 4)
     elif kind in ("grid_paper", "dots"):
-        rgba = _flat(background, width, height).copy()
+        rgba = np.empty((height, width, 4), dtype=np.uint8)
+        rgba.view(np.uint32)[:] = np.array([*background, 255], dtype=np.uint8).view(np.uint32)[0]
         out = rgba[..., :3]
         step = int(12 + u[1] * 12)
         ox, oy = int(u[2] * step), int(u[3] * step)
-        cols = (np.arange(width) - ox) % step
-        rows = (np.arange(height) - oy) % step
+        # the columns x with (x − ox) mod step == 0 are ox mod step, then every step-th (rows alike): slices
         if kind == "grid_paper":
             line = np.clip(np.asarray(background) + sign * amp * 2.2, 0, 255).astype(np.uint8)
-            out[:, cols == 0] = line
-            out[rows == 0, :] = line
-        else:
+            out[:, ox % step::step] = line
+            out[oy % step::step, :] = line
+        else:  # dots: the 2 × 2 pixels at each crossing
             dot = np.clip(np.asarray(background) + sign * amp * 3.0, 0, 255).astype(np.uint8)
-            out[np.ix_(rows < 2, cols < 2)] = dot
+            for dy in (0, 1):
+                for dx in (0, 1):
+                    out[(oy + dy) % step::step, (ox + dx) % step::step] = dot
         return rgba
     else:  # pragma: no cover - pick_theme only names the kinds above
         raise ValueError(f"unknown texture {kind!r}")
     return _shifted(background, delta, bounds).view(np.uint8).reshape(height, width, 4)
 
 
-@lru_cache(maxsize=16)
 def _flat(background: tuple, width: int, height: int) -> np.ndarray:
-    """The plain backdrop: the background colour everywhere, read-only (cached: many renders share a size)."""
-    rgba = np.empty((height, width, 4), dtype=np.uint8)
-    rgba.view(np.uint32)[:] = np.array([*background, 255], dtype=np.uint8).view(np.uint32)[0]
-    rgba.flags.writeable = False
-    return rgba
+    """The plain backdrop: the background colour everywhere, as a read-only broadcast of one pixel (nothing to
+    build: canvas sizes vary too much under variety for a cache of whole pictures to hit)."""
+    return np.broadcast_to(np.array([*background, 255], dtype=np.uint8), (height, width, 4))
 
 
 # A perceptual colour difference on the scale of CIE76 ΔE (black–white 100) that is cheap enough to run over every
