@@ -282,9 +282,6 @@ def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
         (np.arange(h, dtype=np.float32) + np.float32(0.5)).reshape(h, 1)
 
 
-WARP_BITS = 5  # OpenCV's fixed-point remap: source positions in 1/32 px (INTER_TAB_SIZE)
-
-
 def warp_positions(hmat, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
     """Where each target pixel samples the drawing: (h, w) float32 source x and y in pixel indices, through the
     inverse homography, elementwise IEEE float32 (the same bits on every machine)."""

@@ -55,8 +55,8 @@ def versions() -> dict[str, str]:
     from zlib_ng import zlib_ng
 
     # zlib-ng and libdeflate (the `deflate` package, which bundles one libdeflate release) write the PNGs of
-    # pictures with variety (render/png.py); the libjpeg-turbo that Pillow bundles draws the jpeg edit, OpenCV the
-    # warp, blur and tone edits (raster.py)
+    # pictures with variety (render/png.py); the libjpeg-turbo that Pillow bundles codes the jpeg edit, OpenCV runs
+    # the raster edits' pixel passes (raster.py)
     return {"tessera": __version__, "python": platform.python_version(), "skia": skia.__version__,
             "numpy": numpy.__version__, "zlib": zlib.ZLIB_RUNTIME_VERSION, "zlib_ng": zlib_ng.ZLIBNG_VERSION,
             "deflate": importlib.metadata.version("deflate"), "lark": lark.__version__, "jinja2": jinja2.__version__,
