@@ -40,25 +40,41 @@ def _root(arg: str | None) -> Path:
 
 
 def _compile(root: str | None):
+    """The whole library, every unit checked (from the compile cache where unchanged)."""
     from .taxonomy import compile_taxonomy
 
     return compile_taxonomy(_root(root))
 
 
+def _open(root: str | None):
+    """The library's headers; each task compiles when a command first asks for it."""
+    from .taxonomy import open_taxonomy
+
+    return open_taxonomy(_root(root))
+
+
+def _note_problems(tax) -> None:
+    """One line on stderr when the headers show mistakes in files this command did not need."""
+    if tax.problems:
+        n = len(tax.problems)
+        print(f"note: {n} problem{'s' if n != 1 else ''} elsewhere in the library (`tessera compile` lists "
+              f"{'them' if n != 1 else 'it'})", file=sys.stderr)
+
+
 # -- compile ----------------------------------------------------------------------------------------------------
 def summary(tax, seconds: float) -> dict:
-    tasks = tax.tasks.values()
+    tasks = tax.infos()  # headers and check results: a warm compile cache builds no task to summarise them
     return {
         "taxonomy": tax.name, "domains": len(tax.domains), "grammars": len(tax.grammars), "tasks": len(tax.tasks),
         "queries": sum(len(t.query_space()) for t in tasks),
         "contracts": len(tax.contracts),
         "components": sorted(tax.components),
-        "composed_grammars": sum(1 for g in tax.grammars.values() if g.scene is not None),
+        "composed_grammars": sum(1 for g in tax.grammars if tax.grammar_composed(g)),
         "answer_types": dict(sorted(Counter(t.answer_type for t in tasks).items())),
         "buckets": dict(sorted(Counter(t.bucket for t in tasks).items())),
         "operations": dict(sorted(Counter(op for t in tasks for op in t.operations).items())),
         "by_domain": {
-            d: {"grammars": len({tax.tasks[t].grammar.id for t in ids}), "tasks": len(ids)}
+            d: {"grammars": len({tax.info(t).grammar for t in ids}), "tasks": len(ids)}
             for d, ids in sorted(tax.domains.items())
         },
         "compile_seconds": round(seconds, 4),
@@ -81,8 +97,8 @@ def cmd_compile(args) -> int:
     for col in ("domain", "grammars", "tasks", "queries", "answer types", "buckets"):
         table.add_column(col)
     for d, ids in sorted(tax.domains.items()):
-        ts = [tax.tasks[t] for t in ids]
-        table.add_row(d, str(len({t.grammar.id for t in ts})), str(len(ts)), str(sum(len(t.query_space()) for t in ts)),
+        ts = [tax.info(t) for t in ids]
+        table.add_row(d, str(len({t.grammar for t in ts})), str(len(ts)), str(sum(len(t.query_space()) for t in ts)),
                       ", ".join(f"{k} {v}" for k, v in sorted(Counter(t.answer_type for t in ts).items())),
                       ", ".join(f"{k} {v}" for k, v in sorted(Counter(t.bucket for t in ts).items())))
     table.add_section()
@@ -97,35 +113,61 @@ def cmd_compile(args) -> int:
         fam.add_column(d, justify="right")
     fam.add_column("total", justify="right")
     for op, total in info["operations"].items():
-        fam.add_row(op, *(str(sum(op in tax.tasks[t].operations for t in tax.domains[d]) or "·") for d in domains),
+        fam.add_row(op, *(str(sum(op in tax.info(t).operations for t in tax.domains[d]) or "·") for d in domains),
                     str(total))
     con.print(fam)
     return EXIT_OK
 
 
 # -- list -------------------------------------------------------------------------------------------------------
+def select(tax, tasks: list[str] | None = None, domains: list[str] | None = None,
+           grammars: list[str] | None = None) -> list[str]:
+    """Task ids matching every filter given: --task patterns (`charts.bar_*`), --domain names, --grammar ids or
+    patterns; each filter repeatable. Read from headers: nothing is compiled."""
+    import fnmatch
+
+    for d in domains or ():
+        if d not in tax.domains:
+            raise TesseraError(f"unknown domain '{d}' (known: {', '.join(sorted(tax.domains))})")
+    out = []
+    for t in sorted(tax.tasks):
+        info = tax.info(t)
+        if tasks and not any(fnmatch.fnmatchcase(t, p) for p in tasks):
+            continue
+        if domains and info.domain not in domains:
+            continue
+        if grammars and not any(fnmatch.fnmatchcase(info.grammar, g) for g in grammars):
+            continue
+        out.append(t)
+    if not out and (tasks or grammars):
+        wanted = " ".join([*(f"--task {p}" for p in tasks or ()), *(f"--grammar {g}" for g in grammars or ())])
+        raise TesseraError(f"no task matches {wanted}; `tessera list` shows them all")
+    return out
+
+
+def plain_table(header: tuple[str, ...], rows: list[tuple[str, ...]], title: str) -> str:
+    """Columns padded to their widest cell under a title and a rule: what `list` prints for hundreds of rows
+    (rich measures every cell of every row several times, which cost `list` a third of a second at 341 tasks)."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([title, fmt(header), "  ".join("─" * w for w in widths), *(fmt(r) for r in rows)])
+
+
 def cmd_list(args) -> int:
-    tax = _compile(args.root)
-    ids = sorted(t for t in tax.tasks if args.domain is None or tax.tasks[t].domain == args.domain)
-    if args.domain is not None and args.domain not in tax.domains:
-        raise TesseraError(f"unknown domain '{args.domain}' (known: {', '.join(sorted(tax.domains))})")
+    tax = _open(args.root)
+    ids = select(tax, args.task, args.domain, args.grammar)
     rows = [{
-        "task": t.id, "domain": t.domain, "grammar": t.grammar.id, "answer_type": t.answer_type,
-        "contract": t.contract.id, "queries": t.queries, "operations": t.operations, "bucket": t.bucket,
+        "task": t.id, "domain": t.domain, "grammar": t.grammar, "answer_type": t.answer_type,
+        "contract": t.contract, "queries": t.queries, "operations": t.operations, "bucket": t.bucket,
         "summary": t.summary, "source": t.source,
-    } for t in (tax.tasks[i] for i in ids)]
+    } for t in (tax.info(i) for i in ids)]
     if args.json:
         print(json.dumps(rows, indent=2))
         return EXIT_OK
-    from rich.table import Table
-
-    table = Table(title=f"{len(rows)} tasks")
-    for col in ("task", "answer", "queries", "operations", "bucket"):
-        table.add_column(col)
-    for r in rows:
-        q = "; ".join(f"{k}: {len(v)}" for k, v in r["queries"].items()) or "—"
-        table.add_row(r["task"], r["answer_type"], q, ", ".join(r["operations"]), r["bucket"])
-    _console().print(table)
+    lines = [(r["task"], r["answer_type"], "; ".join(f"{k}: {len(v)}" for k, v in r["queries"].items()) or "—",
+              ", ".join(r["operations"]), r["bucket"]) for r in rows]
+    print(plain_table(("task", "answer", "queries", "operations", "bucket"), lines, f"{len(rows)} tasks"))
+    _note_problems(tax)
     return EXIT_OK
 
 
@@ -167,7 +209,7 @@ def write_instance(inst, out: Path) -> list[Path]:
 def cmd_sample(args) -> int:
     from .trace.instance import generate
 
-    tax = _compile(args.root)
+    tax = _open(args.root)
     task = tax.task(args.task)
     inst = generate(task, args.seed, args.level, parse_query(args.query, task), tax.vocab, variety=args.variety)
     files = write_instance(inst, Path(args.out))
@@ -203,7 +245,7 @@ def cmd_replay(args) -> int:
 
     from .trace.replay import is_dataset, replay_files, trace_files
 
-    tax = _compile(args.root)
+    tax = _open(args.root)
     if len(args.traces) == 1 and is_dataset(Path(args.traces[0])):
         return _replay_dataset(Path(args.traces[0]), tax, args)
     files = trace_files(args.traces)
@@ -264,7 +306,7 @@ def cmd_build(args) -> int:
     from .export.build import build
     from .export.config import load_build_config
 
-    tax = _compile(args.root)
+    tax = _open(args.root)
     config = load_build_config(Path(args.config), tax)
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     con = _console()
@@ -301,7 +343,7 @@ def print_build_table(con, result, config) -> None:
 def cmd_validate(args) -> int:
     from .validate.dataset import validate_dataset
 
-    tax = _compile(args.root) if args.root else None  # given a library, also say which tasks changed since
+    tax = _open(args.root) if args.root else None  # given a library, also say which tasks changed since
     with _progress() as progress:
         rep = validate_dataset(Path(args.dataset), progress, tax)
     if args.json:
@@ -381,7 +423,7 @@ def cmd_demo(args) -> int:
 def cmd_styles(args) -> int:
     from .gallery import contact_sheet, style_instances
 
-    tax = _compile(args.root)
+    tax = _open(args.root)
     task = tax.task(args.task)
     instances = style_instances(task, args.seed, args.level, tax.vocab, args.styles, args.variety)
     out = Path(args.out)
@@ -400,6 +442,9 @@ def cmd_styles(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tessera", description="Declarative task-taxonomy compiler for visual RLVR.")
     p.add_argument("--root", help="taxonomy root (default: the current folder if it has taxonomy/, else the bundled one)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the compile cache (also TESSERA_NO_CACHE=1; its folder is "
+                        "TESSERA_CACHE_DIR, else ~/.cache/tessera)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     c = sub.add_parser("compile", help="load, check and compile the taxonomy; print a summary")
@@ -407,8 +452,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_compile)
 
-    c = sub.add_parser("list", help="list tasks")
-    c.add_argument("--domain")
+    c = sub.add_parser("list", help="list tasks (from headers: nothing is compiled)")
+    c.add_argument("--task", action="append", metavar="PATTERN", help="task ids or patterns like charts.bar_*")
+    c.add_argument("--domain", action="append", metavar="DOMAIN")
+    c.add_argument("--grammar", action="append", metavar="GRAMMAR", help="grammar ids or patterns")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_list)
 
@@ -519,8 +566,22 @@ def os_error_message(exc: OSError, command: str | None = None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    saved = os.environ.get("TESSERA_NO_CACHE")
+    if args.no_cache:  # in the environment, so that build and replay workers see it too
+        os.environ["TESSERA_NO_CACHE"] = "1"
     if getattr(args, "path", None):
         args.root = args.path
+    try:
+        return _run(args)
+    finally:
+        if args.no_cache:
+            if saved is None:
+                os.environ.pop("TESSERA_NO_CACHE", None)
+            else:
+                os.environ["TESSERA_NO_CACHE"] = saved
+
+
+def _run(args) -> int:
     try:
         return args.fn(args)
     except CompileFailed as exc:

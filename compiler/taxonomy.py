@@ -1,16 +1,33 @@
-"""load → check → compile for a whole taxonomy root, as one call. Raises CompileFailed with every diagnostic."""
+"""load → check → compile for a taxonomy root: all of it (`compile_taxonomy`), or only what a command needs
+(`open_taxonomy`).
+
+Both read every file's header (load.library: ids, references, summaries, positions) and run the cross-file checks on
+them, which costs milliseconds with a warm compile cache. After that:
+
+- `compile_taxonomy` checks every contract, grammar and task and raises CompileFailed listing every mistake. A
+  unit whose inputs are unchanged since a check stored its result (tessera.cache) is not checked again: its
+  diagnostics, identity and flags come from the stored result, in the same words and positions.
+- `open_taxonomy` checks nothing more up front. A task is compiled the first time it is asked for
+  (`taxonomy.tasks[id]`, `taxonomy.task(id)`), with its grammar, contract and the components they use, and a mistake
+  in those files (or in the taxonomy index or vocabulary) raises CompileFailed then. Mistakes elsewhere in the
+  library do not stop it; `taxonomy.problems` holds them.
+
+Either way `taxonomy.tasks` maps every task id to its compiled task, compiled on first access: iterating or sizing
+it compiles nothing. `taxonomy.info(id)` reads a task's header (domain, grammar, answer type, queries, ...)
+without compiling it.
+"""
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
+from .cache import Cache, code_key, key
 from .check.taxonomy import check_duplicates, check_references, resolve_taxonomy
-from .codegen.contract import CompiledContract, compile_contract
-from .codegen.grammar import CompiledGrammar, compile_grammar
-from .codegen.task import CompiledTask, compile_task
-from .errors import CompileFailed, Diagnostics, TesseraError
-from .load.library import load_library
-
+from .errors import CompileFailed, Diagnostic, Diagnostics, TesseraError
+from .load.library import Library, Unit, diags_from_rows, load_library
 
 
 def _bundled_root() -> Path:
@@ -24,6 +41,59 @@ def _bundled_root() -> Path:
 DEFAULT_ROOT = _bundled_root()
 
 
+class LazyTable(Mapping):
+    """id → compiled object, built on first access. Keys, `len` and `in` compile nothing; `.values()` and
+    `.items()` compile everything they reach."""
+
+    def __init__(self, keys, build: Callable[[str], Any], built: dict | None = None):
+        self._keys = list(keys)
+        self._known = set(self._keys)
+        self._build = build
+        self._built: dict[str, Any] = dict(built or {})
+
+    def __getitem__(self, k: str):
+        if k not in self._known:
+            raise KeyError(k)
+        if k not in self._built:
+            self._built[k] = self._build(k)
+        return self._built[k]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, k) -> bool:
+        return k in self._known
+
+    def compiled(self) -> list[str]:
+        """The ids compiled so far in this process."""
+        return [k for k in self._keys if k in self._built]
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """A task as its header says, nothing compiled: what `tessera list`, build selection and summaries read."""
+
+    id: str
+    domain: str
+    grammar: str
+    contract: str
+    answer_type: str
+    summary: str
+    operations: list[str]
+    bucket: str
+    queries: dict[str, list]
+    source: str
+
+    def query_space(self) -> list[dict]:
+        space: list[dict] = [{}]
+        for name, values in self.queries.items():
+            space = [{**q, name: v} for q in space for v in values]
+        return space
+
+
 @dataclass
 class Taxonomy:
     root: Path
@@ -31,52 +101,316 @@ class Taxonomy:
     version: int
     vocab: dict[str, list]
     domains: dict[str, list[str]]
-    grammars: dict[str, CompiledGrammar]
-    contracts: dict[str, CompiledContract]
-    tasks: dict[str, CompiledTask]
+    grammars: Mapping
+    contracts: Mapping
+    tasks: Mapping
     warnings: list = field(default_factory=list)
     components: dict[str, str] = field(default_factory=dict)  # name → summary (components/*.yaml)
+    # Mistakes the headers show outside what has been compiled (open_taxonomy): they stop no other task.
+    problems: list[Diagnostic] = field(default_factory=list)
+    _compiler: Any = None
 
-    def task(self, task_id: str) -> CompiledTask:
-        t = self.tasks.get(task_id)
-        if t is None:
+    def task(self, task_id: str):
+        if task_id not in self.tasks:
             from difflib import get_close_matches
 
             close = get_close_matches(task_id, list(self.tasks), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else "; `tessera list` shows them all"
             raise TesseraError(f"unknown task '{task_id}'{hint}")
-        return t
+        return self.tasks[task_id]
+
+    def info(self, task_id: str) -> TaskInfo:
+        """A task's header: id, domain, grammar, contract, answer type, summary, operations, bucket, query values."""
+        if task_id not in self.tasks:
+            self.task(task_id)  # the unknown-id error with suggestions
+        return self._compiler.info(task_id)
+
+    def infos(self) -> list[TaskInfo]:
+        return [self.info(t) for t in sorted(self.tasks)]
+
+    def grammar_composed(self, grammar_id: str) -> bool:
+        """Whether a grammar draws a composed scene (render.scene), from its check result when one is known."""
+        return self._compiler.composed(grammar_id)
 
 
-def compile_taxonomy(root: Path | str | None = None) -> Taxonomy:
+# -- the compiler of one library ----------------------------------------------------------------------------------
+class _RecordingComponents(Mapping):
+    """The components table a grammar compiles against, noting every name it looks up (and whether it listed them
+    all), so a grammar's stored check result can say exactly which component files it depends on."""
+
+    def __init__(self, table: dict[str, Unit]):
+        self.table = table
+        self.used: set[str] = set()
+        self.listed = False
+
+    def __getitem__(self, name):
+        self.used.add(name)
+        return self.table[name]
+
+    def __contains__(self, name) -> bool:
+        self.used.add(name)
+        return name in self.table
+
+    def __iter__(self):
+        self.listed = True
+        return iter(self.table)
+
+    def __len__(self) -> int:
+        self.listed = True
+        return len(self.table)
+
+
+class _Compiler:
+    """Checks and compiles the units of one loaded library, each at most once per process, and keeps each unit's
+    diagnostics; the compile cache stands in for the check of an unchanged unit."""
+
+    def __init__(self, lib: Library, cache: Cache):
+        self.lib = lib
+        self.cache = cache
+        self.code = code_key()
+        self.vocab_sha = lib.vocab_unit.sha if lib.vocab_unit is not None else ""
+        self.component_shas = {name: u.sha for name, u in lib.components.items()}
+        self.compiled: dict[tuple[str, str], Any] = {}  # (kind, id) → compiled object, or None (errors)
+        self.checks: dict[tuple[str, str], dict] = {}  # (kind, id) → check result: diags, ok, identity, ...
+        self._infos: dict[str, TaskInfo] = {}
+
+    # keys: a unit's check depends on its bytes, the code, and for grammars and tasks on what they read
+    def _contract_key(self, cid: str) -> str:
+        u = self.lib.contracts[cid]
+        return key("check-contract", self.code, u.display, u.raw)
+
+    def _grammar_key(self, gid: str) -> str:
+        u = self.lib.grammars[gid]
+        return key("check-grammar", self.code, u.display, u.raw, self.vocab_sha)
+
+    def _deps_now(self, deps: dict) -> dict:
+        if deps.get("listed"):
+            return {"listed": True, "all": sorted(self.component_shas.items())}
+        return {"listed": False, "used": {n: self.component_shas.get(n) for n in sorted(deps.get("used", {}))}}
+
+    def _task_key(self, tid: str) -> str:
+        u = self.lib.programs[tid]
+        h = u.header
+        g = self.check("grammar", h["grammar"])
+        return key("check-task", self.code, u.display, u.raw, self.vocab_sha, self._grammar_key(h["grammar"]),
+                   self._deps_now(g["deps"]), self._contract_key(h["contract"]))
+
+    # check results: from the cache when valid, else by compiling
+    def check(self, kind: str, ident: str) -> dict:
+        ck = (kind, ident)
+        if ck in self.checks:
+            return self.checks[ck]
+        k = {"contract": self._contract_key, "grammar": self._grammar_key, "task": self._task_key}[kind](ident)
+        data = self.cache.get("check-" + kind, k) if self.cache.enabled else None
+        result = self._valid(kind, data)
+        if result is None:
+            self.compile(kind, ident)
+            result = self.checks[ck]
+            stored = {**result, "diagnostics": [[d.pos.path, d.pos.line, d.pos.col, d.message, d.severity]
+                                                for d in result["diagnostics"]]}
+            if kind == "grammar":
+                stored["deps"] = self._deps_for_cache(result["deps"])
+            self.cache.put("check-" + kind, k, stored)
+        self.checks[ck] = result
+        return result
+
+    def _valid(self, kind: str, data) -> dict | None:
+        if not isinstance(data, dict) or not isinstance(data.get("ok"), bool):
+            return None
+        diags = diags_from_rows(data.get("diagnostics"))
+        if diags is None:
+            return None
+        out = {"ok": data["ok"], "diagnostics": diags}
+        if kind == "grammar":
+            deps = data.get("deps")
+            if not (isinstance(deps, dict) and isinstance(data.get("composed"), bool)):
+                return None
+            listed = deps.get("listed") is True
+            used = deps.get("used", {})
+            if not listed and not (isinstance(used, dict) and all(isinstance(n, str) for n in used)):
+                return None
+            if listed and deps.get("all") != [list(p) for p in sorted(self.component_shas.items())]:
+                return None  # a component was added, removed or changed
+            if not listed and any(self.component_shas.get(n) != s for n, s in used.items()):
+                return None
+            out.update(deps={"listed": listed, "used": sorted(used)}, composed=data["composed"])
+        if kind == "task":
+            if not (data.get("identity") is None or isinstance(data.get("identity"), str)):
+                return None
+            out["identity"] = data.get("identity")
+        return out
+
+    def compile(self, kind: str, ident: str):
+        """The compiled unit (None when it has errors); its check result is recorded as a side effect."""
+        ck = (kind, ident)
+        if ck in self.compiled:
+            return self.compiled[ck]
+        diags = Diagnostics()
+        result: dict[str, Any] = {}
+        if kind == "contract":
+            from .codegen.contract import compile_contract
+
+            obj = compile_contract(self.lib.contracts[ident], diags)
+        elif kind == "grammar":
+            from .codegen.grammar import compile_grammar
+
+            table = _RecordingComponents(self.lib.components)
+            obj = compile_grammar(self.lib.grammars[ident], self.lib.vocab, diags, table)
+            result["deps"] = {"listed": table.listed, "used": sorted(table.used)}
+            result["composed"] = obj is not None and obj.scene is not None
+        else:
+            from .codegen.task import compile_task
+
+            h = self.lib.programs[ident].header
+            grammar = self.compile("grammar", h["grammar"])
+            contract = self.compile("contract", h["contract"])
+            obj = None
+            if grammar is not None and contract is not None:
+                obj = compile_task(self.lib.programs[ident], grammar, contract, self.lib.vocab, diags)
+            result["identity"] = obj.identity if obj is not None else None
+        result.update(ok=obj is not None and not diags, diagnostics=list(diags.items))
+        self.compiled[ck] = obj
+        self.checks.setdefault(ck, result)
+        return obj
+
+    def _deps_for_cache(self, deps: dict) -> dict:
+        if deps["listed"]:
+            return {"listed": True, "all": [list(p) for p in sorted(self.component_shas.items())], "used": {}}
+        return {"listed": False, "used": {n: self.component_shas.get(n) for n in deps["used"]}}
+
+    # what the lazy tables and the summaries read
+    def task(self, tid: str, header_diags: list[Diagnostic]):
+        h = self.lib.programs[tid].header
+        files = {self.lib.programs[tid].display}
+        for table, ref in ((self.lib.grammars, h["grammar"]), (self.lib.contracts, h["contract"])):
+            if ref in table:
+                files.add(table[ref].display)
+        for unit in (self.lib.taxonomy, self.lib.vocab_unit):
+            if unit is not None:
+                files.add(unit.display)
+        mine = [d for d in header_diags if d.pos.path in files]
+        obj = None
+        if h["grammar"] in self.lib.grammars and h["contract"] in self.lib.contracts:
+            obj = self.compile("task", tid)
+        found = Diagnostics(list(mine))
+        for kind, ident in (("grammar", h["grammar"]), ("contract", h["contract"]), ("task", tid)):
+            if (kind, ident) in self.checks:
+                found.items.extend(self.checks[(kind, ident)]["diagnostics"])
+        if obj is None or found:
+            if not found:  # a missing grammar or contract is a header error, reported above
+                found.error(self.lib.programs[tid].pos("id"), f"task '{tid}' did not compile")
+            raise CompileFailed(found)
+        return obj
+
+    def info(self, tid: str) -> TaskInfo:
+        if tid not in self._infos:
+            from .check.queries import query_values
+
+            unit = self.lib.programs[tid]
+            h = unit.header
+            contract = self.lib.contracts.get(h["contract"])
+            domain = h["grammar"].split(".")[0] if h["grammar"] in self.lib.grammars else tid.split(".")[0]
+            self._infos[tid] = TaskInfo(
+                id=tid, domain=domain, grammar=h["grammar"], contract=h["contract"],
+                answer_type=contract.header["type"] if contract is not None else "?", summary=h["summary"],
+                operations=list(h["operations"]), bucket=h["bucket"],
+                queries=query_values(h["query"], self.lib.vocab) or {}, source=unit.display)
+        return self._infos[tid]
+
+    def composed(self, gid: str) -> bool:
+        return bool(self.check("grammar", gid).get("composed"))
+
+
+def _cache(cache: Cache | None) -> Cache:
+    return cache if cache is not None else Cache.default()
+
+
+def _taxonomy(lib: Library, comp: _Compiler, domains: dict, diags: Diagnostics, problems: list[Diagnostic],
+              built_tasks: dict | None = None) -> Taxonomy:
+    header_diags = list(diags.items)
+    tax = lib.taxonomy.header if lib.taxonomy is not None else {"id": "", "version": 0}
+    tasks = LazyTable(sorted(lib.programs), lambda t: comp.task(t, header_diags), built_tasks)
+    grammars = LazyTable(sorted(lib.grammars), lambda g: _must(comp, "grammar", g))
+    contracts = LazyTable(sorted(lib.contracts), lambda c: _must(comp, "contract", c))
+    return Taxonomy(lib.root, tax["id"], tax["version"], lib.vocab, domains, grammars, contracts, tasks,
+                    [d for d in diags.items if d.severity == "warning"],
+                    {name: u.header["summary"] for name, u in sorted(lib.components.items())},
+                    problems, comp)
+
+
+def _must(comp: _Compiler, kind: str, ident: str):
+    obj = comp.compile(kind, ident)
+    if obj is None:
+        raise CompileFailed(Diagnostics(list(comp.checks[(kind, ident)]["diagnostics"])))
+    return obj
+
+
+def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None) -> Taxonomy:
+    """Check the whole library (every unit, from the cache where unchanged) and return it; CompileFailed lists every
+    mistake at once."""
     root = Path(root) if root is not None else DEFAULT_ROOT
+    cache = _cache(cache)
     diags = Diagnostics()
-    lib = load_library(root, diags)
+    lib = load_library(root, diags, cache)
     check_references(lib, diags)
-    contracts = {}
-    for cid, loaded in lib.contracts.items():
-        c = compile_contract(loaded, diags)
-        if c is not None:
-            contracts[cid] = c
-    grammars = {}
-    for gid, loaded in lib.grammars.items():
-        g = compile_grammar(loaded, lib.vocab, diags, lib.components)
-        if g is not None:
-            grammars[gid] = g
-    tasks = {}
-    for tid, loaded in lib.programs.items():
-        g = grammars.get(loaded.spec.grammar)
-        c = contracts.get(loaded.spec.answer.contract)
-        if g is None or c is None:
+    comp = _Compiler(lib, cache)
+    for cid in lib.contracts:
+        diags.items.extend(comp.check("contract", cid)["diagnostics"])
+    grammars_ok = {}
+    for gid in lib.grammars:
+        result = comp.check("grammar", gid)
+        diags.items.extend(result["diagnostics"])
+        grammars_ok[gid] = result["ok"]
+    identities = {}
+    for tid, unit in lib.programs.items():
+        g, c = unit.header["grammar"], unit.header["contract"]
+        if not grammars_ok.get(g) or c not in lib.contracts or not comp.check("contract", c)["ok"]:
             continue  # reported already: unknown reference or a grammar/contract with errors
-        t = compile_task(loaded, g, c, lib.vocab, diags)
-        if t is not None:
-            tasks[tid] = t
-    check_duplicates(tasks, lib, diags)
+        result = comp.check("task", tid)
+        diags.items.extend(result["diagnostics"])
+        if result["identity"] is not None and result["ok"]:
+            identities[tid] = result["identity"]
+    check_duplicates(identities, lib, diags)
     domains = resolve_taxonomy(lib, diags)
     if diags:
         raise CompileFailed(diags)
-    tax = lib.taxonomy.spec
-    return Taxonomy(root, tax.taxonomy, tax.version, lib.vocab, domains, grammars, contracts, tasks,
-                    [d for d in diags.items if d.severity == "warning"],
-                    {name: c.spec.summary for name, c in sorted(lib.components.items())})
+    built = {t: comp.compiled[("task", t)] for t in lib.programs if comp.compiled.get(("task", t)) is not None}
+    return _taxonomy(lib, comp, domains, diags, [], built)
+
+
+def open_taxonomy(root: Path | str | None = None, cache: Cache | None = None) -> Taxonomy:
+    """The library's headers, checked across files; each task compiles when first asked for. Raises
+    CompileFailed only when there is no usable library at all (no root, no taxonomy index)."""
+    root = Path(root) if root is not None else DEFAULT_ROOT
+    cache = _cache(cache)
+    diags = Diagnostics()
+    lib = load_library(root, diags, cache)
+    if lib.taxonomy is None:
+        raise CompileFailed(diags if diags else _no_index(root))
+    check_references(lib, diags)
+    domains = resolve_taxonomy(lib, diags)
+    comp = _Compiler(lib, cache)
+    return _taxonomy(lib, comp, domains, diags, list(diags.errors))
+
+
+def _no_index(root: Path) -> Diagnostics:
+    d = Diagnostics()
+    from .errors import Position
+
+    d.error(Position(str(root / "taxonomy" / "taxonomy.yaml"), 1, 1), "missing taxonomy index")
+    return d
+
+
+def library_hash(root: Path | str | None = None) -> str:
+    """sha256 over every authoring file's path and bytes: what a watcher compares to know something changed."""
+    root = Path(root) if root is not None else DEFAULT_ROOT
+    h = hashlib.sha256()
+    for folder in ("taxonomy", "grammars", "programs", "contracts", "components"):
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if path.suffix in (".yaml", ".yml") and path.is_file():
+                st = path.stat()
+                h.update(f"{path.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()

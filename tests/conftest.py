@@ -3,8 +3,10 @@ the same name (the openrlhf wheel ships a top-level `tests`). `tessera` itself i
 be this checkout's (`pip install -e .`, as `make test` does): testing another copy would prove nothing."""
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,10 @@ if Path(tessera.__file__).resolve().parent != ROOT / "compiler":
 # a second copy of the code, which a test could patch or check without touching the `tessera` it runs. Refuse them.
 for _folder in ("compiler", "training"):
     sys.modules[_folder] = None  # `import compiler` now raises ImportError
+
+# The compile cache of this test run: empty at the start (a user's ~/.cache never decides a test), shared by the
+# xdist workers started after this import, gone with the temporary folder.
+os.environ.setdefault("TESSERA_CACHE_DIR", tempfile.mkdtemp(prefix="tessera-test-cache-"))
 
 from tessera.taxonomy import compile_taxonomy  # noqa: E402
 

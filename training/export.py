@@ -283,14 +283,14 @@ def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 
         unknown = [d for d in domains if d not in tax.domains]
         if unknown:
             raise TesseraError(f"unknown domain {', '.join(unknown)} (known: {', '.join(sorted(tax.domains))})")
-        chosen = [t for t in chosen if tax.tasks[t].domain in domains]
+        chosen = [t for t in chosen if tax.info(t).domain in domains]
     if not chosen:
         raise TesseraError("no task selected")
     levels = eval_levels if eval_levels is not None else list(range(10))
     if not levels or any(not 0 <= lv <= 9 for lv in levels):
         raise TesseraError("--eval-levels must be levels between 0 and 9")
     out = Path(out).resolve()
-    shares = _shares(Counter(tax.tasks[t].domain for t in chosen))
+    shares = _shares(Counter(tax.info(t).domain for t in chosen))
     schema = pa.schema([("prompt", pa.string()), ("label", pa.string()), ("datasource", pa.string()),
                         ("task", pa.string()), ("seed", pa.int64()), ("level", pa.int32())])
     plan = {"train": [(t, seed + i, CURRICULUM) for t in chosen for i in range(rows_per_task)]}
@@ -303,10 +303,10 @@ def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 
         for split, rows in plan.items():
             writer = _ShardWriter(partial / "data", split, len(rows), schema)
             weights = None if split == TRAIN_SPLIT else \
-                eval_weights(Counter(tax.tasks[t].domain for t, _, _ in rows))
+                eval_weights(Counter(tax.info(t).domain for t, _, _ in rows))
             by_task: dict[str, list] = {}
             for t, s, lv in rows:
-                domain = tax.tasks[t].domain
+                domain = tax.info(t).domain
                 by_task.setdefault(t, []).append(online_row(t, domain, s, lv, shares,
                                                             None if weights is None else weights[domain]))
             for row in round_robin(by_task, split):

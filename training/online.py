@@ -40,7 +40,7 @@ from pathlib import Path
 from openrlhf.utils.agent import AgentExecutorBase
 
 from tessera.errors import SamplingFailed, TesseraError
-from tessera.taxonomy import compile_taxonomy
+from tessera.taxonomy import open_taxonomy
 from tessera.trace.instance import generate
 from tessera.verify.score import score
 from tessera.training.chat import extract_response, prompt_chat, vision_tokenizer
@@ -246,7 +246,7 @@ class _Group:
 class AgentExecutor(AgentExecutorBase):
     def __init__(self, settings: AgentSettings | None = None, backend=None):
         self.settings = settings or AgentSettings.from_env()
-        self.taxonomy = compile_taxonomy(self.settings.root)
+        self.taxonomy = open_taxonomy(self.settings.root)  # tasks compile as rows first ask for them
         self.backend = backend if backend is not None else make_backend(self.settings)
         self.open_groups: dict[str, _Group] = {}
         self.instances: OrderedDict = OrderedDict()

@@ -35,8 +35,8 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
     from .scene import CUse
 
     name = raw.get("use")
-    known = ", ".join(sorted(sc.components)) or "none"
     if not isinstance(name, str) or name not in sc.components:
+        known = ", ".join(sorted(sc.components)) or "none"  # only here: listing them all reads every component
         sc.error(doc, loc + ("use",), f"unknown component {name!r} (known: {known})")
         return None
     if name in sc.stack:

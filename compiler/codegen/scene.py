@@ -149,7 +149,7 @@ class SceneCompiler:
     def __init__(self, doc, diags: Diagnostics, components: dict | None = None):
         self.doc = doc
         self.diags = diags
-        self.components = components or {}  # name → Loaded (components/*.yaml)
+        self.components = components if components is not None else {}  # name → Loaded (components/*.yaml)
         self.ok = True
         self.stack: list[str] = []  # components being expanded (a component may not use itself)
 

@@ -135,10 +135,10 @@ def init_worker(root: str, reject_hashes: dict[str, list[bytes]], near_bits: int
     """reject_hashes: leak_key(task, answer) → image hashes in earlier splits (a later split keeps away from them).
     expected: the build's code hash and task inputs; a worker that compiles the library itself (spawn, Ray)
     checks it built the same, so an edit made while the build runs cannot slip into some of its rows."""
-    from ..taxonomy import compile_taxonomy
+    from ..taxonomy import open_taxonomy
 
     if _WORKER.get("root") != root:
-        _WORKER["taxonomy"] = compile_taxonomy(root)
+        _WORKER["taxonomy"] = open_taxonomy(root)  # each task compiles when the worker first builds one
         _WORKER["root"] = root
         _WORKER["stale"] = _stale_worker(expected, _WORKER["taxonomy"]) if expected else ""
     _WORKER.update(reject=reject_hashes, bits=near_bits, retries=max_retries)
@@ -154,9 +154,17 @@ def _stale_worker(expected: dict, taxonomy) -> str:
 
     if code_sha256() != expected["code"]:
         return "a worker runs other tessera code or library versions than the build's parent"
+    from ..errors import CompileFailed
+
     components = component_hashes(Path(taxonomy.root))
-    changed = [t for t, parts in expected["tasks"].items()
-               if t not in taxonomy.tasks or task_parts(taxonomy.tasks[t], taxonomy, components) != parts]
+
+    def differs(t: str, parts: dict) -> bool:
+        try:
+            return t not in taxonomy.tasks or task_parts(taxonomy.tasks[t], taxonomy, components) != parts
+        except CompileFailed:  # edited into a mistake since the parent compiled it
+            return True
+
+    changed = [t for t, parts in expected["tasks"].items() if differs(t, parts)]
     if changed:
         return (f"the library changed while the build ran (tasks {', '.join(changed[:5])}"
                 f"{' …' if len(changed) > 5 else ''}); rerun the build when the edit is done")

@@ -211,12 +211,13 @@ def select_tasks(spec: BuildSpec, doc: SourceDoc, taxonomy, diags: Diagnostics) 
         if not any(fnmatch.fnmatchcase(t, pattern) for t in taxonomy.tasks):
             diags.error(doc.pos(("select", "tasks", i)), f"'{pattern}' matches no task")
     chosen = []
-    for tid, t in sorted(taxonomy.tasks.items()):
+    for tid in sorted(taxonomy.tasks):
         if sel.tasks and not any(fnmatch.fnmatchcase(tid, p) for p in sel.tasks):
             continue
+        t = taxonomy.info(tid)  # the header: selecting compiles nothing
         if sel.domains and t.domain not in sel.domains:
             continue
-        if sel.grammars and t.grammar.id not in sel.grammars:
+        if sel.grammars and t.grammar not in sel.grammars:
             continue
         if sel.operations and not set(sel.operations) & set(t.operations):
             continue

@@ -1,14 +1,21 @@
-"""Find and load every authoring file of a taxonomy root: taxonomy/, grammars/, programs/, contracts/."""
+"""Find and read every authoring file of a taxonomy root (taxonomy/, grammars/, programs/, contracts/,
+components/) into headers; parse a file's whole document only when a later stage needs it.
+
+A header is what the cross-file checks and `tessera list` read: a file's id, what it references, its summary and the
+positions of those keys. It is plain JSON-able data, so it is kept in the compile cache (tessera.cache) keyed by the
+file's bytes: a process that finds every header there reads no YAML at all. A `Unit` holds a header and parses its
+document (`.spec`, `.doc`) on first use, from the very bytes its header was made from.
+"""
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..errors import Diagnostics, Position
-from .models import ComponentSpec, ContractSpec, GrammarSpec, ProgramSpec, TaxonomySpec, VocabSpec
-from .validate_model import validate
-from .yaml_source import SourceDoc, read_yaml
+from ..cache import Cache, code_key, key
+from ..errors import Diagnostic, Diagnostics, Position
 
 
 @dataclass
@@ -16,23 +23,80 @@ class Loaded:
     """A spec and the document it came from (for positions)."""
 
     spec: object
-    doc: SourceDoc
+    doc: Any  # SourceDoc
+
+
+class Unit:
+    """One authoring file: its header, and its document parsed on demand (duck-types Loaded: `.spec`, `.doc`)."""
+
+    __slots__ = ("kind", "path", "display", "raw", "header", "_loaded")
+
+    def __init__(self, kind: str, path: Path, display: str, raw: bytes, header: dict, loaded: Loaded | None = None):
+        self.kind, self.path, self.display, self.raw, self.header = kind, path, display, raw, header
+        self._loaded = loaded
+
+    @property
+    def sha(self) -> str:
+        return hashlib.sha256(self.raw).hexdigest()
+
+    @property
+    def loaded(self) -> Loaded:
+        if self._loaded is None:
+            diags = Diagnostics()
+            loaded = _parse(self.kind, self.raw, self.display, diags)
+            if loaded is None:  # its header was made from these bytes, so they parsed then: only a changed parser
+                from ..errors import CompileFailed
+
+                raise CompileFailed(diags)
+            self._loaded = loaded
+        return self._loaded
+
+    @property
+    def spec(self):
+        return self.loaded.spec
+
+    @property
+    def doc(self):
+        return self.loaded.doc
+
+    def pos(self, name: str) -> Position:
+        """The position a header recorded for one of its keys (see _header)."""
+        line, col = self.header["pos"][name]
+        return Position(self.display, line, col)
 
 
 @dataclass
 class Library:
     root: Path
-    taxonomy: Loaded | None = None
+    taxonomy: Unit | None = None
     vocab: dict[str, list] = field(default_factory=dict)
-    vocab_doc: SourceDoc | None = None
-    grammars: dict[str, Loaded] = field(default_factory=dict)
-    programs: dict[str, Loaded] = field(default_factory=dict)
-    contracts: dict[str, Loaded] = field(default_factory=dict)
-    components: dict[str, Loaded] = field(default_factory=dict)
+    vocab_unit: Unit | None = None
+    grammars: dict[str, Unit] = field(default_factory=dict)
+    programs: dict[str, Unit] = field(default_factory=dict)
+    contracts: dict[str, Unit] = field(default_factory=dict)
+    components: dict[str, Unit] = field(default_factory=dict)
+    # Every file's own diagnostics by display path (a file that fails to load has no unit).
+    file_diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
+
+    def display(self, p: Path) -> str:
+        try:
+            return str(p.relative_to(Path.cwd()))
+        except ValueError:
+            return str(p)
 
 
 _LINK_OUTSIDE = "symbolic link leads outside the taxonomy root (or nowhere); it is not followed"
 _LINKED_FOLDER = "symbolic link to a folder is not followed (link single files, inside the taxonomy root)"
+
+# kind → (folder, model name, id key)
+KINDS = {
+    "contract": ("contracts", "ContractSpec", "contract"),
+    "component": ("components", "ComponentSpec", "component"),
+    "grammar": ("grammars", "GrammarSpec", "grammar"),
+    "task": ("programs", "ProgramSpec", "task"),
+    "taxonomy": (None, "TaxonomySpec", "taxonomy"),
+    "vocab": (None, "VocabSpec", None),
+}
 
 
 def _yaml_files(folder: Path, root: Path, rel, diags: Diagnostics) -> list[Path]:
@@ -83,60 +147,199 @@ def _index_file(path: Path, root: Path, rel, diags: Diagnostics) -> bool | None:
     return path.exists()
 
 
-def load_library(root: Path, diags: Diagnostics) -> Library:
+# -- one file: bytes → (header, diagnostics), cached by content ---------------------------------------------------
+def _parse(kind: str, raw: bytes, display: str, diags: Diagnostics) -> Loaded | None:
+    from . import models
+    from .validate_model import validate
+    from .yaml_source import decode, parse_yaml
+
+    text = decode(raw, display, diags)
+    doc = parse_yaml(text, display, diags) if text is not None else None
+    if doc is None:
+        return None
+    spec = validate(getattr(models, KINDS[kind][1]), doc, diags)
+    return Loaded(spec, doc) if spec is not None else None
+
+
+def _where(doc, loc: tuple) -> list[int]:
+    p = doc.pos(loc)
+    return [p.line, p.col]
+
+
+def _header(kind: str, loaded: Loaded) -> dict:
+    """The JSON-able part of a file that the cross-file checks, `list` and the summaries read."""
+    spec, doc = loaded.spec, loaded.doc
+    if kind == "task":
+        return {"id": spec.task, "grammar": spec.grammar, "contract": spec.answer.contract, "summary": spec.summary,
+                "operations": list(spec.operations), "bucket": spec.bucket, "query": dict(spec.query),
+                "pos": {"id": _where(doc, ("task",)), "grammar": _where(doc, ("grammar",)),
+                        "contract": _where(doc, ("answer", "contract"))}}
+    if kind == "grammar":
+        return {"id": spec.grammar, "summary": spec.summary, "pos": {"id": _where(doc, ("grammar",))}}
+    if kind == "contract":
+        return {"id": spec.contract, "type": spec.type, "summary": spec.summary,
+                "pos": {"id": _where(doc, ("contract",))}}
+    if kind == "component":
+        return {"id": spec.component, "summary": spec.summary, "pos": {"id": _where(doc, ("component",))}}
+    if kind == "taxonomy":
+        return {"id": spec.taxonomy, "version": spec.version,
+                "domains": {name: [[pattern, *_where(doc, ("domains", name, "tasks", i))]
+                                   for i, pattern in enumerate(dom.tasks)] for name, dom in spec.domains.items()},
+                "pos": {}}
+    if kind == "vocab":
+        return {"id": None, "vocab": spec.vocab, "pos": {}}
+    raise ValueError(kind)
+
+
+def _diag_rows(items: list[Diagnostic]) -> list[list]:
+    return [[d.pos.path, d.pos.line, d.pos.col, d.message, d.severity] for d in items]
+
+
+def diags_from_rows(rows) -> list[Diagnostic] | None:
+    """Diagnostics back from a cache entry's rows, or None if the rows are not well formed."""
+    out = []
+    if not isinstance(rows, list):
+        return None
+    for r in rows:
+        if not (isinstance(r, list) and len(r) == 5 and isinstance(r[0], str) and type(r[1]) is int
+                and type(r[2]) is int and isinstance(r[3], str) and r[4] in ("error", "warning")):
+            return None
+        out.append(Diagnostic(Position(r[0], r[1], r[2]), r[3], r[4]))
+    return out
+
+
+def _well_formed(kind: str, header) -> bool:
+    """A cached header has the fields its kind's readers use (a foreign or stale entry is a miss)."""
+    if not (isinstance(header, dict) and isinstance(header.get("pos"), dict)):
+        return False
+    need = {"task": ("id", "grammar", "contract", "summary", "operations", "bucket", "query"),
+            "grammar": ("id", "summary"), "contract": ("id", "type", "summary"), "component": ("id", "summary"),
+            "taxonomy": ("id", "version", "domains"), "vocab": ("vocab",)}[kind]
+    if not all(k in header for k in need) or not all(
+            isinstance(v, list) and len(v) == 2 and all(type(x) is int for x in v) for v in header["pos"].values()):
+        return False
+    text = ("summary", "grammar", "contract", "type", "bucket")
+    if not all(isinstance(header[k], str) for k in text if k in header):
+        return False
+    if kind == "task":
+        return (isinstance(header["operations"], list) and all(isinstance(o, str) for o in header["operations"])
+                and isinstance(header["query"], dict) and all(p in header["pos"] for p in ("id", "grammar", "contract")))
+    if kind == "taxonomy":
+        return isinstance(header["domains"], dict) and all(
+            isinstance(v, list) and all(isinstance(r, list) and len(r) == 3 and isinstance(r[0], str) and
+                                        type(r[1]) is int and type(r[2]) is int for r in v)
+            for v in header["domains"].values())
+    if kind == "vocab":
+        return isinstance(header["vocab"], dict) and all(isinstance(v, list) for v in header["vocab"].values())
+    return isinstance(header["id"], str) and "id" in header["pos"]
+
+
+def _unit_entry(kind: str, display: str, raw: bytes, cache: Cache) -> tuple[dict | None, list[Diagnostic], Loaded | None]:
+    """One file's header and diagnostics: from the cache when these bytes were read before, else parsed now (and
+    stored), in which case the parsed document comes back too."""
+    k = key("load", code_key(), kind, display, raw)
+    entry = cache.get("load", k) if cache.enabled else None
+    if isinstance(entry, dict) and (entry.get("header") is None or _well_formed(kind, entry.get("header"))):
+        rows = diags_from_rows(entry.get("diagnostics"))
+        if rows is not None:
+            return entry["header"], rows, None
+    mine = Diagnostics()
+    loaded = _parse(kind, raw, display, mine)
+    header = _header(kind, loaded) if loaded is not None else None
+    if cache.enabled:
+        cache.put("load", k, {"header": header, "diagnostics": _diag_rows(mine.items)})
+    return header, mine.items, loaded
+
+
+def _read_all(files: list[tuple[str, Path, str]], cache: Cache, diags: Diagnostics) -> list[Unit | None]:
+    """Every file's unit (None for a file that fails to load), its diagnostics added to `diags` in file order.
+
+    The whole set is also stored as one entry keyed by every file's name and bytes, so an unchanged library costs
+    one cache read however many files it has; a changed one falls back to the entries of single files."""
+    from .yaml_source import read_bounded
+
+    raws: list[bytes | None] = []
+    read_diags: list[list[Diagnostic]] = []
+    for kind, path, display in files:
+        d = Diagnostics()
+        raws.append(read_bounded(path, display, d))  # unreadable files are reported here and never cached
+        read_diags.append(d.items)
+    names = [[kind, display, hashlib.sha256(raw).hexdigest() if raw is not None else None]
+             for (kind, _, display), raw in zip(files, raws)]
+    scan_key = key("scan", code_key(), names)
+    entry = cache.get("scan", scan_key) if cache.enabled else None
+    results = _scan_results(entry, files) if entry is not None else None
+    fresh = results is None
+    if fresh:
+        results = []
+        for (kind, _, display), raw in zip(files, raws):
+            results.append(_unit_entry(kind, display, raw, cache) if raw is not None else (None, [], None))
+    units: list[Unit | None] = []
+    for (kind, path, display), raw, rd, (header, rows, loaded) in zip(files, raws, read_diags, results):
+        diags.items.extend(rd)
+        diags.items.extend(rows)
+        units.append(Unit(kind, path, display, raw, header, loaded) if header is not None and raw is not None
+                     else None)
+    if fresh and cache.enabled:
+        cache.put("scan", scan_key, [[h, _diag_rows(rows)] for h, rows, _ in results])
+    return units
+
+
+def _scan_results(entry, files) -> list | None:
+    if not (isinstance(entry, list) and len(entry) == len(files)):
+        return None
+    out = []
+    for (kind, _, _), item in zip(files, entry):
+        if not (isinstance(item, list) and len(item) == 2):
+            return None
+        header, rows = item
+        rows = diags_from_rows(rows)
+        if rows is None or not (header is None or _well_formed(kind, header)):
+            return None
+        out.append((header, rows, None))
+    return out
+
+
+def load_library(root: Path, diags: Diagnostics, cache: Cache | None = None) -> Library:
     root = Path(root)
+    cache = cache if cache is not None else Cache(None)
     lib = Library(root)
     if not root.is_dir():
         diags.error(Position(str(root), 1, 1), "taxonomy root is not a folder")
         return lib
-
-    def rel(p: Path) -> str:
-        try:
-            return str(p.relative_to(Path.cwd()))
-        except ValueError:
-            return str(p)
+    rel = lib.display
 
     real_root = root.resolve()
     tax_dir = root / "taxonomy"
     tax_path = tax_dir / "taxonomy.yaml"
     linked_dir = tax_dir.is_symlink()
+    files: list[tuple[str, Path, str]] = []
     if linked_dir:
         diags.error(Position(rel(tax_dir), 1, 1), _LINKED_FOLDER)
     elif (index := _index_file(tax_path, real_root, rel, diags)) is False:
         diags.error(Position(rel(tax_path), 1, 1), "missing taxonomy index (taxonomy/taxonomy.yaml)")
     elif index:
-        doc = read_yaml(tax_path, rel(tax_path), diags)
-        if doc is not None:
-            spec = validate(TaxonomySpec, doc, diags)
-            if spec is not None:
-                lib.taxonomy = Loaded(spec, doc)
-
+        files.append(("taxonomy", tax_path, rel(tax_path)))
     vocab_path = root / "taxonomy" / "vocab.yaml"
     if not linked_dir and _index_file(vocab_path, real_root, rel, diags):
-        doc = read_yaml(vocab_path, rel(vocab_path), diags)
-        if doc is not None:
-            spec = validate(VocabSpec, doc, diags)
-            if spec is not None:
-                lib.vocab = spec.vocab
-                lib.vocab_doc = doc
-
-    for kind, folder, model, id_key, table in (
-        ("contract", "contracts", ContractSpec, "contract", lib.contracts),
-        ("component", "components", ComponentSpec, "component", lib.components),
-        ("grammar", "grammars", GrammarSpec, "grammar", lib.grammars),
-        ("task", "programs", ProgramSpec, "task", lib.programs),
-    ):
-        for path in _yaml_files(root / folder, real_root, rel, diags):
-            doc = read_yaml(path, rel(path), diags)
-            if doc is None:
-                continue
-            spec = validate(model, doc, diags)
-            if spec is None:
-                continue
-            ident = getattr(spec, id_key)
+        files.append(("vocab", vocab_path, rel(vocab_path)))
+    for kind in ("contract", "component", "grammar", "task"):
+        files.extend((kind, path, rel(path)) for path in _yaml_files(root / KINDS[kind][0], real_root, rel, diags))
+    units = _read_all(files, cache, diags)
+    tables = {"contract": lib.contracts, "component": lib.components, "grammar": lib.grammars, "task": lib.programs}
+    for (kind, _, _), unit in zip(files, units):
+        if unit is None:
+            continue
+        if kind == "taxonomy":
+            lib.taxonomy = unit
+        elif kind == "vocab":
+            lib.vocab = unit.header["vocab"]
+            lib.vocab_unit = unit
+        else:
+            table = tables[kind]
+            ident = unit.header["id"]
             if ident in table:
-                first = table[ident].doc
-                diags.error(doc.pos((id_key,)), f"duplicate {kind} id '{ident}' (first defined at {first.pos((id_key,))})")
+                diags.error(unit.pos("id"), f"duplicate {kind} id '{ident}' (first defined at {table[ident].pos('id')})")
                 continue
-            table[ident] = Loaded(spec, doc)
+            table[ident] = unit
     return lib

@@ -211,9 +211,9 @@ _DATASET_WORKER: dict = {}
 
 
 def _init_dataset_worker(root: str) -> None:
-    from ..taxonomy import compile_taxonomy
+    from ..taxonomy import open_taxonomy
 
-    _DATASET_WORKER["taxonomy"] = compile_taxonomy(root)
+    _DATASET_WORKER["taxonomy"] = open_taxonomy(root)  # a row's task compiles when a row first needs it
 
 
 def _replay_row(args) -> ReplayResult:
