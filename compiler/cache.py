@@ -155,8 +155,9 @@ class Cache:
         if self.folder is None or not self._writable:
             return
         path = self._path(kind, k)
-        text = json.dumps({"tessera_cache": FORMAT, "kind": kind, "key": k, "data": data}, sort_keys=True,
-                          separators=(",", ":"), allow_nan=False)
+        # Keys keep their order (no sort_keys): a query's variables and a taxonomy's domains are ordered mappings.
+        text = json.dumps({"tessera_cache": FORMAT, "kind": kind, "key": k, "data": data}, separators=(",", ":"),
+                          allow_nan=False)
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)

@@ -285,10 +285,9 @@ class _Compiler:
         for table, ref in ((self.lib.grammars, h["grammar"]), (self.lib.contracts, h["contract"])):
             if ref in table:
                 files.add(table[ref].display)
-        for unit in (self.lib.taxonomy, self.lib.vocab_unit):
-            if unit is not None:
-                files.add(unit.display)
-        mine = [d for d in header_diags if d.pos.path in files]
+        index = {u.display for u in (self.lib.taxonomy, self.lib.vocab_unit) if u is not None}
+        # Its own files' diagnostics, and the index's errors (its warnings, such as an empty domain, are not news).
+        mine = [d for d in header_diags if d.pos.path in files or (d.pos.path in index and d.severity == "error")]
         obj = None
         if h["grammar"] in self.lib.grammars and h["contract"] in self.lib.contracts:
             obj = self.compile("task", tid)

@@ -1,0 +1,241 @@
+"""The compile cache and lazy compiling: a cached or lazy compile reports and builds exactly what a cold one does.
+
+Every comparison here is cold (no cache) against warm (the same cache read a second time, every entry a hit): the
+same diagnostics in the same words and positions, the same summaries, the same instance bytes. The cache is read as
+untrusted: garbage, foreign and half-written entries are misses, and concurrent writers never break a reader."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tessera.cache import Cache
+from tessera.cli import summary
+from tessera.errors import CompileFailed
+from tessera.taxonomy import compile_taxonomy, open_taxonomy
+from tessera.trace.instance import canonical_json, generate
+from tests.conftest import LIBRARY_DIRS, ROOT
+
+
+def _outcome(root: Path, cache: Cache) -> tuple[str, list[str]]:
+    """('ok', summary and warnings) or ('failed', every diagnostic) of compiling `root` with `cache`."""
+    try:
+        tax = compile_taxonomy(root, cache=cache)
+    except CompileFailed as exc:
+        return "failed", [str(d) for d in exc.diagnostics.sorted()]
+    info = summary(tax, 0.0)
+    return "ok", [json.dumps(info, sort_keys=True), *(str(w) for w in tax.warnings)]
+
+
+def _cold_and_warm(root: Path, folder: Path):
+    cold = _outcome(root, Cache(None))
+    first = Cache(folder)
+    filled = _outcome(root, first)
+    warm_cache = Cache(folder)
+    warm = _outcome(root, warm_cache)
+    return cold, filled, warm, first, warm_cache
+
+
+def charts_root(dest: Path) -> Path:
+    """A root holding only the charts domain (with every contract and component): a subset root."""
+    for d in ("taxonomy", "contracts", "components"):
+        shutil.copytree(ROOT / d, dest / d)
+    for d in ("grammars", "programs"):
+        shutil.copytree(ROOT / d / "charts", dest / d / "charts")
+    return dest
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+# -- the whole library ---------------------------------------------------------------------------------------------
+def test_cached_compile_of_the_library_is_the_cold_one_and_builds_the_same_bytes(tmp_path, taxonomy):
+    cold, filled, warm, first, warm_cache = _cold_and_warm(ROOT, tmp_path / "cache")
+    assert cold[0] == "ok" and cold == filled == warm
+    assert first.misses > 0 and warm_cache.misses == 0 and warm_cache.hits > 0
+    # Warm, nothing was compiled to summarise it; each task compiled on demand gives the cold compile's bytes.
+    lazy = open_taxonomy(ROOT, cache=Cache(tmp_path / "cache"))
+    assert lazy._compiler.compiled == {}
+    assert sorted(lazy.tasks) == sorted(taxonomy.tasks)
+    assert list(lazy.domains.items()) == list(taxonomy.domains.items())  # in order: JSON keeps it
+    for i, tid in enumerate(sorted(taxonomy.tasks)):
+        seed, level = i, i % 10
+        a = generate(taxonomy.tasks[tid], seed, level, None, taxonomy.vocab)
+        b = generate(lazy.tasks[tid], seed, level, None, lazy.vocab)
+        assert (a.png, canonical_json(a.trace), a.prompt) == (b.png, canonical_json(b.trace), b.prompt), tid
+        assert list(lazy.info(tid).queries.items()) == list(taxonomy.tasks[tid].queries.items())
+        assert lazy.info(tid).answer_type == taxonomy.tasks[tid].answer_type
+    assert len(lazy._compiler.compiled) > 0
+
+
+# -- errors: the same diagnostics cold and warm -------------------------------------------------------------------
+BROKEN = {
+    "yaml syntax": ("contracts/broken.yaml", "contract: broken\nsummary: [unclosed\n"),
+    "schema": ("programs/charts/bad_schema.yaml", """
+        task: charts.bar_chart.bad_schema
+        grammar: charts.bar_chart
+        summary: s
+        operations: [count]
+        bucket: nowhere
+        answer: {value: len(bars), contract: integer_exact}
+        witness: {set: bars}
+        prompt: p
+        """),
+    "types": ("programs/charts/bad_types.yaml", """
+        task: charts.bar_chart.bad_types
+        grammar: charts.bar_chart
+        summary: s
+        operations: [lookup]
+        bucket: math
+        compute:
+          best: argmax(bars, b -> b.valu)
+        answer: {value: "bars[0].label", contract: integer_exact}
+        witness: {bbox: "bars[0]"}
+        prompt: "{{ nope( }}"
+        """),
+    "references": ("programs/charts/bad_refs.yaml", """
+        task: charts.bar_chart.bad_refs
+        grammar: charts.no_such_grammar
+        summary: s
+        operations: [count]
+        bucket: counting
+        answer: {value: len(bars), contract: no_such_contract}
+        witness: {set: bars}
+        prompt: p
+        """),
+    "unknown component": ("grammars/charts/bad_use.yaml", """
+        grammar: charts.bad_use
+        summary: s
+        state:
+          n: randint(1, 3)
+        render:
+          scene:
+            use: no_such_component
+        """),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_broken_library_reports_the_same_diagnostics_cold_and_warm(tmp_path, monkeypatch, case):
+    root = charts_root(tmp_path / "lib")
+    monkeypatch.chdir(root)
+    rel, text = BROKEN[case]
+    write(root, rel, text)
+    cold, filled, warm, _, warm_cache = _cold_and_warm(root, tmp_path / "cache")
+    assert cold[0] == "failed" and cold == filled == warm, case
+    assert warm_cache.misses == 0
+    assert any(rel in line for line in cold[1]), cold[1]
+
+
+def test_a_component_edit_reaches_the_grammars_that_use_it(tmp_path, monkeypatch):
+    root = charts_root(tmp_path / "lib")
+    monkeypatch.chdir(root)
+    cache = tmp_path / "cache"
+    assert _outcome(root, Cache(cache))[0] == "ok"
+    path = root / "components" / "bar_chart.yaml"
+    path.write_text(path.read_text().replace("summary:", "summary: edited.", 1))
+    edited = Cache(cache)
+    assert _outcome(root, edited)[0] == "ok"
+    assert edited.misses > 0  # the grammars that use bar_chart (and their tasks) were checked again
+    text = path.read_text()
+    assert "params:" in text
+    path.write_text(text.replace("params:", "params:\n  broken_param: {kind: no_such_kind}", 1))
+    cold = _outcome(root, Cache(None))
+    warm = _outcome(root, Cache(cache))
+    assert cold[0] == "failed" and warm == cold
+    assert any("components/bar_chart.yaml" in line for line in cold[1])
+
+
+def test_a_subset_root_compiles_with_a_warning_per_empty_domain(tmp_path, monkeypatch):
+    root = charts_root(tmp_path / "lib")
+    monkeypatch.chdir(root)
+    tax = compile_taxonomy(root, cache=Cache(None))
+    assert set(tax.domains["charts"]) == set(tax.tasks) and tax.domains["games"] == []
+    warned = sorted(str(w) for w in tax.warnings)
+    assert len(warned) == len(tax.domains) - 1
+    assert all(": warning: pattern '" in w and "matches no task" in w for w in warned)
+    assert any("pattern 'games.*' matches no task (domain 'games' is empty in this root)" in w for w in warned)
+
+
+# -- lazy commands ---------------------------------------------------------------------------------------------------
+def test_a_mistake_elsewhere_does_not_stop_a_task_but_its_own_does(tmp_path, monkeypatch):
+    root = charts_root(tmp_path / "lib")
+    monkeypatch.chdir(root)
+    rel, text = BROKEN["types"]
+    write(root, rel, text)
+    write(root, *BROKEN["yaml syntax"])
+    tax = open_taxonomy(root, cache=Cache(None))
+    inst = generate(tax.task("charts.bar_chart.extremum_label"), 3, 4, None, tax.vocab)
+    assert inst.png.startswith(b"\x89PNG")
+    assert [str(d) for d in tax.problems] == [
+        "contracts/broken.yaml:3:1: error: YAML syntax: did not find expected ',' or ']' (while parsing a flow "
+        "sequence)"]
+    with pytest.raises(CompileFailed) as info:
+        tax.task("charts.bar_chart.bad_types")
+    lines = [str(d) for d in info.value.diagnostics.sorted()]
+    assert lines == [line for line in _outcome(root, Cache(None))[1] if line.startswith(rel)]
+    assert any("unknown field 'valu'" in line for line in lines)
+
+
+# -- the cache as untrusted input ------------------------------------------------------------------------------------
+def test_garbage_foreign_and_oversized_entries_are_misses(tmp_path, monkeypatch):
+    root = charts_root(tmp_path / "lib")
+    monkeypatch.chdir(root)
+    folder = tmp_path / "cache"
+    good = _outcome(root, Cache(folder))
+    entries = sorted(p for p in folder.rglob("*.json"))
+    assert entries
+    bodies = [p.read_bytes() for p in entries]
+    # Each entry gets another entry's body (a well-formed entry for another key), garbage, NaN, deep nesting, a
+    # size past the bound or a link: every one must be a miss, and the compile the same.
+    poison = [lambda i: bodies[(i + 1) % len(bodies)], lambda i: b"\x00garbage", lambda i: b'{"a": NaN}',
+              lambda i: b"[" * 100_000, lambda i: b"{}"]
+    for i, p in enumerate(entries):
+        p.write_bytes(poison[i % len(poison)](i))
+    entries[0].write_bytes(b" " * (9 << 20))  # past the 8 MiB bound
+    entries[1].unlink()
+    entries[1].symlink_to("/dev/zero")  # a link (and an endless file): never followed
+    again = Cache(folder)
+    assert _outcome(root, again) == good
+    assert again.hits == 0 and again.misses > 0
+    rebuilt = Cache(folder)
+    assert _outcome(root, rebuilt) == good and rebuilt.misses == 0
+
+
+def test_concurrent_compiles_share_one_cache(tmp_path):
+    root = charts_root(tmp_path / "lib")
+    env = {**os.environ, "TESSERA_CACHE_DIR": str(tmp_path / "cache")}
+    cmd = [sys.executable, "-m", "tessera.cli", "--root", str(root), "compile", "--json"]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for _ in range(4)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1].decode()[-2000:] for o in outs]
+    infos = [json.loads(o[0]) for o in outs]
+    for info in infos:
+        info.pop("compile_seconds")
+    assert all(info == infos[0] for info in infos)
+    assert not list((tmp_path / "cache").rglob(".tmp-*"))  # no half-written entry left behind
+    for p in (tmp_path / "cache").rglob("*.json"):
+        json.loads(p.read_text())  # every entry whole
+
+
+def test_no_cache_writes_nothing(tmp_path):
+    root = charts_root(tmp_path / "lib")
+    env = {**os.environ, "TESSERA_CACHE_DIR": str(tmp_path / "cache")}
+    r = subprocess.run([sys.executable, "-m", "tessera.cli", "--root", str(root), "--no-cache", "list"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "charts.bar_chart.extremum_label" in r.stdout
+    assert not (tmp_path / "cache").exists()
+    env["TESSERA_NO_CACHE"] = "1"
+    r = subprocess.run([sys.executable, "-m", "tessera.cli", "--root", str(root), "list"], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 0 and not (tmp_path / "cache").exists()
