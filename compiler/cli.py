@@ -439,6 +439,18 @@ def cmd_styles(args) -> int:
     return EXIT_OK
 
 
+def cmd_dev(args) -> int:
+    from .dev import watch
+
+    if args.interval <= 0:
+        raise TesseraError("--interval must be a positive number of seconds")
+    variety = None if args.variety == "none" else args.variety
+    if not args.once:
+        print(f"watching {_root(args.root)} for changes (Ctrl-C stops); the sheet is {Path(args.out) / 'sheet.png'}",
+              file=sys.stderr)
+    return watch(_root(args.root), args.task, args.seed, Path(args.out), variety, args.interval, args.once)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tessera", description="Declarative task-taxonomy compiler for visual RLVR.")
     p.add_argument("--root", help="taxonomy root (default: the current folder if it has taxonomy/, else the bundled one)")
@@ -469,6 +481,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="render-only visual variety: themes, raster edits, canvas size (answers never change)")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_sample)
+
+    c = sub.add_parser("dev", help="the author's loop: draw one task at levels 0/5/9 (plain and varied) onto a "
+                                   "contact sheet, again on every save; errors as path:line:col")
+    c.add_argument("task")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--out", default="out/dev", help="folder for sheet.png and the instances (default out/dev)")
+    c.add_argument("--variety", choices=("none", "mild", "strong"), default="strong",
+                   help="the sheet's second row (default strong; none draws the plain row only)")
+    c.add_argument("--interval", type=float, default=0.5, help="seconds between looks at the files")
+    c.add_argument("--once", action="store_true", help="one round, then exit (0, or 2 if the task does not compile)")
+    c.set_defaults(fn=cmd_dev)
 
     c = sub.add_parser("styles", help="one instance under several styles: a PNG contact sheet (witness boxes drawn)")
     c.add_argument("task")

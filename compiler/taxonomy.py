@@ -116,6 +116,11 @@ class Taxonomy:
 
             close = get_close_matches(task_id, list(self.tasks), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else "; `tessera list` shows them all"
+            broken = [str(d) for d in sorted({d for d in self.problems if d.severity == "error"},
+                                             key=lambda d: (d.pos, d.message))]
+            if broken:  # the task may be defined in a file that does not load: show why they do not
+                hint += (f"\nthese mistakes in the library may be why (a file that does not load defines no task):\n"
+                         + "\n".join(broken[:20]) + (f"\n… and {len(broken) - 20} more" if len(broken) > 20 else ""))
             raise TesseraError(f"unknown task '{task_id}'{hint}")
         return self.tasks[task_id]
 
