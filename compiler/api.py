@@ -52,7 +52,13 @@ def compile(root: str | os.PathLike | None = None) -> Taxonomy:  # noqa: A001 (t
 
 @lru_cache(maxsize=1)
 def _default_taxonomy() -> Taxonomy:
-    return compile()
+    """The bundled library for generate/build/replay given ids: headers now, each task compiled when first used."""
+    from .taxonomy import open_taxonomy
+
+    taxonomy = open_taxonomy()
+    with _LOCK:
+        _COMPILED.append(weakref.ref(taxonomy))
+    return taxonomy
 
 
 def _owner(task: CompiledTask) -> Taxonomy | None:

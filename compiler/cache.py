@@ -107,6 +107,7 @@ class Cache:
         self.hits = 0
         self.misses = 0
         self._writable = True
+        self._made: set[Path] = set()  # folders this process has made (one mkdir each, not one per entry)
 
     @classmethod
     def default(cls) -> "Cache":
@@ -159,7 +160,9 @@ class Cache:
         text = json.dumps({"tessera_cache": FORMAT, "kind": kind, "key": k, "data": data}, separators=(",", ":"),
                           allow_nan=False)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if path.parent not in self._made:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                self._made.add(path.parent)
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
