@@ -62,20 +62,25 @@ def _note_problems(tax) -> None:
 
 
 # -- compile ----------------------------------------------------------------------------------------------------
-def summary(tax, seconds: float) -> dict:
-    tasks = tax.infos()  # headers and check results: a warm compile cache builds no task to summarise them
+def summary(tax, seconds: float, only: list[str] | None = None) -> dict:
+    """The compile summary (of the tasks in `only`, when given, and the grammars and domains they use)."""
+    # headers and check results: a warm compile cache builds no task to summarise them
+    tasks = tax.infos() if only is None else [tax.info(t) for t in only]
+    grammars = sorted({t.grammar for t in tasks}) if only is not None else list(tax.grammars)
+    domains = tax.domains if only is None else {d: [t for t in ids if t in set(only)]
+                                                for d, ids in tax.domains.items() if set(ids) & set(only)}
     return {
-        "taxonomy": tax.name, "domains": len(tax.domains), "grammars": len(tax.grammars), "tasks": len(tax.tasks),
+        "taxonomy": tax.name, "domains": len(domains), "grammars": len(grammars), "tasks": len(tasks),
         "queries": sum(len(t.query_space()) for t in tasks),
-        "contracts": len(tax.contracts),
+        "contracts": len(tax.contracts) if only is None else len({t.contract for t in tasks}),
         "components": sorted(tax.components),
-        "composed_grammars": sum(1 for g in tax.grammars if tax.grammar_composed(g)),
+        "composed_grammars": sum(1 for g in grammars if tax.grammar_composed(g)),
         "answer_types": dict(sorted(Counter(t.answer_type for t in tasks).items())),
         "buckets": dict(sorted(Counter(t.bucket for t in tasks).items())),
         "operations": dict(sorted(Counter(op for t in tasks for op in t.operations).items())),
         "by_domain": {
             d: {"grammars": len({tax.info(t).grammar for t in ids}), "tasks": len(ids)}
-            for d, ids in sorted(tax.domains.items())
+            for d, ids in sorted(domains.items())
         },
         "compile_seconds": round(seconds, 4),
     }
@@ -85,8 +90,24 @@ def cmd_compile(args) -> int:
     from . import taxonomy  # noqa: F401 - import outside the timed region: we report compile time, not start-up
 
     t0 = time.perf_counter()
-    tax = _compile(args.root)
-    info = summary(tax, time.perf_counter() - t0)
+    filtered = bool(args.task or args.domain or args.grammar)
+    if filtered:
+        import fnmatch
+
+        from .taxonomy import compile_taxonomy
+
+        def wanted(info) -> bool:
+            return ((not args.task or any(fnmatch.fnmatchcase(info.id, p) for p in args.task)) and
+                    (not args.domain or info.domain in args.domain) and
+                    (not args.grammar or any(fnmatch.fnmatchcase(info.grammar, g) for g in args.grammar)))
+
+        tax = compile_taxonomy(_root(args.root), tasks=wanted)
+        only = select(tax, args.task, args.domain, args.grammar)
+    else:
+        tax, only = _compile(args.root), None
+    info = summary(tax, time.perf_counter() - t0, only)
+    if filtered:
+        _note_problems(tax)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK
@@ -96,8 +117,11 @@ def cmd_compile(args) -> int:
     table = Table(title=f"taxonomy {tax.name} — compiled in {info['compile_seconds'] * 1000:.0f} ms")
     for col in ("domain", "grammars", "tasks", "queries", "answer types", "buckets"):
         table.add_column(col)
+    shown = set(only) if only is not None else None
     for d, ids in sorted(tax.domains.items()):
-        ts = [tax.info(t) for t in ids]
+        ts = [tax.info(t) for t in ids if shown is None or t in shown]
+        if not ts and shown is not None:
+            continue
         table.add_row(d, str(len({t.grammar for t in ts})), str(len(ts)), str(sum(len(t.query_space()) for t in ts)),
                       ", ".join(f"{k} {v}" for k, v in sorted(Counter(t.answer_type for t in ts).items())),
                       ", ".join(f"{k} {v}" for k, v in sorted(Counter(t.bucket for t in ts).items())))
@@ -113,7 +137,8 @@ def cmd_compile(args) -> int:
         fam.add_column(d, justify="right")
     fam.add_column("total", justify="right")
     for op, total in info["operations"].items():
-        fam.add_row(op, *(str(sum(op in tax.info(t).operations for t in tax.domains[d]) or "·") for d in domains),
+        fam.add_row(op, *(str(sum(op in tax.info(t).operations for t in tax.domains[d]
+                                  if shown is None or t in shown) or "·") for d in domains),
                     str(total))
     con.print(fam)
     return EXIT_OK
@@ -461,6 +486,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("compile", help="load, check and compile the taxonomy; print a summary")
     c.add_argument("path", nargs="?", help="taxonomy root (same as --root)")
+    c.add_argument("--task", action="append", metavar="PATTERN", help="check only these tasks (ids or patterns)")
+    c.add_argument("--domain", action="append", metavar="DOMAIN", help="check only this domain's tasks")
+    c.add_argument("--grammar", action="append", metavar="GRAMMAR", help="check only the tasks on these grammars")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_compile)
 

@@ -349,26 +349,34 @@ def _must(comp: _Compiler, kind: str, ident: str):
     return obj
 
 
-def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None) -> Taxonomy:
+def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None,
+                     tasks: Callable[[TaskInfo], bool] | None = None) -> Taxonomy:
     """Check the whole library (every unit, from the cache where unchanged) and return it; CompileFailed lists every
-    mistake at once."""
+    mistake at once. `tasks` (a test on a task's header) checks only the tasks it accepts, with the grammars and
+    contracts they use, and reports the mistakes of those files and of the taxonomy index."""
     root = Path(root) if root is not None else DEFAULT_ROOT
     cache = _cache(cache)
     diags = Diagnostics()
     lib = load_library(root, diags, cache)
     check_references(lib, diags)
     comp = _Compiler(lib, cache)
+    chosen = set(lib.programs) if tasks is None else {t for t in lib.programs if tasks(comp.info(t))}
+    used_contracts = {lib.programs[t].header["contract"] for t in chosen}
+    used_grammars = {lib.programs[t].header["grammar"] for t in chosen}
     for cid in lib.contracts:
-        diags.items.extend(comp.check("contract", cid)["diagnostics"])
+        if tasks is None or cid in used_contracts:
+            diags.items.extend(comp.check("contract", cid)["diagnostics"])
     grammars_ok = {}
     for gid in lib.grammars:
-        result = comp.check("grammar", gid)
-        diags.items.extend(result["diagnostics"])
-        grammars_ok[gid] = result["ok"]
+        if tasks is None or gid in used_grammars:
+            result = comp.check("grammar", gid)
+            diags.items.extend(result["diagnostics"])
+            grammars_ok[gid] = result["ok"]
     identities = {}
     for tid, unit in lib.programs.items():
         g, c = unit.header["grammar"], unit.header["contract"]
-        if not grammars_ok.get(g) or c not in lib.contracts or not comp.check("contract", c)["ok"]:
+        if tid not in chosen or not grammars_ok.get(g) or c not in lib.contracts or \
+                not comp.check("contract", c)["ok"]:
             continue  # reported already: unknown reference or a grammar/contract with errors
         result = comp.check("task", tid)
         diags.items.extend(result["diagnostics"])
@@ -376,10 +384,18 @@ def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None)
             identities[tid] = result["identity"]
     check_duplicates(identities, lib, diags)
     domains = resolve_taxonomy(lib, diags)
+    problems: list[Diagnostic] = []
+    if tasks is not None:  # the selection's files and the index; the rest is somebody else's work in progress
+        files = {lib.programs[t].display for t in chosen}
+        files |= {lib.grammars[g].display for g in used_grammars if g in lib.grammars}
+        files |= {lib.contracts[c].display for c in used_contracts if c in lib.contracts}
+        files |= {u.display for u in (lib.taxonomy, lib.vocab_unit) if u is not None}
+        problems = [d for d in diags.items if d.pos.path not in files and d.severity == "error"]
+        diags = Diagnostics([d for d in diags.items if d.pos.path in files or not d.pos.path.endswith(".yaml")])
     if diags:
         raise CompileFailed(diags)
     built = {t: comp.compiled[("task", t)] for t in lib.programs if comp.compiled.get(("task", t)) is not None}
-    return _taxonomy(lib, comp, domains, diags, [], built)
+    return _taxonomy(lib, comp, domains, diags, problems, built)
 
 
 def open_taxonomy(root: Path | str | None = None, cache: Cache | None = None) -> Taxonomy:

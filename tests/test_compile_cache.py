@@ -239,3 +239,26 @@ def test_no_cache_writes_nothing(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tessera.cli", "--root", str(root), "list"], capture_output=True,
                        text=True, env=env, timeout=600)
     assert r.returncode == 0 and not (tmp_path / "cache").exists()
+
+
+def test_compile_filters_check_their_tasks_and_leave_the_rest(tmp_path, monkeypatch, capsys):
+    from tessera.cli import main
+
+    root = charts_root(tmp_path / "lib")
+    monkeypatch.chdir(root)
+    write(root, "programs/games/elsewhere.yaml", BROKEN["references"][1].replace("charts.bar_chart.bad_refs",
+                                                                               "games.board.bad_refs"))
+    assert main(["compile"]) == 2
+    assert "programs/games/elsewhere.yaml:2:10: error: task 'games.board.bad_refs' uses unknown grammar" in \
+        capsys.readouterr().err
+    assert main(["compile", "--domain", "charts", "--json"]) == 0
+    out = capsys.readouterr()
+    info = json.loads(out.out)
+    assert info["tasks"] == 37 and info["by_domain"] == {"charts": {"grammars": 17, "tasks": 37}}
+    assert "note: 2 problems elsewhere in the library" in out.err
+    assert main(["compile", "--task", "charts.bar_chart.*", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["grammars"] == 1
+    write(root, *BROKEN["types"])
+    assert main(["compile", "--grammar", "charts.bar_chart"]) == 2
+    err = capsys.readouterr().err
+    assert "programs/charts/bad_types.yaml:" in err and "elsewhere.yaml" not in err
