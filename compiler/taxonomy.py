@@ -19,6 +19,7 @@ without compiling it.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,13 +51,18 @@ class LazyTable(Mapping):
         self._known = set(self._keys)
         self._build = build
         self._built: dict[str, Any] = dict(built or {})
+        self._lock = threading.RLock()  # one compile per key, whichever thread asks first
 
     def __getitem__(self, k: str):
         if k not in self._known:
             raise KeyError(k)
-        if k not in self._built:
-            self._built[k] = self._build(k)
-        return self._built[k]
+        built = self._built.get(k)
+        if built is None:
+            with self._lock:
+                if k not in self._built:
+                    self._built[k] = self._build(k)
+                built = self._built[k]
+        return built
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
