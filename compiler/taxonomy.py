@@ -19,6 +19,7 @@ without compiling it.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -207,23 +208,39 @@ class _Compiler:
                    self._deps_now(g["deps"]), self._contract_key(h["contract"]))
 
     # check results: from the cache when valid, else by compiling
-    def check(self, kind: str, ident: str) -> dict:
+    def lookup(self, kind: str, ident: str) -> dict | None:
+        """The check result when it is known without compiling (this process, or a valid cache entry), else None."""
         ck = (kind, ident)
         if ck in self.checks:
             return self.checks[ck]
+        if not self.cache.enabled:
+            return None
+        if kind == "task" and self.lookup("grammar", self.lib.programs[ident].header["grammar"]) is None:
+            return None  # the key holds the grammar's dependencies, which only its check knows
         k = {"contract": self._contract_key, "grammar": self._grammar_key, "task": self._task_key}[kind](ident)
-        data = self.cache.get("check-" + kind, k) if self.cache.enabled else None
-        result = self._valid(kind, data)
-        if result is None:
-            self.compile(kind, ident)
-            result = self.checks[ck]
-            stored = {**result, "diagnostics": [[d.pos.path, d.pos.line, d.pos.col, d.message, d.severity]
-                                                for d in result["diagnostics"]]}
-            if kind == "grammar":
-                stored["deps"] = self._deps_for_cache(result["deps"])
-            self.cache.put("check-" + kind, k, stored)
-        self.checks[ck] = result
+        result = self._valid(kind, self.cache.get("check-" + kind, k))
+        if result is not None:
+            self.checks[ck] = result
         return result
+
+    def check(self, kind: str, ident: str) -> dict:
+        result = self.lookup(kind, ident)
+        if result is not None:
+            return result
+        self.compile(kind, ident)
+        result = self.checks[(kind, ident)]
+        if self.cache.enabled:
+            k = {"contract": self._contract_key, "grammar": self._grammar_key, "task": self._task_key}[kind](ident)
+            self.cache.put("check-" + kind, k, self.stored(kind, result))
+        return result
+
+    def stored(self, kind: str, result: dict) -> dict:
+        """A check result as JSON data (what the cache and a compile worker's answer hold)."""
+        out = {**result, "diagnostics": [[d.pos.path, d.pos.line, d.pos.col, d.message, d.severity]
+                                         for d in result["diagnostics"]]}
+        if kind == "grammar":
+            out["deps"] = self._deps_for_cache(result["deps"])
+        return out
 
     def _valid(self, kind: str, data) -> dict | None:
         if not isinstance(data, dict) or not isinstance(data.get("ok"), bool):
@@ -372,6 +389,7 @@ def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None,
     for cid in lib.contracts:
         if tasks is None or cid in used_contracts:
             diags.items.extend(comp.check("contract", cid)["diagnostics"])
+    _check_in_parallel(comp, chosen, used_grammars if tasks is not None else set(lib.grammars))
     grammars_ok = {}
     for gid in lib.grammars:
         if tasks is None or gid in used_grammars:
@@ -402,6 +420,80 @@ def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None,
         raise CompileFailed(diags)
     built = {t: comp.compiled[("task", t)] for t in lib.programs if comp.compiled.get(("task", t)) is not None}
     return _taxonomy(lib, comp, domains, diags, problems, built)
+
+
+# -- cold compiles on every core -------------------------------------------------------------------------------------
+MIN_UNITS_PER_WORKER = 40  # below this a worker's start (a fork, about 20 ms) outweighs what it checks
+_FORKED: dict[str, Any] = {}  # what a compile worker inherits: the compiler and the groups to check
+
+
+def compile_workers(units: int) -> int:
+    """Processes for checking `units` grammars and tasks that the cache does not know: one per core, each with at
+    least MIN_UNITS_PER_WORKER; 1 (this process) where fork is unavailable or this is a pool's worker already.
+    TESSERA_COMPILE_WORKERS overrides the core count (1 turns it off)."""
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods() or mp.current_process().daemon:
+        return 1
+    raw = os.environ.get("TESSERA_COMPILE_WORKERS", "").strip()
+    cores = int(raw) if raw.isdigit() and int(raw) > 0 else (os.cpu_count() or 1)
+    return max(1, min(cores, units // MIN_UNITS_PER_WORKER))
+
+
+def _check_in_parallel(comp: _Compiler, chosen: set[str], grammars: set[str]) -> None:
+    """Check what the cache does not know (grammars, and the tasks on each) in forked workers, one group of
+    grammars each, and take their results as data: the serial pass that follows then finds every result known and
+    reports them in its own order, so the diagnostics are the same for any number of workers. The workers write
+    the cache entries as they go."""
+    lib = comp.lib
+    tasks_of: dict[str, list[str]] = {}
+    for tid in sorted(chosen):
+        h = lib.programs[tid].header
+        if h["grammar"] in grammars and h["contract"] in lib.contracts and comp.check("contract", h["contract"])["ok"]:
+            tasks_of.setdefault(h["grammar"], []).append(tid)
+    work = []
+    for gid in sorted(grammars):
+        g = comp.lookup("grammar", gid)
+        todo = [t for t in tasks_of.get(gid, []) if g is None or (g["ok"] and comp.lookup("task", t) is None)]
+        if g is None or todo:
+            work.append((1 + len(todo), gid))
+    units = sum(n for n, _ in work)
+    workers = compile_workers(units)
+    if workers <= 1:
+        return
+    groups: list[list[str]] = [[] for _ in range(workers)]
+    load = [0] * workers
+    for n, gid in sorted(work, reverse=True):  # largest first, each to the least loaded worker
+        i = load.index(min(load))
+        groups[i].append(gid)
+        load[i] += n
+    import multiprocessing as mp
+
+    _FORKED.update(comp=comp, tasks_of=tasks_of)
+    try:
+        with mp.get_context("fork").Pool(workers) as pool:
+            answers = pool.map(_check_group, groups, chunksize=1)
+    finally:
+        _FORKED.clear()
+    for answer in answers:
+        for kind, ident, data in answer:
+            result = comp._valid(kind, data)
+            if result is None:  # cannot happen for data we made; checking it again here is the safe answer
+                continue
+            comp.checks.setdefault((kind, ident), result)
+
+
+def _check_group(gids: list[str]) -> list[tuple[str, str, dict]]:
+    """In a compile worker: check these grammars and their tasks; answer with the results as data."""
+    comp, tasks_of = _FORKED["comp"], _FORKED["tasks_of"]
+    out = []
+    for gid in gids:
+        g = comp.check("grammar", gid)
+        out.append(("grammar", gid, comp.stored("grammar", g)))
+        if g["ok"]:
+            for tid in tasks_of.get(gid, []):
+                out.append(("task", tid, comp.stored("task", comp.check("task", tid))))
+    return out
 
 
 def open_taxonomy(root: Path | str | None = None, cache: Cache | None = None) -> Taxonomy:

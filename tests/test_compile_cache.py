@@ -262,3 +262,26 @@ def test_compile_filters_check_their_tasks_and_leave_the_rest(tmp_path, monkeypa
     assert main(["compile", "--grammar", "charts.bar_chart"]) == 2
     err = capsys.readouterr().err
     assert "programs/charts/bad_types.yaml:" in err and "elsewhere.yaml" not in err
+
+
+@pytest.mark.parametrize("case", ["types", "unknown component"])
+def test_a_cold_compile_on_several_workers_reports_what_one_process_does(tmp_path, monkeypatch, case):
+    import tessera.taxonomy as taxonomy_module
+
+    root = charts_root(tmp_path / "lib")
+    monkeypatch.chdir(root)
+    monkeypatch.setattr(taxonomy_module, "MIN_UNITS_PER_WORKER", 1)
+    monkeypatch.setenv("TESSERA_COMPILE_WORKERS", "1")
+    assert taxonomy_module.compile_workers(500) == 1
+    good_serial = _outcome(root, Cache(tmp_path / "serial-good"))
+    write(root, *BROKEN[case])
+    serial = _outcome(root, Cache(tmp_path / "serial"))
+    monkeypatch.setenv("TESSERA_COMPILE_WORKERS", "3")
+    assert taxonomy_module.compile_workers(500) == 3
+    parallel_cache = tmp_path / "parallel"
+    parallel = _outcome(root, Cache(parallel_cache))
+    assert serial[0] == "failed" and parallel == serial
+    warm = Cache(parallel_cache)  # the workers wrote the entries: a second run finds them all
+    assert _outcome(root, warm) == serial and warm.misses == 0
+    (root / BROKEN[case][0]).unlink()
+    assert _outcome(root, Cache(tmp_path / "parallel-good")) == good_serial
