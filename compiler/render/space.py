@@ -641,16 +641,52 @@ def id_buffer(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: S
     return buf, index
 
 
+def _top_intervals(runs, solid_of_face: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Which solid is on top where, from the runs alone: the cells of one row between two consecutive run ends (of
+    any face) are all covered by the same faces, so the face painted last over such an interval (the largest face
+    number, as in the id buffer) owns every one of its cells. → (solid number, row, first column, end column) per
+    owned interval. The work grows with the runs and the ends each run spans, not with the canvas or the cells: an
+    id buffer costs a full-canvas array and one write per covered cell, repainted cells included."""
+    face, row, c_lo, c_hi = runs
+    keep = c_hi > c_lo
+    face, row, c_lo, c_hi = face[keep], row[keep], c_lo[keep], c_hi[keep]
+    if not len(face):
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty, empty
+    stride = w + 1
+    lo_key, hi_key = row * stride + c_lo, row * stride + c_hi
+    ends = np.unique(np.concatenate([lo_key, hi_key]))  # every run end, in row-major order
+    a, b = np.searchsorted(ends, lo_key), np.searchsorted(ends, hi_key)
+    spans = b - a  # the elementary intervals [ends[i], ends[i + 1]) a run covers: i = a .. b − 1, all in its row
+    interval = np.repeat(a, spans) + np.arange(int(spans.sum())) - np.repeat(np.cumsum(spans) - spans, spans)
+    top = np.full(len(ends), -1, dtype=np.int64)
+    np.maximum.at(top, interval, np.repeat(face, spans))
+    owned = np.flatnonzero(top >= 0)  # the gaps between runs of a row (and the row ends) are owned by no face
+    start = ends[owned]
+    return solid_of_face[top[owned]], start // stride, start % stride, ends[owned + 1] % stride
+
+
 def visibility(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: Sequence[float],
                resolution: float = 1.0) -> dict[Hashable, VisibleInfo]:
     """For faces given in paint order as (solid id, pixel polygon), how much of each solid is left visible once every
-    later face is painted over it. The pixel box (x0, y0, x1, y1) is rasterised at `resolution` cells per pixel into
-    an integer id buffer (see id_buffer); what falls outside the box counts as neither projected nor visible.
-    Every id in the input gets an entry."""
-    x0, y0 = pixel_box[0], pixel_box[1]
-    buf, index, (face, row, c_lo, c_hi), solid_of_face = _paint(projected, pixel_box, resolution)
-    h, w = buf.shape
+    later face is painted over it. The pixel box (x0, y0, x1, y1) is rasterised at `resolution` cells per pixel, as
+    id_buffer would paint it (cell centres, the last face wins a cell); what falls outside the box counts as neither
+    projected nor visible. The buffer itself is never built: counts and boxes come from the runs of cells of each
+    face (see _top_intervals), cell for cell the same. Every id in the input gets an entry."""
+    x0, y0, x1, y1 = pixel_box
+    w, h = max(1, math.ceil((x1 - x0) * resolution)), max(1, math.ceil((y1 - y0) * resolution))
+    index: dict[Hashable, int] = {}
+    solid_of_face, polys = [], []
+    for sid, poly in projected:
+        k = index.setdefault(sid, len(index))
+        if len(poly) >= 3:
+            p = np.asarray(poly, dtype=float)
+            polys.append(np.stack([(p[:, 0] - x0) * resolution, (p[:, 1] - y0) * resolution], axis=1))
+            solid_of_face.append(k)
+    solid_of_face = np.array(solid_of_face, dtype=np.int64)
     n = len(index)
+    runs = _spans(polys, w, h) if polys else (np.zeros(0, np.int64),) * 4
+    face, row, c_lo, c_hi = runs
     # Projected area: per solid and row, the union of its faces' runs (faces of a non-convex solid may overlap).
     solid = solid_of_face[face] if len(face) else face
     group = solid * h + row
@@ -664,17 +700,15 @@ def visibility(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: 
     before = np.where(new_group, group * stride - 1, before)
     added = np.maximum(hi_off - np.maximum(lo_off, before), 0)
     total = np.bincount(group // h, weights=added, minlength=n) if len(group) else np.zeros(n)
-    flat = buf.ravel()
-    painted = np.flatnonzero(flat >= 0)
-    owner = flat[painted].astype(np.int64)
-    visible = np.bincount(owner, minlength=n)
-    rows, cols = painted // w, painted % w
+    owner, rows, first, end = _top_intervals(runs, solid_of_face, w)
+    visible = np.zeros(n, dtype=np.int64)
+    np.add.at(visible, owner, end - first)
     r_min, c_min = np.full(n, h, dtype=np.int64), np.full(n, w, dtype=np.int64)
     r_max, c_max = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
     np.minimum.at(r_min, owner, rows)
-    np.minimum.at(c_min, owner, cols)
+    np.minimum.at(c_min, owner, first)
     np.maximum.at(r_max, owner, rows)
-    np.maximum.at(c_max, owner, cols)
+    np.maximum.at(c_max, owner, end - 1)
     cell_area = 1.0 / (resolution * resolution)
     out: dict[Hashable, VisibleInfo] = {}
     for sid, k in index.items():
