@@ -340,7 +340,8 @@ class Solid:
         if not faces:
             raise ValueError(f"solid {self.id!r} has no faces")
         object.__setattr__(self, "faces", faces)
-        verts = np.unique(np.array([p for f in faces for p in f.points], dtype=float), axis=0)
+        # The distinct points in lexicographic order (what np.unique(axis=0) gives, without its cost per call).
+        verts = np.array(sorted({p for f in faces for p in f.points}), dtype=float)
         object.__setattr__(self, "_verts", verts)
 
     @property
@@ -403,9 +404,10 @@ def _plane_vote(a: "_Prepared", b: "_Prepared", camera: Camera) -> int:
     votes = set()
     for p, q, sign in ((a, b, 1), (b, a, -1)):
         # p lies at n·x ≤ p_hi behind each of its face planes; q is beyond the plane when all of it is at ≥ p_hi.
-        q_lo = (q.verts @ p.normals.T).min(axis=0)
-        for j in np.flatnonzero(q_lo >= p.plane_hi - EPS):
-            n, p_hi, lo_q = p.normals[j], float(p.plane_hi[j]), float(q_lo[j])
+        normals, plane_hi = p.planes()
+        q_lo = (q.verts @ normals.T).min(axis=0)
+        for j in np.flatnonzero(q_lo >= plane_hi - EPS):
+            n, p_hi, lo_q = normals[j], float(plane_hi[j]), float(q_lo[j])
             if eye is None:
                 toward = float(n @ f)
                 vote = 1 if toward > EPS else (-1 if toward < -EPS else 0)
@@ -421,19 +423,64 @@ def _plane_vote(a: "_Prepared", b: "_Prepared", camera: Camera) -> int:
 
 
 class _Prepared:
-    """A solid with what ordering needs: culled faces (farthest first), vertices, face planes, depth, silhouette."""
+    """A solid with what ordering needs: culled faces (farthest first), vertices, depth, silhouette; its face planes
+    only when a pair needs them (_plane_vote: solids no world axis separates, rare in box scenes)."""
 
-    def __init__(self, solid: Solid, camera: Camera, uv: np.ndarray):
+    def __init__(self, solid: Solid, camera: Camera, uv: np.ndarray, faces: list[Face]):
         self.solid = solid
         self.verts = solid._verts
-        self.normals = np.array([f.normal for f in solid.faces], dtype=float)
-        self.plane_hi = (self.verts @ self.normals.T).max(axis=0)
         self.depth = round(camera.depth(tuple(self.verts.mean(axis=0))), DEPTH_DECIMALS)
-        self.hull = _hull2(uv)
-        visible = [(i, f) for i, f in enumerate(solid.faces) if camera.faces_camera(f)]
-        # A solid's own faces, farthest first: exact for convex solids, whose visible faces never overlap anyway.
-        self.faces = [f for _, f in sorted(visible, key=lambda t: (-round(camera.depth(t[1].centroid),
-                                                                          DEPTH_DECIMALS), t[0]))]
+        self.uv = uv
+        self.faces = faces
+        self._planes: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def hull(self) -> list[Vec2]:
+        return _hull2(self.uv)
+
+    def planes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(face normals, the solid's extent along each: max n·x over its vertices)."""
+        if self._planes is None:
+            normals = np.array([f.normal for f in self.solid.faces], dtype=float)
+            self._planes = (normals, (self.verts @ normals.T).max(axis=0))
+        return self._planes
+
+
+def _visible_faces(items: Sequence[Solid], camera: Camera) -> list[list[Face]]:
+    """Per solid, the faces that face the camera (Camera.faces_camera), farthest centroid first, ties by position.
+
+    The same arithmetic as faces_camera and depth(centroid) face by face (elementwise float64 operations in the same
+    order, Python's own round), vectorised over every face of the scene: faces are grouped by their number of points
+    so each group is one array."""
+    faces = [f for s in items for f in s.faces]
+    owner = [k for k, s in enumerate(items) for _ in s.faces]
+    m = np.array([len(f.points) for f in faces])
+    facing = np.empty(len(faces), dtype=bool)
+    depth = np.empty(len(faces))
+    f0, f1, f2 = camera.view_dir
+    o = camera.target if camera.eye is None else camera.eye
+    for size in sorted(set(m.tolist())):
+        idx = np.flatnonzero(m == size)
+        pts = np.array([faces[i].points for i in idx.tolist()], dtype=float)  # (faces, size, 3)
+        nrm = np.array([faces[i].normal for i in idx.tolist()], dtype=float)
+        if camera.perspective:
+            e = camera.eye
+            c = (nrm[:, 0] * (e[0] - pts[:, 0, 0]) + nrm[:, 1] * (e[1] - pts[:, 0, 1])
+                 + nrm[:, 2] * (e[2] - pts[:, 0, 2]))
+        else:
+            c = -(nrm[:, 0] * f0 + nrm[:, 1] * f1 + nrm[:, 2] * f2)
+        two = np.array([faces[i].two_sided for i in idx.tolist()], dtype=bool)
+        facing[idx] = np.where(two, np.abs(c) > EPS, c > EPS)
+        acc = 0.0 + pts[:, 0]  # Face.centroid: sum() from 0, point by point, then / n
+        for j in range(1, size):
+            acc = acc + pts[:, j]
+        cen = acc / size
+        depth[idx] = (cen[:, 0] - o[0]) * f0 + (cen[:, 1] - o[1]) * f1 + (cen[:, 2] - o[2]) * f2
+    out: list[list] = [[] for _ in items]
+    shown = np.flatnonzero(facing)
+    for i, d in zip(shown.tolist(), depth[shown].tolist()):
+        out[owner[i]].append((-round(d, DEPTH_DECIMALS), i))
+    return [[faces[i] for _, i in sorted(keys)] for keys in out]
 
 
 def _hull2(points: np.ndarray) -> list[Vec2]:
@@ -483,6 +530,34 @@ def _silhouettes_overlap(hulls: list[list[Vec2]], I: np.ndarray, J: np.ndarray, 
     return out
 
 
+def _box_pairs(umin: np.ndarray, umax: np.ndarray, vmin: np.ndarray, vmax: np.ndarray,
+               tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (i < j) of screen boxes that share interior (more than `tol` on both axes), in row-major order as
+    np.nonzero of the all-pairs test would list them. A sweep along u: boxes sorted by their left edge, each box is
+    tested only against the boxes that start before its right edge, so the work grows with the pairs that overlap
+    in u rather than with all n² pairs."""
+    n = len(umin)
+    by_left = np.argsort(umin, kind="stable")
+    left = umin[by_left]
+    # For the box at sorted position p, the candidates are at positions p + 1 .. stop − 1 (they start before its
+    # right edge less tol); a box starting at the same u as p is among them, whichever of the two sorts first.
+    stop = np.searchsorted(left, umax[by_left] - tol, side="left")
+    first = np.arange(n) + 1
+    count = np.maximum(stop - first, 0)
+    total = int(count.sum())
+    if total == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    p = np.repeat(np.arange(n), count)
+    q = np.repeat(first, count) + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    a, b = by_left[p], by_left[q]
+    ok = ((umin[a] < umax[b] - tol) & (umin[b] < umax[a] - tol) &
+          (vmin[a] < vmax[b] - tol) & (vmin[b] < vmax[a] - tol))
+    a, b = a[ok], b[ok]
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    order = np.lexsort((j, i))
+    return i[order], j[order]
+
+
 def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
     """The visible faces (after back-face culling) to paint back to front, each with its solid's id.
 
@@ -499,18 +574,20 @@ def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
     counts = [len(s._verts) for s in items]
     uvd = camera.project_many(np.concatenate([s._verts for s in items]))
     starts = np.cumsum([0] + counts[:-1])
-    prep = [_Prepared(s, camera, uvd[a:a + c, :2]) for s, a, c in zip(items, starts, counts)]
+    faces = _visible_faces(items, camera)
+    prep = [_Prepared(s, camera, uvd[a:a + c, :2], f) for s, a, c, f in zip(items, starts, counts, faces)]
     after: list[list[int]] = [[] for _ in range(n)]  # i → solids that must be painted after i
     blockers = [0] * n
     if n > 1:
         umin, vmin = np.minimum.reduceat(uvd[:, 0], starts), np.minimum.reduceat(uvd[:, 1], starts)
         umax, vmax = np.maximum.reduceat(uvd[:, 0], starts), np.maximum.reduceat(uvd[:, 1], starts)
         tol = 1e-9 * max(1.0, float(np.abs(uvd[:, :2]).max()))
-        overlap = ((umin[:, None] < umax[None, :] - tol) & (umin[None, :] < umax[:, None] - tol) &
-                   (vmin[:, None] < vmax[None, :] - tol) & (vmin[None, :] < vmax[:, None] - tol))
-        I, J = np.nonzero(np.triu(overlap, 1))
+        I, J = _box_pairs(umin, umax, vmin, vmax, tol)
         if len(I):
-            keep = _silhouettes_overlap([p.hull for p in prep], I, J, tol)
+            involved = np.unique(np.concatenate([I, J]))  # hulls only for the solids in some pair
+            slot = np.zeros(n, dtype=np.int64)
+            slot[involved] = np.arange(len(involved))
+            keep = _silhouettes_overlap([prep[k].hull for k in involved.tolist()], slot[I], slot[J], tol)
             I, J = I[keep], J[keep]
         lo = np.array([s._verts.min(axis=0) for s in items])
         hi = np.array([s._verts.max(axis=0) for s in items])
@@ -555,9 +632,44 @@ def project_face(face: Face, camera: Camera, fit_: Fit) -> list[Vec2]:
     return out
 
 
+def project_px(points: np.ndarray, camera: Camera, fit_: Fit) -> np.ndarray:
+    """(N, 3) world points → (N, 2) pixels: Camera.project then Fit.to_px, with the same float64 operations in the
+    same order, one array at a time (no dot products, whose summation order numpy does not promise), so every pixel
+    coordinate is the double project_face gives."""
+    x, y, z = points[:, 0], points[:, 1], points[:, 2]
+    t, r, up, f = camera.target, camera.right, camera.up, camera.view_dir
+    dx, dy, dz = x - t[0], y - t[1], z - t[2]
+    u = dx * r[0] + dy * r[1] + dz * r[2]
+    v = dx * up[0] + dy * up[1] + dz * up[2]
+    if camera.perspective:
+        o = camera.eye
+        depth = (x - o[0]) * f[0] + (y - o[1]) * f[1] + (z - o[2]) * f[2]
+        if (depth <= EPS).any():
+            k = int(np.argmax(depth <= EPS))
+            raise ValueError(f"point ({float(x[k])}, {float(y[k])}, {float(z[k])}) is not in front of the "
+                             f"perspective camera")
+        k = camera.distance / depth
+        u, v = u * k, v * k
+    (cu, cv), (cx, cy), s = fit_.center_uv, fit_.center_px, fit_.scale
+    return np.stack([cx + (u - cu) * s, cy - (v - cv) * s], axis=1)
+
+
+def face_points(order: Sequence[PaintFace]) -> tuple[np.ndarray, np.ndarray]:
+    """The points of paint_order's faces, one (N, 3) array in order, and the number of points of each face."""
+    counts = np.array([len(pf.face.points) for pf in order], dtype=np.int64)
+    pts = np.array([q for pf in order for q in pf.face.points], dtype=float).reshape(-1, 3)
+    return pts, counts
+
+
 def project_faces(order: Sequence[PaintFace], camera: Camera, fit_: Fit) -> list[tuple[Hashable, list[Vec2]]]:
     """paint_order's faces as (solid id, pixel polygon), ready for the painter and for `visibility`."""
-    return [(pf.id, project_face(pf.face, camera, fit_)) for pf in order]
+    pts, counts = face_points(order)
+    flat = [tuple(q) for q in project_px(pts, camera, fit_).tolist()]
+    out, at = [], 0
+    for pf, c in zip(order, counts.tolist()):
+        out.append((pf.id, flat[at:at + c]))
+        at += c
+    return out
 
 
 # -- occlusion-aware visibility ----------------------------------------------------------------------------------
@@ -570,6 +682,11 @@ class VisibleInfo:
 
 
 def _spans(polys: list[np.ndarray], w: int, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """_spans_flat for a list of (points, 2) polygons."""
+    return _spans_flat(np.concatenate(polys), np.array([len(p) for p in polys]), w, h)
+
+
+def _spans_flat(g: np.ndarray, counts: np.ndarray, w: int, h: int) -> tuple[np.ndarray, ...]:
     """Scan-convert polygons (in cell coordinates) on a w × h grid: the runs of cells, per polygon and row, whose
     centres lie inside by the even-odd rule. → (polygon, row, first column, end column) arrays, one entry per run.
 
@@ -577,15 +694,13 @@ def _spans(polys: list[np.ndarray], w: int, h: int) -> tuple[np.ndarray, np.ndar
     of a crossing at x when its centre is, c + 0.5 < x; so a centre on an edge shared by two polygons belongs to
     exactly one of them, and faces that tile a region cover it without gaps or doubles. Each edge is evaluated in one
     direction (upwards, then rightwards) so that a shared edge gives bit-identical crossings in both polygons."""
-    counts = np.array([len(p) for p in polys])
-    g = np.concatenate(polys)
     first = np.repeat(np.cumsum(counts) - counts, counts)
     nxt = np.arange(len(g)) + 1
     nxt = np.where(nxt == first + np.repeat(counts, counts), first, nxt)  # each polygon closes on its first point
     a, b = g, g[nxt]
     flip = (a[:, 1] > b[:, 1]) | ((a[:, 1] == b[:, 1]) & (a[:, 0] > b[:, 0]))
     a, b = np.where(flip[:, None], b, a), np.where(flip[:, None], a, b)
-    poly_of_edge = np.repeat(np.arange(len(polys)), counts)
+    poly_of_edge = np.repeat(np.arange(len(counts)), counts)
     # Rows r with a_y ≤ r + 0.5 < b_y, clipped to the grid (whole rows only, so every row keeps an even count).
     r_lo = np.clip(np.ceil(a[:, 1] - 0.5), 0, h).astype(np.int64)
     r_hi = np.clip(np.ceil(b[:, 1] - 0.5), 0, h).astype(np.int64)
@@ -673,19 +788,28 @@ def visibility(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: 
     id_buffer would paint it (cell centres, the last face wins a cell); what falls outside the box counts as neither
     projected nor visible. The buffer itself is never built: counts and boxes come from the runs of cells of each
     face (see _top_intervals), cell for cell the same. Every id in the input gets an entry."""
+    ids = [sid for sid, _ in projected]
+    counts = np.array([len(poly) for _, poly in projected], dtype=np.int64)
+    pts = np.array([q for _, poly in projected for q in poly], dtype=float).reshape(-1, 2)
+    return visibility_flat(ids, pts, counts, pixel_box, resolution)
+
+
+def visibility_flat(ids: Sequence[Hashable], pts: np.ndarray, counts: np.ndarray, pixel_box: Sequence[float],
+                    resolution: float = 1.0) -> dict[Hashable, VisibleInfo]:
+    """`visibility` for faces given as one (N, 2) array of pixel points, the number of points of each face and the
+    solid id of each face (in paint order), as the camera frame holds them: no polygon list to convert."""
     x0, y0, x1, y1 = pixel_box
     w, h = max(1, math.ceil((x1 - x0) * resolution)), max(1, math.ceil((y1 - y0) * resolution))
     index: dict[Hashable, int] = {}
-    solid_of_face, polys = [], []
-    for sid, poly in projected:
-        k = index.setdefault(sid, len(index))
-        if len(poly) >= 3:
-            p = np.asarray(poly, dtype=float)
-            polys.append(np.stack([(p[:, 0] - x0) * resolution, (p[:, 1] - y0) * resolution], axis=1))
-            solid_of_face.append(k)
-    solid_of_face = np.array(solid_of_face, dtype=np.int64)
+    number = [index.setdefault(sid, len(index)) for sid in ids]
     n = len(index)
-    runs = _spans(polys, w, h) if polys else (np.zeros(0, np.int64),) * 4
+    drawn = counts >= 3  # a face of fewer points covers no cell
+    solid_of_face = np.array(number, dtype=np.int64)[drawn] if len(number) else np.zeros(0, np.int64)
+    g = np.stack([(pts[:, 0] - x0) * resolution, (pts[:, 1] - y0) * resolution], axis=1)
+    if not drawn.all():
+        g = g[np.repeat(drawn, counts)]
+        counts = counts[drawn]
+    runs = _spans_flat(g, counts, w, h) if len(counts) else (np.zeros(0, np.int64),) * 4
     face, row, c_lo, c_hi = runs
     # Projected area: per solid and row, the union of its faces' runs (faces of a non-convex solid may overlap).
     solid = solid_of_face[face] if len(face) else face
@@ -711,11 +835,12 @@ def visibility(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: 
     np.maximum.at(c_max, owner, end - 1)
     cell_area = 1.0 / (resolution * resolution)
     out: dict[Hashable, VisibleInfo] = {}
-    for sid, k in index.items():
-        t, v = int(round(total[k])), int(visible[k])
+    for sid, k, t, v, rl, cl, rh, ch in zip(index, range(n), total.tolist(), visible.tolist(), r_min.tolist(),
+                                             c_min.tolist(), r_max.tolist(), c_max.tolist()):
+        t = int(round(t))
         bbox = None
         if v:
-            bbox = (round(x0 + int(c_min[k]) / resolution, 2), round(y0 + int(r_min[k]) / resolution, 2),
-                    round(x0 + (int(c_max[k]) + 1) / resolution, 2), round(y0 + (int(r_max[k]) + 1) / resolution, 2))
+            bbox = (round(x0 + cl / resolution, 2), round(y0 + rl / resolution, 2),
+                    round(x0 + (ch + 1) / resolution, 2), round(y0 + (rh + 1) / resolution, 2))
         out[sid] = VisibleInfo(v / t if t else 0.0, bbox, v * cell_area, t * cell_area)
     return out
