@@ -770,7 +770,10 @@ def _top_intervals(runs, solid_of_face: np.ndarray, w: int) -> tuple[np.ndarray,
         return empty, empty, empty, empty
     stride = w + 1
     lo_key, hi_key = row * stride + c_lo, row * stride + c_hi
-    ends = np.unique(np.concatenate([lo_key, hi_key]))  # every run end, in row-major order
+    # Every run end, in row-major order. A stable sort (timsort) rather than np.unique: the ends come as one ascending
+    # sequence per face, which it merges at a fraction of the cost of sorting from scratch.
+    ends = np.sort(np.concatenate([lo_key, hi_key]), kind="stable")
+    ends = ends[np.concatenate([[True], ends[1:] != ends[:-1]])]
     a, b = np.searchsorted(ends, lo_key), np.searchsorted(ends, hi_key)
     spans = b - a  # the elementary intervals [ends[i], ends[i + 1]) a run covers: i = a .. b − 1, all in its row
     interval = np.repeat(a, spans) + np.arange(int(spans.sum())) - np.repeat(np.cumsum(spans) - spans, spans)
@@ -814,7 +817,7 @@ def visibility_flat(ids: Sequence[Hashable], pts: np.ndarray, counts: np.ndarray
     # Projected area: per solid and row, the union of its faces' runs (faces of a non-convex solid may overlap).
     solid = solid_of_face[face] if len(face) else face
     group = solid * h + row
-    order = np.lexsort((c_lo, group))
+    order = np.argsort(group * (w + 1) + c_lo, kind="stable")  # by group, then first column (runs come in order)
     group, lo_, hi_ = group[order], c_lo[order], c_hi[order]
     stride = w + 2  # offsets keep a running maximum from leaking across groups
     hi_off, lo_off = hi_ + group * stride, lo_ + group * stride
