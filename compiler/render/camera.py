@@ -110,11 +110,13 @@ class CameraFrame(Frame):
     def _paint_faces(self, p, order, px, counts, solids, styles, owners) -> None:
         """Paint the faces in order: fill × the face's shade, then the ink outline. One path per face, drawn once or
         twice; shades and shaded colours are looked up once per normal and fill, not worked out per face."""
-        camera = self.camera
-        # Smooth solids: which of their faces the camera sees, and how many side facets they have.
-        facing = {sid: ({f.tag for f in solids[sid].faces if camera.faces_camera(f)},
-                        sum(f.tag.startswith("side") for f in solids[sid].faces))
+        # Smooth solids: which of their faces the camera sees (those paint_order kept: it culls with faces_camera),
+        # and how many side facets they have.
+        facing = {sid: (set(), sum(f.tag.startswith("side") for f in solids[sid].faces))
                   for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
+        for sid, face in order:
+            if sid in facing:
+                facing[sid][0].add(face.tag)
         canvas = p.canvas
         flat = px.tolist()
         shades: dict[tuple, float] = {}

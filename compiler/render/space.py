@@ -31,6 +31,7 @@ same order and the same pixels everywhere. No randomness anywhere.
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from dataclasses import dataclass, field
@@ -289,9 +290,16 @@ def cylinder_faces(cx: float, cy: float, z0: float, z1: float, r: float, segment
     east (+x) of the axis. Tags: bottom, top, side{i} (i counter-clockwise from east)."""
     if segments < 3 or not r > 0:
         raise ValueError("a cylinder needs r > 0 and at least 3 segments")
-    base = [(cx + r * _snap(math.cos(2 * math.pi * i / segments)), cy + r * _snap(math.sin(2 * math.pi * i / segments)))
-            for i in range(segments)]
+    base = [(cx + r * c, cy + r * s) for c, s in _unit_circle(segments)]
     return prism_faces(base, z0, z1)
+
+
+@functools.lru_cache(maxsize=64)
+def _unit_circle(segments: int) -> tuple[tuple[float, float], ...]:
+    """The snapped (cos, sin) of the `segments` directions 2πi/segments: the same for every cylinder, so worked out
+    once per segment count."""
+    return tuple((_snap(math.cos(2 * math.pi * i / segments)), _snap(math.sin(2 * math.pi * i / segments)))
+                 for i in range(segments))
 
 
 def pyramid_faces(base: Sequence[Sequence[float]], apex: Sequence[float]) -> list[Face]:
