@@ -246,14 +246,16 @@ def box_faces(x: float, y: float, z: float, dx: float, dy: float, dz: float) -> 
     """An axis-aligned box from corner (x, y, z) with sizes dx, dy, dz > 0. Tags: x-, x+, y-, y+, bottom, top."""
     if not (dx > 0 and dy > 0 and dz > 0):
         raise ValueError(f"box sizes must be > 0, not {dx}, {dy}, {dz}")
+    # Converted once (as _face would convert each point): the 8 corners are shared by the 6 faces.
+    x, y, z, dx, dy, dz = float(x), float(y), float(z), float(dx), float(dy), float(dz)
     x1, y1, z1 = x + dx, y + dy, z + dz
     return [
-        _face([(x, y, z), (x, y, z1), (x, y1, z1), (x, y1, z)], "x-", (-1.0, 0.0, 0.0)),
-        _face([(x1, y, z), (x1, y1, z), (x1, y1, z1), (x1, y, z1)], "x+", (1.0, 0.0, 0.0)),
-        _face([(x, y, z), (x1, y, z), (x1, y, z1), (x, y, z1)], "y-", (0.0, -1.0, 0.0)),
-        _face([(x, y1, z), (x, y1, z1), (x1, y1, z1), (x1, y1, z)], "y+", (0.0, 1.0, 0.0)),
-        _face([(x, y, z), (x, y1, z), (x1, y1, z), (x1, y, z)], "bottom", (0.0, 0.0, -1.0)),
-        _face([(x, y, z1), (x1, y, z1), (x1, y1, z1), (x, y1, z1)], "top", (0.0, 0.0, 1.0)),
+        Face(((x, y, z), (x, y, z1), (x, y1, z1), (x, y1, z)), (-1.0, 0.0, 0.0), "x-"),
+        Face(((x1, y, z), (x1, y1, z), (x1, y1, z1), (x1, y, z1)), (1.0, 0.0, 0.0), "x+"),
+        Face(((x, y, z), (x1, y, z), (x1, y, z1), (x, y, z1)), (0.0, -1.0, 0.0), "y-"),
+        Face(((x, y1, z), (x, y1, z1), (x1, y1, z1), (x1, y1, z)), (0.0, 1.0, 0.0), "y+"),
+        Face(((x, y, z), (x, y1, z), (x1, y1, z), (x1, y, z)), (0.0, 0.0, -1.0), "bottom"),
+        Face(((x, y, z1), (x1, y, z1), (x1, y1, z1), (x, y1, z1)), (0.0, 0.0, 1.0), "top"),
     ]
 
 
@@ -493,7 +495,7 @@ def _visible_faces(items: Sequence[Solid], camera: Camera) -> list[list[Face]]:
 
 def _hull2(points: np.ndarray) -> list[Vec2]:
     """Convex hull (Andrew's monotone chain), counter-clockwise, deterministic; 1 or 2 points when degenerate."""
-    pts = sorted({(float(u), float(v)) for u, v in points})
+    pts = sorted({(u, v) for u, v in np.asarray(points, dtype=float)[:, :2].tolist()})
     if len(pts) <= 2:
         return pts
 
@@ -580,7 +582,8 @@ def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
     if n == 0:
         return []
     counts = [len(s._verts) for s in items]
-    uvd = camera.project_many(np.concatenate([s._verts for s in items]))
+    every = np.concatenate([s._verts for s in items])
+    uvd = camera.project_many(every)
     starts = np.cumsum([0] + counts[:-1])
     faces = _visible_faces(items, camera)
     prep = [_Prepared(s, camera, uvd[a:a + c, :2], f) for s, a, c, f in zip(items, starts, counts, faces)]
@@ -597,8 +600,7 @@ def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
             slot[involved] = np.arange(len(involved))
             keep = _silhouettes_overlap([prep[k].hull for k in involved.tolist()], slot[I], slot[J], tol)
             I, J = I[keep], J[keep]
-        lo = np.array([s._verts.min(axis=0) for s in items])
-        hi = np.array([s._verts.max(axis=0) for s in items])
+        lo, hi = np.minimum.reduceat(every, starts, axis=0), np.maximum.reduceat(every, starts, axis=0)
         verdict, separated = _axis_votes(lo, hi, I, J, camera)
         for i, j, o, sep in zip(I.tolist(), J.tolist(), verdict.tolist(), separated.tolist()):
             if not sep:
