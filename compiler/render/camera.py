@@ -8,8 +8,10 @@ the pixel of any world point.
 3-D marks (compiler/render/marks3d.py) are not drawn one by one: each registers with the frame (`batch`), and the
 frame schedules ONE deferred operation that orders every solid with `space.paint_order`, paints the faces (fill ×
 the face's shade, an ink outline), measures what is left visible of each (`space.visibility`) and binds to the
-render map only the objects at least VISIBLE_MIN visible, with the visible part's box. 3-D overlays (`text3`) are
-drawn right after the solids, in the same operation.
+render map only the objects at least VISIBLE_MIN visible, with the visible part's box. The faces stay arrays from
+the order on (their points projected at once by `space.project_px`, the visibility measured on the same arrays by
+`space.visibility_flat`), so the batch costs a few array operations rather than Python work per face and pixel.
+3-D overlays (`text3`) are drawn right after the solids, in the same operation.
 """
 from __future__ import annotations
 
@@ -127,7 +129,7 @@ class CameraFrame(Frame):
             at += c
             sid, face = pf
             fill, stroke, width, opacity = styles[sid]
-            path = skia.Path()
+            path = skia.Path()  # the path addPoly(points, close=True) makes, without a skia.Point per vertex
             if c:
                 path.moveTo(*poly[0])
                 for x, y in poly[1:]:

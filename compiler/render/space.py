@@ -23,7 +23,8 @@ so a cube shows its top, its x− face (lower left on screen) and its y− face 
 
 Order and visibility: `paint_order` is exact (every occluder after what it hides) for axis-aligned boxes of any
 sizes, and for disjoint convex solids whenever a face plane separates them; `visibility` samples cell centres of an
-id buffer, so fractions are exact to the cell.
+id buffer, so fractions are exact to the cell (it reads the counts off the runs of cells of each face, as the buffer
+would give them, without painting one: see _top_intervals).
 
 Determinism: trigonometric values are rounded to 12 decimals before use (libm implementations may differ in the last
 bit between machines) and depths are rounded to 9 decimals where they decide an order, so the same scene gives the
