@@ -8,19 +8,21 @@ visibility decides witnesses and the paint order decides pixels (variety: none b
 * the culled, depth-sorted faces of every solid (one vectorised pass) against Camera.faces_camera and
   Camera.depth(Face.centroid) face by face;
 * pixels from project_px against project_face point by point;
+* the whole paint order against the same rules assembled the plain way (all pairs, every silhouette);
 * the paint order of random non-overlapping boxes against the ray caster of tests/test_space.py.
 """
 from __future__ import annotations
 
+import heapq
 import random
 
 import numpy as np
 import pytest
 
 from tessera.render.space import (
-    DEPTH_DECIMALS, ISO_ELEVATION, Camera, Solid, _box_pairs, _visible_faces, box_corners, box_faces, cylinder_faces,
-    face_points, fit, id_buffer, paint_order, polygon3, prism_faces, project_face, project_faces, project_px,
-    visibility,
+    DEPTH_DECIMALS, ISO_ELEVATION, Camera, Solid, _axis_votes, _box_pairs, _hull2, _id_key, _plane_vote, _Prepared,
+    _silhouettes_overlap, _visible_faces, box_corners, box_faces, cylinder_faces, face_points, fit, id_buffer,
+    paint_order, polygon3, prism_faces, project_face, project_faces, project_px, visibility,
 )
 from tests.test_space import box_planes, robust_nearest
 
@@ -205,3 +207,74 @@ def test_paint_order_of_random_boxes_matches_the_ray_caster(seed):
         check = (nearest >= 0) & (painted >= 0)
         assert check.mean() > 0.15
         assert (painted[check] == nearest[check]).all()
+
+
+def reference_paint_order(items, camera):
+    """paint_order assembled the plain way, from the same rules (_axis_votes, _plane_vote, _silhouettes_overlap):
+    faces culled and sorted one by one, every pair of screen boxes tested, every silhouette built, every overlapping
+    pair voted on, then the same topological sort (farthest ready solid first, ties by id, cycles released)."""
+    n = len(items)
+    counts = [len(s._verts) for s in items]
+    uvd = camera.project_many(np.concatenate([s._verts for s in items]))
+    starts = np.cumsum([0] + counts[:-1])
+    prep = []
+    for s, a, c in zip(items, starts, counts):
+        shown = [(i, f) for i, f in enumerate(s.faces) if camera.faces_camera(f)]
+        faces = [f for _, f in sorted(shown, key=lambda t: (-round(camera.depth(t[1].centroid), DEPTH_DECIMALS),
+                                                             t[0]))]
+        prep.append(_Prepared(s, camera, uvd[a:a + c, :2], faces))
+    after, blockers = [[] for _ in range(n)], [0] * n
+    if n > 1:
+        umin = np.array([uvd[a:a + c, 0].min() for a, c in zip(starts, counts)])
+        umax = np.array([uvd[a:a + c, 0].max() for a, c in zip(starts, counts)])
+        vmin = np.array([uvd[a:a + c, 1].min() for a, c in zip(starts, counts)])
+        vmax = np.array([uvd[a:a + c, 1].max() for a, c in zip(starts, counts)])
+        tol = 1e-9 * max(1.0, float(np.abs(uvd[:, :2]).max()))
+        I, J = all_pairs(umin, umax, vmin, vmax, tol)
+        if len(I):
+            keep = _silhouettes_overlap([_hull2(p.uv) for p in prep], I, J, tol)
+            I, J = I[keep], J[keep]
+        lo = np.array([s._verts.min(axis=0) for s in items])
+        hi = np.array([s._verts.max(axis=0) for s in items])
+        verdict, separated = _axis_votes(lo, hi, I, J, camera)
+        for i, j, o, sep in zip(I.tolist(), J.tolist(), verdict.tolist(), separated.tolist()):
+            o = o if sep else _plane_vote(prep[i], prep[j], camera)
+            if o > 0:
+                after[j].append(i)
+                blockers[i] += 1
+            elif o < 0:
+                after[i].append(j)
+                blockers[j] += 1
+    keys = [(-p.depth, _id_key(p.solid.id), k) for k, p in enumerate(prep)]
+    ready = [keys[k] for k in range(n) if blockers[k] == 0]
+    heapq.heapify(ready)
+    done, out = [False] * n, []
+    for _ in range(n):
+        if not ready:
+            k = min(keys[k] for k in range(n) if not done[k])[2]
+            blockers[k] = 0
+            heapq.heappush(ready, keys[k])
+        k = heapq.heappop(ready)[2]
+        done[k] = True
+        out.extend((prep[k].solid.id, f) for f in prep[k].faces)
+        for m in after[k]:
+            if not done[m]:
+                blockers[m] -= 1
+                if blockers[m] == 0:
+                    heapq.heappush(ready, keys[m])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_paint_order_equals_the_plain_assembly(seed):
+    rng = random.Random(1000 + seed)
+    for _ in range(6):
+        camera = random_camera(rng)
+        solids = random_scene(rng)
+        try:
+            want = reference_paint_order(solids, camera)
+        except ValueError:
+            with pytest.raises(ValueError):
+                paint_order(solids, camera)
+            continue
+        assert [(pf.id, pf.face) for pf in paint_order(solids, camera)] == want

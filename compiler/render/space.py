@@ -595,14 +595,18 @@ def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
         umax, vmax = np.maximum.reduceat(uvd[:, 0], starts), np.maximum.reduceat(uvd[:, 1], starts)
         tol = 1e-9 * max(1.0, float(np.abs(uvd[:, :2]).max()))
         I, J = _box_pairs(umin, umax, vmin, vmax, tol)
+        lo, hi = np.minimum.reduceat(every, starts, axis=0), np.maximum.reduceat(every, starts, axis=0)
+        verdict, separated = _axis_votes(lo, hi, I, J, camera)
+        # A pair that a world axis separates with no verdict (neither can hide the other) adds no edge whether or not
+        # its silhouettes overlap: the silhouette test is spent only on the pairs that may add one.
+        may = (verdict != 0) | ~separated
+        I, J, verdict, separated = I[may], J[may], verdict[may], separated[may]
         if len(I):
             involved = np.unique(np.concatenate([I, J]))  # hulls only for the solids in some pair
             slot = np.zeros(n, dtype=np.int64)
             slot[involved] = np.arange(len(involved))
             keep = _silhouettes_overlap([prep[k].hull for k in involved.tolist()], slot[I], slot[J], tol)
-            I, J = I[keep], J[keep]
-        lo, hi = np.minimum.reduceat(every, starts, axis=0), np.maximum.reduceat(every, starts, axis=0)
-        verdict, separated = _axis_votes(lo, hi, I, J, camera)
+            I, J, verdict, separated = I[keep], J[keep], verdict[keep], separated[keep]
         for i, j, o, sep in zip(I.tolist(), J.tolist(), verdict.tolist(), separated.tolist()):
             if not sep:
                 o = _plane_vote(prep[i], prep[j], camera)
