@@ -8,8 +8,10 @@ the pixel of any world point.
 3-D marks (compiler/render/marks3d.py) are not drawn one by one: each registers with the frame (`batch`), and the
 frame schedules ONE deferred operation that orders every solid with `space.paint_order`, paints the faces (fill ×
 the face's shade, an ink outline), measures what is left visible of each (`space.visibility`) and binds to the
-render map only the objects at least VISIBLE_MIN visible, with the visible part's box. 3-D overlays (`text3`) are
-drawn right after the solids, in the same operation.
+render map only the objects at least VISIBLE_MIN visible, with the visible part's box. The faces stay arrays from
+the order on (their points projected at once by `space.project_px`, the visibility measured on the same arrays by
+`space.visibility_flat`), so the batch costs a few array operations rather than Python work per face and pixel.
+3-D overlays (`text3`) are drawn right after the solids, in the same operation.
 """
 from __future__ import annotations
 
@@ -20,8 +22,8 @@ import skia
 from ..errors import EvalError
 from .frames import Frame, _number
 from .marks import MARKS, Ctx, RenderRejected, paint
-from .space import (ISO_AZIMUTH, ISO_ELEVATION, Camera, Solid, box_corners, fit, paint_order, project_faces,
-                    visibility)
+from .space import (ISO_AZIMUTH, ISO_ELEVATION, Camera, Solid, box_corners, face_points, fit, paint_order, project_px,
+                    visibility_flat)
 
 VISIBLE_MIN = 0.25  # an object less visible than this is no witness: it stays out of the render map
 FIT_MARGIN = 6.0  # pixels kept clear around the projected bounds
@@ -97,30 +99,57 @@ class CameraFrame(Frame):
                 order = paint_order(solids, self.camera)
             except ValueError as exc:
                 raise EvalError(f"camera frame: {exc}") from None
-            projected = project_faces(order, self.camera, self.fit)
-            # Smooth solids: which of their faces the camera sees, and how many side facets they have.
-            facing = {sid: ({f.tag for f in solids[sid].faces if self.camera.faces_camera(f)},
-                            sum(f.tag.startswith("side") for f in solids[sid].faces))
-                      for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
-            for pf, (sid, poly) in zip(order, projected):
-                fill, stroke, width, opacity = styles[sid]
-                path = skia.Path()
-                path.addPoly([skia.Point(x, y) for x, y in poly], True)
-                facet = sid in facing and pf.face.tag.startswith("side")
-                if fill is not None:
-                    k = pf.face.shade()
-                    shaded = tuple(max(0, min(255, round(c * k))) for c in fill)
-                    p.canvas.drawPath(path, paint(shaded, opacity))
-                    if facet:  # its own colour over the facet's edges hides the seams between neighbours
-                        p.canvas.drawPath(path, paint(shaded, opacity, 1.0))
-                if stroke is not None and width > 0:
-                    p.canvas.drawPath(_facet_outline(pf.face.tag, poly, *facing[sid]) if facet else path,
-                                      paint(stroke, opacity, width))
+            pts, counts = face_points(order)
+            px = project_px(pts, self.camera, self.fit)
+            self._paint_faces(p, order, px, counts, solids, styles, owners)
             p.marks += len(solids)
-            vis = visibility(projected, (0.0, 0.0, float(p.width), float(p.height)), RESOLUTION)
+            vis = visibility_flat([pf.id for pf in order], px, counts, (0.0, 0.0, float(p.width), float(p.height)),
+                                  RESOLUTION)
             self._bind(comp, solids, owners, vis)
         for cm, values, obj, item in overlays:
             comp.draw(cm, values, obj, item, Ctx(p, self, cm.options.get("sizes", "px"), comp.keep_strokes))
+
+    def _paint_faces(self, p, order, px, counts, solids, styles, owners) -> None:
+        """Paint the faces in order: fill × the face's shade, then the ink outline. One path per face, drawn once or
+        twice; shades and shaded colours are looked up once per normal and fill, not worked out per face."""
+        # Smooth solids: which of their faces the camera sees (those paint_order kept: it culls with faces_camera),
+        # and how many side facets they have.
+        facing = {sid: (set(), sum(f.tag.startswith("side") for f in solids[sid].faces))
+                  for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
+        for sid, face in order:
+            if sid in facing:
+                facing[sid][0].add(face.tag)
+        canvas = p.canvas
+        flat = px.tolist()
+        shades: dict[tuple, float] = {}
+        colours: dict[tuple, tuple] = {}
+        at = 0
+        for pf, c in zip(order, counts.tolist()):
+            poly = flat[at:at + c]
+            at += c
+            sid, face = pf
+            fill, stroke, width, opacity = styles[sid]
+            path = skia.Path()  # the path addPoly(points, close=True) makes, without a skia.Point per vertex
+            if c:
+                path.moveTo(*poly[0])
+                for x, y in poly[1:]:
+                    path.lineTo(x, y)
+                path.close()
+            facet = sid in facing and face.tag.startswith("side")
+            if fill is not None:
+                key = (face.normal, face.two_sided)
+                k = shades.get(key)
+                if k is None:
+                    k = shades[key] = face.shade()
+                shaded = colours.get((fill, k))
+                if shaded is None:
+                    shaded = colours[(fill, k)] = tuple(max(0, min(255, round(ch * k))) for ch in fill)
+                canvas.drawPath(path, paint(shaded, opacity))
+                if facet:  # its own colour over the facet's edges hides the seams between neighbours
+                    canvas.drawPath(path, paint(shaded, opacity, 1.0))
+            if stroke is not None and width > 0:
+                canvas.drawPath(_facet_outline(face.tag, poly, *facing[sid]) if facet else path,
+                                paint(stroke, opacity, width))
 
     def _bind(self, comp, solids, owners, vis) -> None:
         """Bind each object drawn by solids to the visible part of them (all its solids together)."""

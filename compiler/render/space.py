@@ -23,7 +23,8 @@ so a cube shows its top, its x− face (lower left on screen) and its y− face 
 
 Order and visibility: `paint_order` is exact (every occluder after what it hides) for axis-aligned boxes of any
 sizes, and for disjoint convex solids whenever a face plane separates them; `visibility` samples cell centres of an
-id buffer, so fractions are exact to the cell.
+id buffer, so fractions are exact to the cell (it reads the counts off the runs of cells of each face, as the buffer
+would give them, without painting one: see _top_intervals).
 
 Determinism: trigonometric values are rounded to 12 decimals before use (libm implementations may differ in the last
 bit between machines) and depths are rounded to 9 decimals where they decide an order, so the same scene gives the
@@ -31,6 +32,7 @@ same order and the same pixels everywhere. No randomness anywhere.
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from dataclasses import dataclass, field
@@ -245,14 +247,16 @@ def box_faces(x: float, y: float, z: float, dx: float, dy: float, dz: float) -> 
     """An axis-aligned box from corner (x, y, z) with sizes dx, dy, dz > 0. Tags: x-, x+, y-, y+, bottom, top."""
     if not (dx > 0 and dy > 0 and dz > 0):
         raise ValueError(f"box sizes must be > 0, not {dx}, {dy}, {dz}")
+    # Converted once (as _face would convert each point): the 8 corners are shared by the 6 faces.
+    x, y, z, dx, dy, dz = float(x), float(y), float(z), float(dx), float(dy), float(dz)
     x1, y1, z1 = x + dx, y + dy, z + dz
     return [
-        _face([(x, y, z), (x, y, z1), (x, y1, z1), (x, y1, z)], "x-", (-1.0, 0.0, 0.0)),
-        _face([(x1, y, z), (x1, y1, z), (x1, y1, z1), (x1, y, z1)], "x+", (1.0, 0.0, 0.0)),
-        _face([(x, y, z), (x1, y, z), (x1, y, z1), (x, y, z1)], "y-", (0.0, -1.0, 0.0)),
-        _face([(x, y1, z), (x, y1, z1), (x1, y1, z1), (x1, y1, z)], "y+", (0.0, 1.0, 0.0)),
-        _face([(x, y, z), (x, y1, z), (x1, y1, z), (x1, y, z)], "bottom", (0.0, 0.0, -1.0)),
-        _face([(x, y, z1), (x1, y, z1), (x1, y1, z1), (x, y1, z1)], "top", (0.0, 0.0, 1.0)),
+        Face(((x, y, z), (x, y, z1), (x, y1, z1), (x, y1, z)), (-1.0, 0.0, 0.0), "x-"),
+        Face(((x1, y, z), (x1, y1, z), (x1, y1, z1), (x1, y, z1)), (1.0, 0.0, 0.0), "x+"),
+        Face(((x, y, z), (x1, y, z), (x1, y, z1), (x, y, z1)), (0.0, -1.0, 0.0), "y-"),
+        Face(((x, y1, z), (x, y1, z1), (x1, y1, z1), (x1, y1, z)), (0.0, 1.0, 0.0), "y+"),
+        Face(((x, y, z), (x, y1, z), (x1, y1, z), (x1, y, z)), (0.0, 0.0, -1.0), "bottom"),
+        Face(((x, y, z1), (x1, y, z1), (x1, y1, z1), (x, y1, z1)), (0.0, 0.0, 1.0), "top"),
     ]
 
 
@@ -289,9 +293,16 @@ def cylinder_faces(cx: float, cy: float, z0: float, z1: float, r: float, segment
     east (+x) of the axis. Tags: bottom, top, side{i} (i counter-clockwise from east)."""
     if segments < 3 or not r > 0:
         raise ValueError("a cylinder needs r > 0 and at least 3 segments")
-    base = [(cx + r * _snap(math.cos(2 * math.pi * i / segments)), cy + r * _snap(math.sin(2 * math.pi * i / segments)))
-            for i in range(segments)]
+    base = [(cx + r * c, cy + r * s) for c, s in _unit_circle(segments)]
     return prism_faces(base, z0, z1)
+
+
+@functools.lru_cache(maxsize=64)
+def _unit_circle(segments: int) -> tuple[tuple[float, float], ...]:
+    """The snapped (cos, sin) of the `segments` directions 2πi/segments: the same for every cylinder, so worked out
+    once per segment count."""
+    return tuple((_snap(math.cos(2 * math.pi * i / segments)), _snap(math.sin(2 * math.pi * i / segments)))
+                 for i in range(segments))
 
 
 def pyramid_faces(base: Sequence[Sequence[float]], apex: Sequence[float]) -> list[Face]:
@@ -340,7 +351,8 @@ class Solid:
         if not faces:
             raise ValueError(f"solid {self.id!r} has no faces")
         object.__setattr__(self, "faces", faces)
-        verts = np.unique(np.array([p for f in faces for p in f.points], dtype=float), axis=0)
+        # The distinct points in lexicographic order (what np.unique(axis=0) gives, without its cost per call).
+        verts = np.array(sorted({p for f in faces for p in f.points}), dtype=float)
         object.__setattr__(self, "_verts", verts)
 
     @property
@@ -403,9 +415,10 @@ def _plane_vote(a: "_Prepared", b: "_Prepared", camera: Camera) -> int:
     votes = set()
     for p, q, sign in ((a, b, 1), (b, a, -1)):
         # p lies at n·x ≤ p_hi behind each of its face planes; q is beyond the plane when all of it is at ≥ p_hi.
-        q_lo = (q.verts @ p.normals.T).min(axis=0)
-        for j in np.flatnonzero(q_lo >= p.plane_hi - EPS):
-            n, p_hi, lo_q = p.normals[j], float(p.plane_hi[j]), float(q_lo[j])
+        normals, plane_hi = p.planes()
+        q_lo = (q.verts @ normals.T).min(axis=0)
+        for j in np.flatnonzero(q_lo >= plane_hi - EPS):
+            n, p_hi, lo_q = normals[j], float(plane_hi[j]), float(q_lo[j])
             if eye is None:
                 toward = float(n @ f)
                 vote = 1 if toward > EPS else (-1 if toward < -EPS else 0)
@@ -421,24 +434,69 @@ def _plane_vote(a: "_Prepared", b: "_Prepared", camera: Camera) -> int:
 
 
 class _Prepared:
-    """A solid with what ordering needs: culled faces (farthest first), vertices, face planes, depth, silhouette."""
+    """A solid with what ordering needs: culled faces (farthest first), vertices, depth, silhouette; its face planes
+    only when a pair needs them (_plane_vote: solids no world axis separates, rare in box scenes)."""
 
-    def __init__(self, solid: Solid, camera: Camera, uv: np.ndarray):
+    def __init__(self, solid: Solid, camera: Camera, uv: np.ndarray, faces: list[Face]):
         self.solid = solid
         self.verts = solid._verts
-        self.normals = np.array([f.normal for f in solid.faces], dtype=float)
-        self.plane_hi = (self.verts @ self.normals.T).max(axis=0)
         self.depth = round(camera.depth(tuple(self.verts.mean(axis=0))), DEPTH_DECIMALS)
-        self.hull = _hull2(uv)
-        visible = [(i, f) for i, f in enumerate(solid.faces) if camera.faces_camera(f)]
-        # A solid's own faces, farthest first: exact for convex solids, whose visible faces never overlap anyway.
-        self.faces = [f for _, f in sorted(visible, key=lambda t: (-round(camera.depth(t[1].centroid),
-                                                                          DEPTH_DECIMALS), t[0]))]
+        self.uv = uv
+        self.faces = faces
+        self._planes: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def hull(self) -> list[Vec2]:
+        return _hull2(self.uv)
+
+    def planes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(face normals, the solid's extent along each: max n·x over its vertices)."""
+        if self._planes is None:
+            normals = np.array([f.normal for f in self.solid.faces], dtype=float)
+            self._planes = (normals, (self.verts @ normals.T).max(axis=0))
+        return self._planes
+
+
+def _visible_faces(items: Sequence[Solid], camera: Camera) -> list[list[Face]]:
+    """Per solid, the faces that face the camera (Camera.faces_camera), farthest centroid first, ties by position.
+
+    The same arithmetic as faces_camera and depth(centroid) face by face (elementwise float64 operations in the same
+    order, Python's own round), vectorised over every face of the scene: faces are grouped by their number of points
+    so each group is one array."""
+    faces = [f for s in items for f in s.faces]
+    owner = [k for k, s in enumerate(items) for _ in s.faces]
+    m = np.array([len(f.points) for f in faces])
+    facing = np.empty(len(faces), dtype=bool)
+    depth = np.empty(len(faces))
+    f0, f1, f2 = camera.view_dir
+    o = camera.target if camera.eye is None else camera.eye
+    for size in sorted(set(m.tolist())):
+        idx = np.flatnonzero(m == size)
+        pts = np.array([faces[i].points for i in idx.tolist()], dtype=float)  # (faces, size, 3)
+        nrm = np.array([faces[i].normal for i in idx.tolist()], dtype=float)
+        if camera.perspective:
+            e = camera.eye
+            c = (nrm[:, 0] * (e[0] - pts[:, 0, 0]) + nrm[:, 1] * (e[1] - pts[:, 0, 1])
+                 + nrm[:, 2] * (e[2] - pts[:, 0, 2]))
+        else:
+            c = -(nrm[:, 0] * f0 + nrm[:, 1] * f1 + nrm[:, 2] * f2)
+        two = np.array([faces[i].two_sided for i in idx.tolist()], dtype=bool)
+        facing[idx] = np.where(two, np.abs(c) > EPS, c > EPS)
+        acc = 0.0 + pts[:, 0]  # Face.centroid: sum() from 0, point by point, then / n
+        for j in range(1, size):
+            acc = acc + pts[:, j]
+        cen = acc / size
+        depth[idx] = (cen[:, 0] - o[0]) * f0 + (cen[:, 1] - o[1]) * f1 + (cen[:, 2] - o[2]) * f2
+    out: list[list] = [[] for _ in items]
+    shown = np.flatnonzero(facing)
+    for i, d in zip(shown.tolist(), depth[shown].tolist()):
+        out[owner[i]].append((-round(d, DEPTH_DECIMALS), i))
+    return [[faces[i] for _, i in sorted(keys)] for keys in out]
 
 
 def _hull2(points: np.ndarray) -> list[Vec2]:
     """Convex hull (Andrew's monotone chain), counter-clockwise, deterministic; 1 or 2 points when degenerate."""
-    pts = sorted({(float(u), float(v)) for u, v in points})
+    pts = sorted({(u, v) for u, v in np.asarray(points, dtype=float)[:, :2].tolist()})
     if len(pts) <= 2:
         return pts
 
@@ -483,6 +541,34 @@ def _silhouettes_overlap(hulls: list[list[Vec2]], I: np.ndarray, J: np.ndarray, 
     return out
 
 
+def _box_pairs(umin: np.ndarray, umax: np.ndarray, vmin: np.ndarray, vmax: np.ndarray,
+               tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (i < j) of screen boxes that share interior (more than `tol` on both axes), in row-major order as
+    np.nonzero of the all-pairs test would list them. A sweep along u: boxes sorted by their left edge, each box is
+    tested only against the boxes that start before its right edge, so the work grows with the pairs that overlap
+    in u rather than with all n² pairs."""
+    n = len(umin)
+    by_left = np.argsort(umin, kind="stable")
+    left = umin[by_left]
+    # For the box at sorted position p, the candidates are at positions p + 1 .. stop − 1 (they start before its
+    # right edge less tol); a box starting at the same u as p is among them, whichever of the two sorts first.
+    stop = np.searchsorted(left, umax[by_left] - tol, side="left")
+    first = np.arange(n) + 1
+    count = np.maximum(stop - first, 0)
+    total = int(count.sum())
+    if total == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    p = np.repeat(np.arange(n), count)
+    q = np.repeat(first, count) + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    a, b = by_left[p], by_left[q]
+    ok = ((umin[a] < umax[b] - tol) & (umin[b] < umax[a] - tol) &
+          (vmin[a] < vmax[b] - tol) & (vmin[b] < vmax[a] - tol))
+    a, b = a[ok], b[ok]
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    order = np.lexsort((j, i))
+    return i[order], j[order]
+
+
 def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
     """The visible faces (after back-face culling) to paint back to front, each with its solid's id.
 
@@ -497,24 +583,30 @@ def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
     if n == 0:
         return []
     counts = [len(s._verts) for s in items]
-    uvd = camera.project_many(np.concatenate([s._verts for s in items]))
+    every = np.concatenate([s._verts for s in items])
+    uvd = camera.project_many(every)
     starts = np.cumsum([0] + counts[:-1])
-    prep = [_Prepared(s, camera, uvd[a:a + c, :2]) for s, a, c in zip(items, starts, counts)]
+    faces = _visible_faces(items, camera)
+    prep = [_Prepared(s, camera, uvd[a:a + c, :2], f) for s, a, c, f in zip(items, starts, counts, faces)]
     after: list[list[int]] = [[] for _ in range(n)]  # i → solids that must be painted after i
     blockers = [0] * n
     if n > 1:
         umin, vmin = np.minimum.reduceat(uvd[:, 0], starts), np.minimum.reduceat(uvd[:, 1], starts)
         umax, vmax = np.maximum.reduceat(uvd[:, 0], starts), np.maximum.reduceat(uvd[:, 1], starts)
         tol = 1e-9 * max(1.0, float(np.abs(uvd[:, :2]).max()))
-        overlap = ((umin[:, None] < umax[None, :] - tol) & (umin[None, :] < umax[:, None] - tol) &
-                   (vmin[:, None] < vmax[None, :] - tol) & (vmin[None, :] < vmax[:, None] - tol))
-        I, J = np.nonzero(np.triu(overlap, 1))
-        if len(I):
-            keep = _silhouettes_overlap([p.hull for p in prep], I, J, tol)
-            I, J = I[keep], J[keep]
-        lo = np.array([s._verts.min(axis=0) for s in items])
-        hi = np.array([s._verts.max(axis=0) for s in items])
+        I, J = _box_pairs(umin, umax, vmin, vmax, tol)
+        lo, hi = np.minimum.reduceat(every, starts, axis=0), np.maximum.reduceat(every, starts, axis=0)
         verdict, separated = _axis_votes(lo, hi, I, J, camera)
+        # A pair that a world axis separates with no verdict (neither can hide the other) adds no edge whether or not
+        # its silhouettes overlap: the silhouette test is spent only on the pairs that may add one.
+        may = (verdict != 0) | ~separated
+        I, J, verdict, separated = I[may], J[may], verdict[may], separated[may]
+        if len(I):
+            involved = np.unique(np.concatenate([I, J]))  # hulls only for the solids in some pair
+            slot = np.zeros(n, dtype=np.int64)
+            slot[involved] = np.arange(len(involved))
+            keep = _silhouettes_overlap([prep[k].hull for k in involved.tolist()], slot[I], slot[J], tol)
+            I, J, verdict, separated = I[keep], J[keep], verdict[keep], separated[keep]
         for i, j, o, sep in zip(I.tolist(), J.tolist(), verdict.tolist(), separated.tolist()):
             if not sep:
                 o = _plane_vote(prep[i], prep[j], camera)
@@ -555,9 +647,44 @@ def project_face(face: Face, camera: Camera, fit_: Fit) -> list[Vec2]:
     return out
 
 
+def project_px(points: np.ndarray, camera: Camera, fit_: Fit) -> np.ndarray:
+    """(N, 3) world points → (N, 2) pixels: Camera.project then Fit.to_px, with the same float64 operations in the
+    same order, one array at a time (no dot products, whose summation order numpy does not promise), so every pixel
+    coordinate is the double project_face gives."""
+    x, y, z = points[:, 0], points[:, 1], points[:, 2]
+    t, r, up, f = camera.target, camera.right, camera.up, camera.view_dir
+    dx, dy, dz = x - t[0], y - t[1], z - t[2]
+    u = dx * r[0] + dy * r[1] + dz * r[2]
+    v = dx * up[0] + dy * up[1] + dz * up[2]
+    if camera.perspective:
+        o = camera.eye
+        depth = (x - o[0]) * f[0] + (y - o[1]) * f[1] + (z - o[2]) * f[2]
+        if (depth <= EPS).any():
+            k = int(np.argmax(depth <= EPS))
+            raise ValueError(f"point ({float(x[k])}, {float(y[k])}, {float(z[k])}) is not in front of the "
+                             f"perspective camera")
+        k = camera.distance / depth
+        u, v = u * k, v * k
+    (cu, cv), (cx, cy), s = fit_.center_uv, fit_.center_px, fit_.scale
+    return np.stack([cx + (u - cu) * s, cy - (v - cv) * s], axis=1)
+
+
+def face_points(order: Sequence[PaintFace]) -> tuple[np.ndarray, np.ndarray]:
+    """The points of paint_order's faces, one (N, 3) array in order, and the number of points of each face."""
+    counts = np.array([len(pf.face.points) for pf in order], dtype=np.int64)
+    pts = np.array([q for pf in order for q in pf.face.points], dtype=float).reshape(-1, 3)
+    return pts, counts
+
+
 def project_faces(order: Sequence[PaintFace], camera: Camera, fit_: Fit) -> list[tuple[Hashable, list[Vec2]]]:
     """paint_order's faces as (solid id, pixel polygon), ready for the painter and for `visibility`."""
-    return [(pf.id, project_face(pf.face, camera, fit_)) for pf in order]
+    pts, counts = face_points(order)
+    flat = [tuple(q) for q in project_px(pts, camera, fit_).tolist()]
+    out, at = [], 0
+    for pf, c in zip(order, counts.tolist()):
+        out.append((pf.id, flat[at:at + c]))
+        at += c
+    return out
 
 
 # -- occlusion-aware visibility ----------------------------------------------------------------------------------
@@ -570,6 +697,11 @@ class VisibleInfo:
 
 
 def _spans(polys: list[np.ndarray], w: int, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """_spans_flat for a list of (points, 2) polygons."""
+    return _spans_flat(np.concatenate(polys), np.array([len(p) for p in polys]), w, h)
+
+
+def _spans_flat(g: np.ndarray, counts: np.ndarray, w: int, h: int) -> tuple[np.ndarray, ...]:
     """Scan-convert polygons (in cell coordinates) on a w × h grid: the runs of cells, per polygon and row, whose
     centres lie inside by the even-odd rule. → (polygon, row, first column, end column) arrays, one entry per run.
 
@@ -577,15 +709,13 @@ def _spans(polys: list[np.ndarray], w: int, h: int) -> tuple[np.ndarray, np.ndar
     of a crossing at x when its centre is, c + 0.5 < x; so a centre on an edge shared by two polygons belongs to
     exactly one of them, and faces that tile a region cover it without gaps or doubles. Each edge is evaluated in one
     direction (upwards, then rightwards) so that a shared edge gives bit-identical crossings in both polygons."""
-    counts = np.array([len(p) for p in polys])
-    g = np.concatenate(polys)
     first = np.repeat(np.cumsum(counts) - counts, counts)
     nxt = np.arange(len(g)) + 1
     nxt = np.where(nxt == first + np.repeat(counts, counts), first, nxt)  # each polygon closes on its first point
     a, b = g, g[nxt]
     flip = (a[:, 1] > b[:, 1]) | ((a[:, 1] == b[:, 1]) & (a[:, 0] > b[:, 0]))
     a, b = np.where(flip[:, None], b, a), np.where(flip[:, None], a, b)
-    poly_of_edge = np.repeat(np.arange(len(polys)), counts)
+    poly_of_edge = np.repeat(np.arange(len(counts)), counts)
     # Rows r with a_y ≤ r + 0.5 < b_y, clipped to the grid (whole rows only, so every row keeps an even count).
     r_lo = np.clip(np.ceil(a[:, 1] - 0.5), 0, h).astype(np.int64)
     r_hi = np.clip(np.ceil(b[:, 1] - 0.5), 0, h).astype(np.int64)
@@ -641,20 +771,68 @@ def id_buffer(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: S
     return buf, index
 
 
+def _top_intervals(runs, solid_of_face: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Which solid is on top where, from the runs alone: the cells of one row between two consecutive run ends (of
+    any face) are all covered by the same faces, so the face painted last over such an interval (the largest face
+    number, as in the id buffer) owns every one of its cells. → (solid number, row, first column, end column) per
+    owned interval. The work grows with the runs and the ends each run spans, not with the canvas or the cells: an
+    id buffer costs a full-canvas array and one write per covered cell, repainted cells included."""
+    face, row, c_lo, c_hi = runs
+    keep = c_hi > c_lo
+    face, row, c_lo, c_hi = face[keep], row[keep], c_lo[keep], c_hi[keep]
+    if not len(face):
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty, empty
+    stride = w + 1
+    lo_key, hi_key = row * stride + c_lo, row * stride + c_hi
+    # Every run end, in row-major order. A stable sort (timsort) rather than np.unique: the ends come as one ascending
+    # sequence per face, which it merges at a fraction of the cost of sorting from scratch.
+    ends = np.sort(np.concatenate([lo_key, hi_key]), kind="stable")
+    ends = ends[np.concatenate([[True], ends[1:] != ends[:-1]])]
+    a, b = np.searchsorted(ends, lo_key), np.searchsorted(ends, hi_key)
+    spans = b - a  # the elementary intervals [ends[i], ends[i + 1]) a run covers: i = a .. b − 1, all in its row
+    interval = np.repeat(a, spans) + np.arange(int(spans.sum())) - np.repeat(np.cumsum(spans) - spans, spans)
+    top = np.full(len(ends), -1, dtype=np.int64)
+    np.maximum.at(top, interval, np.repeat(face, spans))
+    owned = np.flatnonzero(top >= 0)  # the gaps between runs of a row (and the row ends) are owned by no face
+    start = ends[owned]
+    return solid_of_face[top[owned]], start // stride, start % stride, ends[owned + 1] % stride
+
+
 def visibility(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: Sequence[float],
                resolution: float = 1.0) -> dict[Hashable, VisibleInfo]:
     """For faces given in paint order as (solid id, pixel polygon), how much of each solid is left visible once every
-    later face is painted over it. The pixel box (x0, y0, x1, y1) is rasterised at `resolution` cells per pixel into
-    an integer id buffer (see id_buffer); what falls outside the box counts as neither projected nor visible.
-    Every id in the input gets an entry."""
-    x0, y0 = pixel_box[0], pixel_box[1]
-    buf, index, (face, row, c_lo, c_hi), solid_of_face = _paint(projected, pixel_box, resolution)
-    h, w = buf.shape
+    later face is painted over it. The pixel box (x0, y0, x1, y1) is rasterised at `resolution` cells per pixel, as
+    id_buffer would paint it (cell centres, the last face wins a cell); what falls outside the box counts as neither
+    projected nor visible. The buffer itself is never built: counts and boxes come from the runs of cells of each
+    face (see _top_intervals), cell for cell the same. Every id in the input gets an entry."""
+    ids = [sid for sid, _ in projected]
+    counts = np.array([len(poly) for _, poly in projected], dtype=np.int64)
+    pts = np.array([q for _, poly in projected for q in poly], dtype=float).reshape(-1, 2)
+    return visibility_flat(ids, pts, counts, pixel_box, resolution)
+
+
+def visibility_flat(ids: Sequence[Hashable], pts: np.ndarray, counts: np.ndarray, pixel_box: Sequence[float],
+                    resolution: float = 1.0) -> dict[Hashable, VisibleInfo]:
+    """`visibility` for faces given as one (N, 2) array of pixel points, the number of points of each face and the
+    solid id of each face (in paint order), as the camera frame holds them: no polygon list to convert."""
+    x0, y0, x1, y1 = pixel_box
+    w, h = max(1, math.ceil((x1 - x0) * resolution)), max(1, math.ceil((y1 - y0) * resolution))
+    index: dict[Hashable, int] = {}
+    number = [index.setdefault(sid, len(index)) for sid in ids]
     n = len(index)
+    drawn = counts >= 3  # a face of fewer points covers no cell
+    solid_of_face = np.array(number, dtype=np.int64)[drawn] if len(number) else np.zeros(0, np.int64)
+    g = np.stack([(pts[:, 0] - x0) * resolution, (pts[:, 1] - y0) * resolution], axis=1)
+    if not drawn.all():
+        g = g[np.repeat(drawn, counts)]
+        counts = counts[drawn]
+    runs = _spans_flat(g, counts, w, h) if len(counts) else (np.zeros(0, np.int64),) * 4
+    face, row, c_lo, c_hi = runs
     # Projected area: per solid and row, the union of its faces' runs (faces of a non-convex solid may overlap).
     solid = solid_of_face[face] if len(face) else face
     group = solid * h + row
-    order = np.lexsort((c_lo, group))
+    order = np.argsort(group * (w + 1) + c_lo, kind="stable")  # by group, then first column (runs come in order)
     group, lo_, hi_ = group[order], c_lo[order], c_hi[order]
     stride = w + 2  # offsets keep a running maximum from leaking across groups
     hi_off, lo_off = hi_ + group * stride, lo_ + group * stride
@@ -664,24 +842,23 @@ def visibility(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: 
     before = np.where(new_group, group * stride - 1, before)
     added = np.maximum(hi_off - np.maximum(lo_off, before), 0)
     total = np.bincount(group // h, weights=added, minlength=n) if len(group) else np.zeros(n)
-    flat = buf.ravel()
-    painted = np.flatnonzero(flat >= 0)
-    owner = flat[painted].astype(np.int64)
-    visible = np.bincount(owner, minlength=n)
-    rows, cols = painted // w, painted % w
+    owner, rows, first, end = _top_intervals(runs, solid_of_face, w)
+    visible = np.zeros(n, dtype=np.int64)
+    np.add.at(visible, owner, end - first)
     r_min, c_min = np.full(n, h, dtype=np.int64), np.full(n, w, dtype=np.int64)
     r_max, c_max = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
     np.minimum.at(r_min, owner, rows)
-    np.minimum.at(c_min, owner, cols)
+    np.minimum.at(c_min, owner, first)
     np.maximum.at(r_max, owner, rows)
-    np.maximum.at(c_max, owner, cols)
+    np.maximum.at(c_max, owner, end - 1)
     cell_area = 1.0 / (resolution * resolution)
     out: dict[Hashable, VisibleInfo] = {}
-    for sid, k in index.items():
-        t, v = int(round(total[k])), int(visible[k])
+    for sid, k, t, v, rl, cl, rh, ch in zip(index, range(n), total.tolist(), visible.tolist(), r_min.tolist(),
+                                             c_min.tolist(), r_max.tolist(), c_max.tolist()):
+        t = int(round(t))
         bbox = None
         if v:
-            bbox = (round(x0 + int(c_min[k]) / resolution, 2), round(y0 + int(r_min[k]) / resolution, 2),
-                    round(x0 + (int(c_max[k]) + 1) / resolution, 2), round(y0 + (int(r_max[k]) + 1) / resolution, 2))
+            bbox = (round(x0 + cl / resolution, 2), round(y0 + rl / resolution, 2),
+                    round(x0 + (ch + 1) / resolution, 2), round(y0 + (rh + 1) / resolution, 2))
         out[sid] = VisibleInfo(v / t if t else 0.0, bbox, v * cell_area, t * cell_area)
     return out
