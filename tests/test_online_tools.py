@@ -167,7 +167,7 @@ def compiled_once(taxonomy, monkeypatch):
     """Executors built in these tests share the session's taxonomy instead of compiling their own."""
     from tessera.training import online
 
-    monkeypatch.setattr(online, "compile_taxonomy", lambda root: taxonomy)
+    monkeypatch.setattr(online, "open_taxonomy", lambda root: taxonomy)
     return taxonomy
 
 
