@@ -767,6 +767,23 @@ def test_gaussian_noise_is_int16_arithmetic_clipped_with_the_sd_asked_for():
     assert dark.min() == 0 and dark.max() > 0  # clipped, not wrapped
 
 
+def test_the_strip_noise_shows_no_structure_a_viewer_could_see():
+    """Rows of one strip at hashed offsets: every neighbour of a pixel (within 3 px, any direction, any channel)
+    is uncorrelated with it, as independent noise would be, and the offsets are as varied as random draws (400 rows
+    from 1,024 offsets: about 330 distinct; two rows that share one are far apart, on average)."""
+    field = raster.noise_field(99, 400, 600).astype(np.float64)
+    field -= field.mean()
+    var = (field * field).mean()
+    for dy in range(4):
+        for dx in range(-3, 4):
+            if dy or dx > 0:
+                a = field[dy:, max(0, -dx):600 - max(0, dx)]
+                b = field[:400 - dy, max(0, dx):600 - max(0, -dx)]
+                assert abs((a * b).mean() / var) < 0.03, (dy, dx)
+    assert abs((field[..., 0] * field[..., 1]).mean() / var) < 0.03  # channels apart
+    assert len(set(raster.noise_offsets(99, 400).tolist())) > 0.75 * 400
+
+
 def test_colour_windows_at_once_agree_with_one_at_a_time():
     from tessera.render.theme import HUE_WINDOWS, in_color_word, in_color_words
 
