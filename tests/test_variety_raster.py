@@ -40,6 +40,7 @@ def test_variety_none_rebuilds_the_stored_instances(taxonomy):
             inst = generate(task, case["seed"], case["level"], vocab=taxonomy.vocab, **kwargs)
             assert inst.instance_id == case["instance_id"], case["task"]
             assert sha(inst.png) == case["image_sha256"], case["task"]
+            assert sha(decode_png_rgb(inst.png).tobytes()) == case["pixels_sha256"], case["task"]
             # Versions and the source hashes of the grammar and program are the files' versions, not the instance:
             # declaring canvas ranges (used by mild and strong only) changes a grammar's hash, not its plain bytes.
             trace = {k: v for k, v in inst.trace.items() if k != "versions"}
@@ -468,11 +469,11 @@ def test_a_strong_build_validates_and_replays(taxonomy, tmp_path):
     rows = [r for f in sorted((out / "data").glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
     traces = [json.loads(r["trace"]) for r in rows]
     assert {t["variety"] for t in traces} == {"strong"}
-    # at least one noisy (Up-filtered) picture went through the gates, the validator and replay (seed 4: two of five)
+    # at least one noisy (Sub-filtered) picture went through the gates, the validator and replay (seed 4: two of five)
     assert any(e["edit"] == "gauss" for t in traces for e in t["render"]["decisions"]["raster"])
 
 
-def test_the_bounded_decoder_reads_up_filtered_pngs_and_refuses_other_filters():
+def test_the_bounded_decoder_reads_sub_filtered_pngs_and_refuses_other_filters():
     from tessera.render.png import encode_png
     from tessera.validate.untrusted import UntrustedInput, decode_png_bounded
 
@@ -725,13 +726,33 @@ def test_the_opencv_pixel_steps_compute_their_formulas(opencv_paths):
         means = (img[:2 * h2, :2 * w2].astype(np.int64).reshape(h2, 2, w2, 2, 3).sum(axis=(1, 3)) + 2) >> 2
         grey = (9798 * means[..., 0] + 19235 * means[..., 1] + 3735 * means[..., 2] + (1 << 14)) >> 15
         assert np.array_equal(raster._cells(img), grey)
-        # Gaussian noise: the tile's window scaled in int16, added and clipped into 0..255
-        tile = raster._noise_tile()
+        # Gaussian noise: rows of the strip scaled in int16, added and clipped into 0..255
         k = round(9.0 / raster.NOISE_SD * 1024)
         h, w, _ = shape
-        oy, ox = 77 % (raster.NOISE_TILE - h + 1), (77 >> 24) % (raster.NOISE_TILE - w + 1)
-        noise = (tile[oy:oy + h, ox:ox + w].astype(np.int64) * k) >> 10
+        noise = (_strip_rows(77, h, w) * k) >> 10
         assert np.array_equal(raster._gauss(img, 9.0, 77), np.clip(img + noise, 0, 255))
+
+
+def _strip_rows(seed: int, h: int, w: int) -> np.ndarray:
+    """raster.noise_field recomputed one pixel at a time: the strip's values from the hash (murmur3's finaliser in
+    Python integers), each row from its own hashed offset, wrapping at NOISE_STRIP."""
+    def murmur(i: int, s: int) -> int:
+        x = (i * 0x9E3779B1 + (s & 0xFFFFFFFF)) & 0xFFFFFFFF
+        x ^= (s >> 32) & 0xFFFFFFFF
+        x ^= x >> 16
+        x = (x * 0x85EBCA6B) & 0xFFFFFFFF
+        x ^= x >> 13
+        x = (x * 0xC2B2AE35) & 0xFFFFFFFF
+        return x ^ (x >> 16)
+
+    n = raster.NOISE_STRIP
+    strip = [(sum((murmur(i, 0x7E55E4A) >> b) & 255 for b in (0, 8, 16, 24)) - 510) >> 2 for i in range(3 * n)]
+    out = np.empty((h, w, 3), dtype=np.int64)
+    for y in range(h):
+        start = murmur(y, seed) % n
+        for x in range(w):
+            out[y, x] = strip[3 * ((start + x) % n):3 * ((start + x) % n) + 3]
+    return out
 
 
 def test_gaussian_noise_is_int16_arithmetic_clipped_with_the_sd_asked_for():
@@ -739,13 +760,28 @@ def test_gaussian_noise_is_int16_arithmetic_clipped_with_the_sd_asked_for():
     flat = np.full((200, 300, 3), 128, dtype=np.uint8)
     for sigma in (2.0, 9.0):
         noisy = raster._gauss(flat, sigma, 77).astype(np.int64)
-        tile = raster._noise_tile()
         k = round(sigma / raster.NOISE_SD * 1024)
-        oy, ox = 77 % (raster.NOISE_TILE - 200 + 1), (77 >> 24) % (raster.NOISE_TILE - 300 + 1)
-        assert np.array_equal(noisy, 128 + ((tile[oy:oy + 200, ox:ox + 300].astype(np.int64) * k) >> 10))
+        assert np.array_equal(noisy, 128 + ((_strip_rows(77, 200, 300) * k) >> 10))
         assert abs((noisy - 128).std() - sigma) < 0.05 * sigma
     dark = raster._gauss(np.zeros((50, 60, 3), np.uint8), 9.0, 3)
     assert dark.min() == 0 and dark.max() > 0  # clipped, not wrapped
+
+
+def test_the_strip_noise_shows_no_structure_a_viewer_could_see():
+    """Rows of one strip at hashed offsets: every neighbour of a pixel (within 3 px, any direction, any channel)
+    is uncorrelated with it, as independent noise would be, and the offsets are as varied as random draws (400 rows
+    from 1,024 offsets: about 330 distinct; two rows that share one are far apart, on average)."""
+    field = raster.noise_field(99, 400, 600).astype(np.float64)
+    field -= field.mean()
+    var = (field * field).mean()
+    for dy in range(4):
+        for dx in range(-3, 4):
+            if dy or dx > 0:
+                a = field[dy:, max(0, -dx):600 - max(0, dx)]
+                b = field[:400 - dy, max(0, dx):600 - max(0, -dx)]
+                assert abs((a * b).mean() / var) < 0.03, (dy, dx)
+    assert abs((field[..., 0] * field[..., 1]).mean() / var) < 0.03  # channels apart
+    assert len(set(raster.noise_offsets(99, 400).tolist())) > 0.75 * 400
 
 
 def test_colour_windows_at_once_agree_with_one_at_a_time():

@@ -1,10 +1,29 @@
-"""A small deterministic PNG writer (RGB, filter 0, zlib level 3).
+"""A small deterministic PNG writer (RGB, 8 bits, libdeflate level 6; filter 0, or Sub for noisy pictures).
 
-We write PNGs ourselves so the bytes depend only on the pixels and the compressors' versions (recorded in every
-trace), and because it is about three times faster than skia's encoder at the sizes we draw. Plain pictures go
-through zlib; pictures with variety through libdeflate (the `deflate` package) and, when noisy, zlib-ng's
-Huffman-only coder, which writes the very bytes zlib's does, about twice as fast. Both are portable C whose output
+We write PNGs ourselves so the bytes depend only on the pixels and the compressor's version (recorded in every
+trace), and because it is several times faster than skia's or Pillow's encoders at the sizes we draw. Every picture
+is deflated by libdeflate (the `deflate` package, which bundles one libdeflate release): portable C whose output
 depends only on the input, the level and the library version.
+
+Why these settings (bench/bench_png_size.py; one plain instance of each of the 341 tasks, 2-core VM, CPU time):
+
+    filter 0 + zlib 3 (until 0.9)   18.5 kB   1.3 ms        adaptive filters (libpng's heuristic) + zlib 6  16.6 kB  11 ms
+    filter 0 + libdeflate 6         15.2 kB   1.4 ms        adaptive + libdeflate 9                         16.3 kB  11 ms
+    filter 0 + libdeflate 9         14.0 kB   3.7 ms        Pillow's default (zlib 6, adaptive filters)     16.8 kB   7 ms
+    filter 0 + zlib 9               13.6 kB  10.9 ms        filter 0 + libdeflate 12                        13.3 kB 117 ms
+
+Our drawings are flat colour with anti-aliased edges: filter 0 lets LZ77 copy whole runs of the row above, which
+beats every per-row filter choice (libpng's minimum-sum heuristic picks Paeth or Sub on edges and breaks those
+runs). libdeflate 6 costs what zlib 3 did for files 18 % smaller, under Pillow's at equal pixels; level 9 takes
+another 2.3 ms (a third of a plain instance's whole time) for 8 % more. Pictures with variety are alike (filter 0
+and level 6: 62 kB where level 1 wrote 73 kB, for 2 ms more).
+
+Noisy pictures (the gauss raster edit) are the exception: their noise is rows of one shared strip at per-row
+offsets (raster._gauss), so LZ77 finds each row's noise earlier in its window, but the noise-free picture under it
+changes along the row (vignette, gradients, edges), and filter 0 can only copy where both agree. The Sub filter
+(each byte minus the one to its left) turns the picture's smooth changes into isolated spikes, which leaves the
+copies of the strip's differences intact: 157 kB a picture where filter 0 takes 263 kB (and independent noise, as
+until 0.9, 522 kB).
 """
 from __future__ import annotations
 
@@ -13,48 +32,42 @@ import zlib
 
 import deflate
 import numpy as np
-from zlib_ng import zlib_ng
 
-ZLIB_LEVEL = 3
+LEVEL = 6  # libdeflate's compression level for every picture
+NONE, SUB = 0, 1  # PNG filter types written
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-# Pictures with variety: textures and edits leave fewer long matches. libdeflate at level 1 takes about 60 % of
-# zlib level 1's time for files 7 % smaller (bench/bench_variety.py's pictures).
-FAST_LEVEL = 1
-HUFFMAN_MEM_LEVEL = 9  # blocks of 32,767 symbols rather than 16,383: half the Huffman trees to build, 9 % faster
+def filtered_rows(pixels: np.ndarray, noisy: bool = False) -> np.ndarray:
+    """The (h, w · 3 + 1) bytes the PNG deflates: each row's filter type, then its filtered RGB bytes (alpha
+    dropped). Filter 0 copies the bytes; Sub (noisy pictures) writes each byte minus the one 3 to its left, mod 256,
+    the first pixel as it is."""
+    h, w, channels = pixels.shape
+    raw = np.empty((h, w * 3 + 1), dtype=np.uint8)
+    raw[:, 0] = SUB if noisy else NONE
+    if noisy:
+        rows = pixels.reshape(h, w * 3) if channels == 3 and pixels.flags.c_contiguous else _rgb_rows(pixels)
+        raw[:, 1:4] = rows[:, :3]
+        np.subtract(rows[:, 3:], rows[:, :-3], out=raw[:, 4:])
+    elif channels == 3 and pixels.flags.c_contiguous:
+        raw[:, 1:] = pixels.reshape(h, w * 3)
+    else:
+        _rgb_rows(pixels, raw[:, 1:])
+    return raw
 
 
 def encode_png(pixels: np.ndarray, noisy: bool = False, fast: bool = False) -> bytes:
     """PNG bytes (RGB) of an (h, w, 3) RGB or (h, w, 4) RGBA array; alpha is dropped.
 
-    `noisy` (pictures with per-pixel noise, from raster edits) writes every row with the Up filter and deflates
-    with Huffman coding only: noise leaves LZ77 nothing to find, so any match search costs time for nothing (zlib's
-    level 1 takes 2.5× the time for a file a tenth larger). `fast` (pictures with variety) deflates with
-    libdeflate at FAST_LEVEL. Plain pictures keep filter 0 and zlib's default strategy at ZLIB_LEVEL (their
-    bytes)."""
-    h, w, channels = pixels.shape
-    raw = np.empty((h, w * 3 + 1), dtype=np.uint8)
-    raw[:, 0] = 2 if noisy else 0  # the filter type of every row: 2 (Up) or 0 (none)
-    if noisy:  # Up: each byte minus the one above it (mod 256); the first row as it is
-        rows = pixels.reshape(h, w * 3) if channels == 3 else _rgb_rows(pixels)
-        raw[0, 1:] = rows[0]
-        np.subtract(rows[1:], rows[:-1], out=raw[1:, 1:])
-    elif channels == 3 and pixels.flags.c_contiguous:
-        raw[:, 1:] = pixels.reshape(h, w * 3)
-    else:
-        _rgb_rows(pixels, raw[:, 1:])
-    if noisy:
-        # zlib-ng's Huffman-only coder: the same blocks and trees as zlib's (tests/test_png.py), twice as fast
-        z = zlib_ng.compressobj(FAST_LEVEL, zlib_ng.DEFLATED, 15, HUFFMAN_MEM_LEVEL, zlib_ng.Z_HUFFMAN_ONLY)
-        data = z.compress(raw) + z.flush()  # the array as a buffer: no copy into bytes
-    elif fast:
-        data = deflate.zlib_compress(raw, FAST_LEVEL)
-    else:
-        data = zlib.compress(raw, ZLIB_LEVEL)
+    `noisy` (pictures with the gauss raster edit) writes every row with the Sub filter; others keep filter 0. Every
+    picture is deflated by libdeflate at LEVEL. `fast` (pictures with variety) no longer changes anything: it is
+    accepted so callers that say which pictures have variety keep working (until 0.9 it picked a faster level)."""
+    del fast
+    h, w, _ = pixels.shape
+    data = deflate.zlib_compress(filtered_rows(pixels, noisy), LEVEL)  # the array as a buffer: no copy into bytes
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
 
@@ -72,7 +85,9 @@ def _rgb_rows(pixels: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 
 def decode_png_rgb(data: bytes) -> np.ndarray:
-    """Decode a PNG written by encode_png (used by gates and tests; other PNGs go through Pillow)."""
+    """Decode an 8-bit RGB PNG written by encode_png, now or before (used by gates and tests; other PNGs go through
+    Pillow). Rows with filter 0 are the bytes; Sub rows are a running sum along the row, per channel; Up rows (noisy
+    pictures until 0.9, every row Up) a running sum down the columns; a PNG mixing other filters goes to Pillow."""
     pos = 8
     idat = b""
     w = h = 0
@@ -82,18 +97,28 @@ def decode_png_rgb(data: bytes) -> np.ndarray:
         body = data[pos + 8:pos + 8 + length]
         if kind == b"IHDR":
             w, h = struct.unpack(">II", body[:8])
+            if body[8:13] != b"\x08\x02\x00\x00\x00":
+                raise ValueError("decode_png_rgb reads 8-bit RGB PNGs without interlacing")
         elif kind == b"IDAT":
             idat += body
         pos += 12 + length
     raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(h, w * 3 + 1)
-    rows = raw[:, 1:]
-    if (raw[:, 0] == 2).any():  # Up-filtered rows (noisy pictures): add the row above, mod 256
-        if not (raw[:, 0] == 2).all():
-            raise ValueError("decode_png_rgb reads PNGs with filter 0 on every row or filter 2 on every row")
-        rows = np.cumsum(rows, axis=0, dtype=np.uint8)
-    elif raw[:, 0].any():
-        raise ValueError("decode_png_rgb reads only the filters encode_png writes (0 and 2)")
-    return rows.reshape(h, w, 3)
+    filters, rows = raw[:, 0], raw[:, 1:]
+    kinds = set(np.unique(filters).tolist())
+    if kinds <= {NONE, SUB}:
+        out = rows.copy()
+        sub = filters == SUB
+        if sub.any():  # the three channels' running sums along each Sub row, mod 256
+            out[sub] = np.cumsum(rows[sub].reshape(-1, w, 3), axis=1, dtype=np.uint8).reshape(-1, w * 3)
+        return out.reshape(h, w, 3)
+    if kinds == {2}:  # Up on every row: the running sum down each column
+        return np.cumsum(rows, axis=0, dtype=np.uint8).reshape(h, w, 3)
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        return np.asarray(im.convert("RGB"))
 
 
 def png_size(data: bytes) -> tuple[int, int]:

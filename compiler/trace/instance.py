@@ -54,9 +54,9 @@ def versions() -> dict[str, str]:
     from PIL import features
     from zlib_ng import zlib_ng
 
-    # zlib-ng and libdeflate (the `deflate` package, which bundles one libdeflate release) write the PNGs of
-    # pictures with variety (render/png.py); the libjpeg-turbo that Pillow bundles codes the jpeg edit, OpenCV runs
-    # the raster edits' pixel passes (raster.py)
+    # libdeflate (the `deflate` package, which bundles one libdeflate release) writes every PNG (render/png.py; zlib
+    # and zlib-ng wrote them until 0.9, and stay recorded); the libjpeg-turbo that Pillow bundles codes the jpeg
+    # edit, OpenCV runs the raster edits' pixel passes (raster.py)
     return {"tessera": __version__, "python": platform.python_version(), "skia": skia.__version__,
             "numpy": numpy.__version__, "zlib": zlib.ZLIB_RUNTIME_VERSION, "zlib_ng": zlib_ng.ZLIBNG_VERSION,
             "deflate": importlib.metadata.version("deflate"), "lark": lark.__version__, "jinja2": jinja2.__version__,

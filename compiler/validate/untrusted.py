@@ -349,7 +349,7 @@ def png_size(png: bytes) -> tuple[int, int] | None:
 
 
 def decode_png_bounded(png: bytes):
-    """The pixels of a PNG as our encoder writes it (RGB, 8 bits, filter 0 or Up), decompressing no more than its IHDR
+    """The pixels of a PNG as our encoder writes it (RGB, 8 bits, filter 0, Sub or Up), decompressing no more than its IHDR
     promises, so a small file cannot inflate into gigabytes. UntrustedInput otherwise."""
     import struct
     import zlib
@@ -385,11 +385,13 @@ def decode_png_bounded(png: bytes):
     pixels = np.frombuffer(raw, dtype=np.uint8).reshape(h, w * 3 + 1)
     filters = pixels[:, 0]
     rows = pixels[:, 1:]
-    if (filters == 2).all():  # Up on every row: how render.png writes pictures with raster noise
+    if (filters == 1).all():  # Sub on every row: how render.png writes pictures with raster noise (0.9 on)
+        return np.cumsum(rows.reshape(h, w, 3), axis=1, dtype=np.uint8)
+    if (filters == 2).all():  # Up on every row: how render.png wrote pictures with raster noise until 0.9
         rows = np.cumsum(rows, axis=0, dtype=np.uint8)
     elif filters.any():
-        raise UntrustedInput("the image rows use PNG filters Tessera does not write (it writes 0 on every row, or 2 "
-                             "on every row)")
+        raise UntrustedInput("the image rows use PNG filters Tessera does not write (it writes 0 on every row, 1 "
+                             "on every row, or, until 0.9, 2 on every row)")
     return rows.reshape(h, w, 3)
 
 
