@@ -38,16 +38,16 @@ from lark.tree import Meta
 # before '*', '->' before '-', '==' before '=', FLOAT before INT. Keywords are NAMEs whose whole text is the keyword.
 PATTERNS = {
     "POW_OP": r"\*\*",
-    "STRING": r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""",
     "FLOAT": r"(?:[0-9]+[eE][-+]?[0-9]+|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)",
+    "STRING": r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""",
     "NAME": r"[A-Za-z_][A-Za-z0-9_]*",
     "WS": r"(?:[ \t\x0c\r\n])+",
     "INT": r"[0-9]+",
     "COMP_OP": r"(?:==|!=|<=|>=|<|>)",
     "MUL_OP": r"(?://|\*|/|%)",
     "__ANON_0": r"\->",
-    "ADD_OP": r"(?:\+|\-)",
-    "punctuation": r"[(),:.\[\]{}=]",
+    "ADD_OP": r"(?:\+|\-)",  # lark retypes a '-' to MINUS where its state accepts MINUS
+    "punctuation": r"[(),:.\[\]{}=]",  # lark's COLON, COMMA, ... RSQB, all after the terminals above
 }
 _TOKENS = re.compile("|".join(PATTERNS.values()))  # no groups: findall gives each match's text
 KEYWORDS = ("let", "in", "if", "else", "or", "and", "not", "for", "true", "false")
