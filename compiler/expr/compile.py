@@ -21,6 +21,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..errors import Diagnostics, EvalError, Position
+from . import fastparse
 from .types import ANY, BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, accepts, is_numeric, unify
 
 MAX_LIST = 10_000  # longest list any expression may build
@@ -43,9 +44,15 @@ BASE_NAMES = ("level", "vocab")
 
 Fn = Callable[[dict], Any]
 
-_PARSER = Lark.open(
-    str(Path(__file__).with_name("expr.lark")), parser="lalr", propagate_positions=True, maybe_placeholders=True
-)
+
+@lru_cache(maxsize=1)
+def lark_parser() -> Lark:
+    """lark's LALR parser of expr.lark, the definition of the language. Built on first use: its tables cost a
+    process ~120 ms, and valid expressions are parsed by fastparse, so only a syntax error (or an input fastparse
+    declines) needs it."""
+    return Lark.open(
+        str(Path(__file__).with_name("expr.lark")), parser="lalr", propagate_positions=True, maybe_placeholders=True
+    )
 
 
 class Budget:
@@ -880,7 +887,10 @@ def _pow(a, b):
 # holds never hits, so each compile of the library would parse every expression again.
 @lru_cache(maxsize=1 << 15)
 def _parse_cached(source: str):
-    return _PARSER.parse(source)
+    """The tree of `source`, shared by every caller (none may change it): fastparse's, which is lark's tree, or
+    where fastparse declines, lark's own tree or its UnexpectedInput (not cached, so an error is raised again)."""
+    tree = fastparse.parse(source)
+    return tree if tree is not None else lark_parser().parse(source)
 
 
 def parse(source: str, site: Site, diags: Diagnostics):
