@@ -485,7 +485,7 @@ STAGES = {
     "state": ("write_text", ".tessera-build/.config.json.tmp"),
     "stats": ("write_text", ".tessera-build/shards/.train-00000-of-00004.parquet.json.tmp"),
     "jsonl": ("write_text", "jsonl/.train-00000-of-00004.jsonl.tmp"),
-    "image": ("write_bytes", "images/train/{first}.png"),
+    "image": ("write_bytes", "images/train/.{first}.png.tmp"),  # written beside its name, then renamed
     "parquet": ("write_table", "data/.train-00000-of-00004.parquet.tmp"),
     "fsync": ("fsync", "data/.train-00000-of-00004.parquet.tmp"),
     "rename": ("replace", "data/.train-00000-of-00004.parquet.tmp"),

@@ -16,6 +16,7 @@ from tessera.errors import Diagnostics
 from tessera.expr import compile as expr_compile
 from tessera.expr import fastparse
 from tessera.expr.compile import Site, lark_parser, parse
+from tessera.cache import Cache
 from tessera.taxonomy import compile_taxonomy
 
 
@@ -87,7 +88,9 @@ def library_sources() -> list[str]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(expr_compile, "_parse_cached", recording)
-        compile_taxonomy()
+        # Every unit checked here, in this process: no compile cache, no compile workers.
+        patch.setenv("TESSERA_COMPILE_WORKERS", "1")
+        compile_taxonomy(cache=Cache(None))
     return sorted(seen)
 
 

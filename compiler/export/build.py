@@ -34,7 +34,7 @@ from ..validate.phash import dhash, nearest_distance
 from .card import write_card
 from .config import BalanceSpec, BuildConfig, options_only_rules
 from .provenance import Fingerprint, differences, fingerprint, read_record, record_sha256
-from .rows import discard, instance_row, read_rows, shard_name, write_shard
+from .rows import discard, instance_row, named_io, read_rows, shard_name, write_shard
 
 MANIFEST = "manifest.json"
 STATE_DIR = ".tessera-build"
@@ -625,7 +625,15 @@ def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
     (out / "jsonl").mkdir(exist_ok=True)
     lines = []
     for r in rows:
-        (images / f"{r['instance_id']}.png").write_bytes(r["image"]["bytes"])
+        png = images / f"{r['instance_id']}.png"
+        part = png.with_name(f".{png.name}.tmp")
+        try:  # whole or absent (a full disk leaves no half picture), and an error that names the file
+            with named_io(png):
+                part.write_bytes(r["image"]["bytes"])
+            part.replace(png)
+        except BaseException:
+            discard(part)
+            raise
         rec = {k: v for k, v in r.items() if k not in ("image", "trace", "phash")}
         rec["phash"] = r["phash"].hex()
         rec["image"] = f"images/{split}/{r['instance_id']}.png"
