@@ -18,10 +18,12 @@ without compiling it.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import threading
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -30,6 +32,21 @@ from .cache import Cache, code_key, key
 from .check.taxonomy import check_duplicates, check_references, resolve_taxonomy
 from .errors import CompileFailed, Diagnostic, Diagnostics, TesseraError
 from .load.library import Library, Unit, diags_from_rows, load_library
+
+
+@contextmanager
+def paused_gc():
+    """Python's cyclic garbage collector off while compiling. A compile allocates hundreds of thousands of trees,
+    closures and types that all live on, so each collection scans a growing heap and frees almost nothing: measured
+    on the bundled library, collections were 55 % of a cold compile (2.86 s against 1.29 s of CPU with them off) for
+    2 MB more peak memory. Nested uses leave it as the outermost found it."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _bundled_root() -> Path:
@@ -273,6 +290,11 @@ class _Compiler:
         ck = (kind, ident)
         if ck in self.compiled:
             return self.compiled[ck]
+        with paused_gc():
+            return self._compile(kind, ident)
+
+    def _compile(self, kind: str, ident: str):
+        ck = (kind, ident)
         diags = Diagnostics()
         result: dict[str, Any] = {}
         if kind == "contract":
@@ -377,6 +399,11 @@ def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None,
     """Check the whole library (every unit, from the cache where unchanged) and return it; CompileFailed lists every
     mistake at once. `tasks` (a test on a task's header) checks only the tasks it accepts, with the grammars and
     contracts they use, and reports the mistakes of those files and of the taxonomy index."""
+    with paused_gc():
+        return _compile_taxonomy(root, cache, tasks)
+
+
+def _compile_taxonomy(root, cache, tasks) -> Taxonomy:
     root = Path(root) if root is not None else DEFAULT_ROOT
     cache = _cache(cache)
     diags = Diagnostics()
@@ -406,6 +433,7 @@ def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None,
         diags.items.extend(result["diagnostics"])
         if result["identity"] is not None and result["ok"]:
             identities[tid] = result["identity"]
+    cache.flush()
     check_duplicates(identities, lib, diags)
     domains = resolve_taxonomy(lib, diags)
     problems: list[Diagnostic] = []
@@ -469,6 +497,7 @@ def _check_in_parallel(comp: _Compiler, chosen: set[str], grammars: set[str]) ->
         load[i] += n
     import multiprocessing as mp
 
+    comp.cache.flush()  # a worker starts with nothing of ours left to write
     _FORKED.update(comp=comp, tasks_of=tasks_of)
     try:
         with mp.get_context("fork").Pool(workers) as pool:
@@ -493,6 +522,7 @@ def _check_group(gids: list[str]) -> list[tuple[str, str, dict]]:
         if g["ok"]:
             for tid in tasks_of.get(gid, []):
                 out.append(("task", tid, comp.stored("task", comp.check("task", tid))))
+    comp.cache.flush()
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -187,28 +188,63 @@ def test_a_mistake_elsewhere_does_not_stop_a_task_but_its_own_does(tmp_path, mon
 
 
 # -- the cache as untrusted input ------------------------------------------------------------------------------------
+def _rows(db: Path) -> list[tuple[str, str, str]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT kind, key, data FROM entries ORDER BY kind, key").fetchall()
+
+
 def test_garbage_foreign_and_oversized_entries_are_misses(tmp_path, monkeypatch):
     root = charts_root(tmp_path / "lib")
     monkeypatch.chdir(root)
     folder = tmp_path / "cache"
     good = _outcome(root, Cache(folder))
-    entries = sorted(p for p in folder.rglob("*.json"))
-    assert entries
-    bodies = [p.read_bytes() for p in entries]
-    # Each entry gets another entry's body (a well-formed entry for another key), garbage, NaN, deep nesting, a
-    # size past the bound or a link: every one must be a miss, and the compile the same.
-    poison = [lambda i: bodies[(i + 1) % len(bodies)], lambda i: b"\x00garbage", lambda i: b'{"a": NaN}',
-              lambda i: b"[" * 100_000, lambda i: b"{}"]
-    for i, p in enumerate(entries):
-        p.write_bytes(poison[i % len(poison)](i))
-    entries[0].write_bytes(b" " * (9 << 20))  # past the 8 MiB bound
-    entries[1].unlink()
-    entries[1].symlink_to("/dev/zero")  # a link (and an endless file): never followed
+    db = Cache(folder).path
+    rows = _rows(db)
+    assert len(rows) > 100
+    # Each entry gets another entry's value (well formed, for another key), garbage, NaN, deep nesting, a value
+    # past the 8 MiB bound, or an empty object: every one must be a miss, and the compile the same.
+    poison = [lambda i: rows[(i + 1) % len(rows)][2], lambda i: "\x00garbage", lambda i: '{"a": NaN}',
+              lambda i: "[" * 100_000, lambda i: " " * (9 << 20), lambda i: "{}"]
+    with sqlite3.connect(db) as conn:
+        conn.executemany("UPDATE entries SET data = ? WHERE kind = ? AND key = ?",
+                         [(poison[i % len(poison)](i), kind, key) for i, (kind, key, _) in enumerate(rows)])
     again = Cache(folder)
     assert _outcome(root, again) == good
     assert again.hits == 0 and again.misses > 0
     rebuilt = Cache(folder)
-    assert _outcome(root, rebuilt) == good and rebuilt.misses == 0
+    assert _outcome(root, rebuilt) == good and rebuilt.misses == 0 and rebuilt.hits > 0
+
+
+@pytest.mark.parametrize("damage", ["garbage file", "foreign schema", "trigger", "link"])
+def test_an_unusable_cache_file_is_set_aside_and_rebuilt(tmp_path, monkeypatch, damage):
+    root = charts_root(tmp_path / "lib")
+    monkeypatch.chdir(root)
+    folder = tmp_path / "cache"
+    good = _outcome(root, Cache(None))
+    db = Cache(folder).path
+    folder.mkdir()
+    if damage == "garbage file":
+        db.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 64)
+    elif damage == "link":
+        (tmp_path / "elsewhere.sqlite").write_bytes(b"")
+        db.symlink_to(tmp_path / "elsewhere.sqlite")
+    else:
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE entries (kind TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, "
+                         "PRIMARY KEY (kind, key)) WITHOUT ROWID")
+            if damage == "trigger":
+                conn.execute("CREATE TABLE spy (data TEXT)")
+                conn.execute("CREATE TRIGGER copy AFTER INSERT ON entries BEGIN INSERT INTO spy VALUES "
+                             "(new.data); END")
+            else:
+                conn.execute("CREATE TABLE other (x)")
+    first = Cache(folder)
+    assert _outcome(root, first) == good and first.hits == 0
+    assert list(folder.glob("*.unusable-*")), "the unusable file was moved aside"
+    assert db.is_file() and not db.is_symlink() and (tmp_path / "elsewhere.sqlite").read_bytes() in (b"", None) \
+        if damage == "link" else db.is_file()
+    warm = Cache(folder)
+    assert _outcome(root, warm) == good and warm.misses == 0
 
 
 def test_concurrent_compiles_share_one_cache(tmp_path):
@@ -222,9 +258,13 @@ def test_concurrent_compiles_share_one_cache(tmp_path):
     for info in infos:
         info.pop("compile_seconds")
     assert all(info == infos[0] for info in infos)
-    assert not list((tmp_path / "cache").rglob(".tmp-*"))  # no half-written entry left behind
-    for p in (tmp_path / "cache").rglob("*.json"):
-        json.loads(p.read_text())  # every entry whole
+    db = Cache(tmp_path / "cache").path
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    for _, _, data in _rows(db):
+        json.loads(data)  # every entry whole
+    warm = Cache(tmp_path / "cache")
+    assert _outcome(root, warm)[0] == "ok" and warm.misses == 0
 
 
 def test_no_cache_writes_nothing(tmp_path):

@@ -282,6 +282,7 @@ def _read_all(files: list[tuple[str, Path, str]], cache: Cache, diags: Diagnosti
                      else None)
     if fresh and cache.enabled:
         cache.put("scan", scan_key, [[h, _diag_rows(rows)] for h, rows, _ in results])
+        cache.flush()
     return units
 
 
