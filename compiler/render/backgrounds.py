@@ -37,6 +37,7 @@ def splitmix_uniform(seed: int, n: int, salt: int = 0) -> np.ndarray:
     return (z >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
+MOTTLE_ROWS = 4  # mottle is computed on every 4th row (texture)
 TEX_STRIP = 1024  # noise textures (grain, fibres): every row is cut from one strip of this many pixels
 
 
@@ -133,6 +134,9 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
             band = slice(int(np.searchsorted(y0, j)), int(np.searchsorted(y0, j, side="right")))
             np.multiply(across[j], 1 - fy[band], out=delta[band])
             delta[band] += across[j + 1] * fy[band]
+        # each band of MOTTLE_ROWS rows repeats its first row: the blotches span 48 px, so the steps between
+        # bands are a fraction of a level, yet the PNG copies 3 rows in 4 whole (a new row costs its runs)
+        delta = np.repeat(delta[::MOTTLE_ROWS], MOTTLE_ROWS, axis=0)[:height]
     elif kind == "fibres":  # paper fibres: short horizontal streaks, the sum of 9 neighbours along the strip
         strip = _noise_strip(4).astype(np.float64)
         run = np.cumsum(np.concatenate([[0.0], strip, strip[:9]]))  # wraps: the strip stays periodic

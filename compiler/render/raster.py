@@ -437,6 +437,9 @@ def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float, own
     return _cv2().LUT(img, lut, dst=img if own else None)
 
 
+VIGNETTE_STEP = 3  # D in whole multiples of this: fewer distinct rows and runs for the PNG (see _vignette)
+
+
 def _vignette(img: np.ndarray, amount: float, own: bool = False) -> np.ndarray:
     """Darkening towards the corners: each value less round(v · D / 256) (half to even), D = 256 · amount / 2 · r²
     in whole levels, r² = u² + v² the squared distance from the centre (u, v from −1 to 1 across the picture: 2 in
@@ -448,9 +451,9 @@ def _vignette(img: np.ndarray, amount: float, own: bool = False) -> np.ndarray:
     h, w, _ = img.shape
     half = 128 * min(amount, 0.99)  # 256 · amount / 2
 
-    def falloff(n: int) -> np.ndarray:  # round(half · u²), u the pixel centres' offsets from the middle, −1..1
+    def falloff(n: int) -> np.ndarray:  # round(half · u² / STEP) · STEP, u the pixel centres' offsets, −1..1
         u = (np.arange(n, dtype=np.float64) + (0.5 - n / 2)) / (n / 2)
-        return np.rint(half * (u * u)).astype(np.uint8)
+        return (np.rint(half * (u * u) / VIGNETTE_STEP) * VIGNETTE_STEP).astype(np.uint8)
 
     dark = np.add(np.repeat(falloff(w), 3)[None, :], falloff(h)[:, None])  # (h, w · 3) uint8, each ≤ 2 · half
     flat = np.ascontiguousarray(img).reshape(h, w * 3)
