@@ -137,7 +137,7 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         # each band of MOTTLE_ROWS rows repeats its first row: the blotches span 48 px, so the steps between
         # bands are a fraction of a level, yet the PNG copies 3 rows in 4 whole (a new row costs its runs)
         delta = np.repeat(delta[::MOTTLE_ROWS], MOTTLE_ROWS, axis=0)[:height]
-    elif kind == "fibres":  # paper fibres: short horizontal streaks, the sum of 9 neighbours along the strip
+    elif kind == "fibres":  # paper fibres: short horizontal streaks, the sum of the 9 values after each, wrapping
         strip = _noise_strip(4).astype(np.float64)
         run = np.cumsum(np.concatenate([[0.0], strip, strip[:9]]))  # wraps: the strip stays periodic
         words = _shifted(background, ((run[10:] - run[1:-9]) * (amp * 2.5 / 9)).astype(np.float32))

@@ -49,7 +49,7 @@ BOUNDS = {
         "tone": (0.75, {"brightness": 28.0, "contrast": 0.2, "gamma": 0.25}),
         "vignette": (0.4, {"amount": 0.3}),
         "scanlines": (0.2, {"depth": 0.1}),
-        "gauss": (0.2, {"sigma": 9.0}),
+        "gauss": (0.15, {"sigma": 9.0}),
         "salt_pepper": (0.25, {"fraction": 0.006}),
         "jpeg": (0.35, {"quality": (35, 85)}),
         "photo": (0.15, {"angle": 2.5, "persp": 0.07, "amount": 0.4, "sigma": 7.0, "grain": 0.5}),
@@ -437,7 +437,7 @@ def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float, own
     return _cv2().LUT(img, lut, dst=img if own else None)
 
 
-VIGNETTE_STEP = 3  # D in whole multiples of this: fewer distinct rows and runs for the PNG (see _vignette)
+VIGNETTE_STEP = 2  # D in whole multiples of this: fewer distinct rows and runs for the PNG (see _vignette)
 
 
 def _vignette(img: np.ndarray, amount: float, own: bool = False) -> np.ndarray:
