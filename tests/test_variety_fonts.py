@@ -561,7 +561,7 @@ def test_noise_textures_are_rows_of_one_strip_recomputed_pixel_by_pixel():
 
 
 def test_noise_textures_cost_the_png_little():
-    """A grain or fibre backdrop as rows of one strip is copied by LZ77 (until 0.9.1, a 2-D tile of noise cost
+    """A grain or fibre backdrop as rows of one strip is copied by LZ77 (before 0.9, a 2-D tile of noise cost
     122 kB for 800 × 600 grain): bounded here so a change that breaks the copies shows."""
     from tessera.render.png import encode_png
 
