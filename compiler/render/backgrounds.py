@@ -49,10 +49,10 @@ def _noise_strip(salt: int) -> np.ndarray:
 
 def _strip_rows(words: np.ndarray, seed: int, width: int, height: int) -> np.ndarray:
     """(height, width) of a strip of packed words: row y is the strip from offset o_y on, wrapping, o_y =
-    floor(TEX_STRIP · u_y) for the seed's y-th SplitMix64 uniform (salt 5). Why rows of one strip and not the 2-D
-    256-px tile of before 0.9: a tile's rows are all different, so the PNG pays each row's noise in full (a grain backdrop
-    alone took 122 kB for 800 × 600); rows of one strip at unrelated offsets look the same (each row is the same
-    noise, no row is its neighbour shifted by a few pixels), yet every row's noise is already in the deflate
+    floor(TEX_STRIP · u_y) for the seed's y-th SplitMix64 uniform (salt 5). Why rows of one strip and not the
+    256-px tile of before 0.9: a tile's rows are all different, so the PNG pays each row's noise in full (a grain
+    backdrop alone took 122 kB for 800 × 600); rows of one strip at unrelated offsets look the same (each row is the
+    same noise, no row is its neighbour shifted by a few pixels), yet every row's noise is already in the deflate
     window, in the rows above it, and LZ77 copies it (13 kB). The same idea as the gauss edit's rows (raster)."""
     reps = width // TEX_STRIP + 2
     laid = np.concatenate([words] * reps)
