@@ -532,31 +532,44 @@ def test_a_theme_swaps_sequential_ramps_for_cells_and_their_guide_alike(tmp_path
     assert t.ramp_for("blues") == "greens" and replace(t, ramp=None).ramp_for("blues") == "blues"
 
 
-def test_noise_textures_laid_from_their_tile_match_the_texture_computed_pixel_by_pixel():
-    """Grain and fibres are computed once on their periodic tile and laid over the canvas: the same pixels as the
-    noise laid first and the texture computed on every pixel (fibres: nine-pixel runs along each row)."""
+def test_noise_textures_are_rows_of_one_strip_recomputed_pixel_by_pixel():
+    """Grain and fibres: row y is the strip from offset floor(TEX_STRIP · u_y) on, wrapping (u_y the texture
+    seed's SplitMix64 uniforms, salt 5), the strip SplitMix64 noise (fibres: the sum of the nine values after the
+    pixel on, along the strip, wrapping), computed here pixel by pixel in float64."""
     from tessera.render import backgrounds as bg_mod
 
+    n = bg_mod.TEX_STRIP
     for kind, salt, scale in (("grain", 2, 7.0 * 1.6), ("fibres", 4, 7.0 * 2.5 / 9)):
+        noise = [float(v) for v in splitmix_uniform(0x7E55E7A, n, salt)]
+        if kind == "grain":
+            strip = [(noise[i] - 0.5) * scale for i in range(n)]
+        else:
+            strip = [sum(noise[(i + k) % n] - 0.5 for k in range(1, 10)) * scale for i in range(n)]
         for background in ((255, 255, 255), (30, 33, 40)):
-            width, height = 300, 270  # wider and taller than one tile
-            u = splitmix_uniform(123, 8, 1)[4:8]
-            tile = bg_mod._oriented_tile(salt, u)
-            ox, oy = int(u[2] * bg_mod.TILE), int(u[3] * bg_mod.TILE)
-            laid = np.tile(tile, (3, 3))[oy:oy + height, ox:ox + width + 9]
-            if kind == "grain":
-                delta = laid[:, :width] * np.float32(scale)
-            else:
-                delta = np.array([[laid[y, x + 1:x + 10].astype(np.float64).sum() for x in range(width)]
-                                  for y in range(height)]) * scale
+            width, height = 1500, 40  # wider than the strip: rows wrap
+            offsets = [int(v * n) for v in splitmix_uniform(123, height, 5)]
+            delta = np.array([[strip[(o + x) % n] for x in range(width)] for o in offsets])
             steps = np.clip(np.rint(delta), -127, 127).astype(int)
             want = np.clip(np.asarray(background)[None, None, :] + steps[..., None], 0, 255)
             got = texture(kind, background, 123, width, height, True)
             assert got.flags.c_contiguous and (got[..., 3] == 255).all()
-            # fibres' runs are float sums: a run a hair from .5 may round the other way
-            assert np.abs(got[..., :3].astype(int) - want).max() <= (0 if kind == "grain" else 1), (kind, background)
-            if kind == "fibres":
-                assert (got[..., :3] != want).mean() < 0.001
+            # float32 against float64: a value a hair from .5 may round the other way
+            assert np.abs(got[..., :3].astype(int) - want).max() <= 1, (kind, background)
+            assert (got[..., :3] != want).mean() < 0.001, (kind, background)
+            # each row is a cut of the same strip: the PNG copies it (rows never equal their neighbours)
+            assert len({tuple(r) for r in got[:, :8, 0].tolist()}) > height // 2
+
+
+def test_noise_textures_cost_the_png_little():
+    """A grain or fibre backdrop as rows of one strip is copied by LZ77 (before 0.9, a 2-D tile of noise cost
+    122 kB for 800 × 600 grain): bounded here so a change that breaks the copies shows."""
+    from tessera.render.png import encode_png
+
+    for kind, background, strong, limit in (("grain", (30, 33, 40), True, 20_000),
+                                            ("grain", (250, 245, 232), False, 30_000),
+                                            ("fibres", (250, 245, 232), False, 60_000)):
+        rgba = texture(kind, background, 4242, 800, 600, strong)
+        assert len(encode_png(rgba)) < limit, kind
 
 
 def test_a_mark_whose_clear_pixels_miss_the_sampled_rows_is_still_seen():

@@ -37,31 +37,28 @@ def splitmix_uniform(seed: int, n: int, salt: int = 0) -> np.ndarray:
     return (z >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
-TILE = 256  # noise textures read a fixed tile of SplitMix64 noise at an offset and orientation the seed picks
+MOTTLE_ROWS = 4  # mottle is computed on every 4th row (texture)
+TEX_STRIP = 1024  # noise textures (grain, fibres): every row is cut from one strip of this many pixels
 
 
 @lru_cache(maxsize=4)
-def _noise_tile(salt: int) -> np.ndarray:
-    return (splitmix_uniform(0x7E55E7A, TILE * TILE, salt).reshape(TILE, TILE) - 0.5).astype(np.float32)
+def _noise_strip(salt: int) -> np.ndarray:
+    """The fixed strip of SplitMix64 noise in [-0.5, 0.5) a noise texture's rows are cut from (float32)."""
+    return (splitmix_uniform(0x7E55E7A, TEX_STRIP, salt) - 0.5).astype(np.float32)
 
 
-def _oriented_tile(salt: int, u: np.ndarray) -> np.ndarray:
-    """The noise tile in [-0.5, 0.5), transposed or flipped as u says."""
-    tile = _noise_tile(salt)
-    if u[0] < 0.5:
-        tile = tile.T
-    if u[1] < 0.5:
-        tile = tile[::-1]
-    return tile
-
-
-def _cover(tile: np.ndarray, u: np.ndarray, width: int, height: int) -> np.ndarray:
-    """width × height of a periodic tile, shifted as u says: pixel (y, x) is tile[(y + oy) % TILE, (x + ox) % TILE],
-    gathered as the tile's columns, then its rows (one pass over the output, not a tiled copy and a slice)."""
-    ox, oy = int(u[2] * TILE), int(u[3] * TILE)
-    cols = (np.arange(width) + ox) % TILE
-    rows = (np.arange(height) + oy) % TILE
-    return tile.take(cols, axis=1).take(rows, axis=0)
+def _strip_rows(words: np.ndarray, seed: int, width: int, height: int) -> np.ndarray:
+    """(height, width) of a strip of packed words: row y is the strip from offset o_y on, wrapping, o_y =
+    floor(TEX_STRIP · u_y) for the seed's y-th SplitMix64 uniform (salt 5). Why rows of one strip and not the
+    256-px tile of before 0.9: a tile's rows are all different, so the PNG pays each row's noise in full (a grain
+    backdrop alone took 122 kB for 800 × 600); rows of one strip at unrelated offsets look the same (each row is the
+    same noise, no row is its neighbour shifted by a few pixels), yet every row's noise is already in the deflate
+    window, in the rows above it, and LZ77 copies it (13 kB). The same idea as the gauss edit's rows (raster)."""
+    reps = width // TEX_STRIP + 2
+    laid = np.concatenate([words] * reps)
+    offsets = (splitmix_uniform(seed, height, 5) * TEX_STRIP).astype(np.intp)
+    windows = np.lib.stride_tricks.sliding_window_view(laid, width)
+    return windows[offsets]
 
 
 def _shift_fits(background: tuple, lo: int, hi: int) -> bool:
@@ -99,7 +96,7 @@ def _shifted(background: tuple, delta: np.ndarray, bounds: tuple[int, int] | Non
 
 def texture(kind: str, background: tuple, seed: int, width: int, height: int, strong: bool) -> np.ndarray:
     """A (height, width, 4) uint8 RGBA backdrop (alpha 255): the background colour with the texture's light
-    variation. Noise textures (grain, fibres) are periodic: their words are computed on one tile, then laid."""
+    variation. Noise textures (grain, fibres) are computed on one strip of words, then cut into rows (_strip_rows)."""
     dark = sum(background) < 384  # on dark themes the variation goes up instead of down
     sign = 1.0 if dark else -1.0
     amp = 7.0 if strong else 4.0
@@ -118,9 +115,9 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
         delta = across + down
         # float addition and rint are monotone in each argument: the extremes of the sum are the sums of extremes
         bounds = (int(np.rint(across.min() + down.min())), int(np.rint(across.max() + down.max())))
-    elif kind == "grain":
-        words = _shifted(background, _oriented_tile(2, u[4:8]) * np.float32(amp * 1.6))
-        return _cover(words, u[4:8], width, height).view(np.uint8).reshape(height, width, 4)
+    elif kind == "grain":  # each row one strip of noise at its own offset (_strip_rows)
+        words = _shifted(background, _noise_strip(2) * np.float32(amp * 1.6))
+        return np.ascontiguousarray(_strip_rows(words, seed, width, height)).view(np.uint8).reshape(height, width, 4)
     elif kind == "mottle":  # soft blotches: coarse noise, bilinearly enlarged (along x on the coarse rows, then y)
         cw, ch = max(2, width // 48 + 2), max(2, height // 48 + 2)
         coarse = splitmix_uniform(seed, cw * ch, 3).reshape(ch, cw).astype(np.float32) * np.float32(sign * amp * 1.5)
@@ -137,11 +134,14 @@ def texture(kind: str, background: tuple, seed: int, width: int, height: int, st
             band = slice(int(np.searchsorted(y0, j)), int(np.searchsorted(y0, j, side="right")))
             np.multiply(across[j], 1 - fy[band], out=delta[band])
             delta[band] += across[j + 1] * fy[band]
-    elif kind == "fibres":  # paper fibres: short horizontal streaks, the sum of 9 neighbours along a row
-        tile = _oriented_tile(4, u[4:8])
-        run = np.cumsum(np.concatenate([tile, tile[:, :9]], axis=1), axis=1)  # wraps: the tile stays periodic
-        words = _shifted(background, (run[:, 9:] - run[:, :-9]) * np.float32(amp * 2.5 / 9))
-        return _cover(words, u[4:8], width, height).view(np.uint8).reshape(height, width, 4)
+        # each band of MOTTLE_ROWS rows repeats its first row: the blotches span 48 px, so the steps between
+        # bands are a fraction of a level, yet the PNG copies 3 rows in 4 whole (a new row costs its runs)
+        delta = np.repeat(delta[::MOTTLE_ROWS], MOTTLE_ROWS, axis=0)[:height]
+    elif kind == "fibres":  # paper fibres: short horizontal streaks, the sum of the 9 values after each, wrapping
+        strip = _noise_strip(4).astype(np.float64)
+        run = np.cumsum(np.concatenate([[0.0], strip, strip[:9]]))  # wraps: the strip stays periodic
+        words = _shifted(background, ((run[10:] - run[1:-9]) * (amp * 2.5 / 9)).astype(np.float32))
+        return np.ascontiguousarray(_strip_rows(words, seed, width, height)).view(np.uint8).reshape(height, width, 4)
     elif kind in ("grid_paper", "dots"):
         rgba = np.empty((height, width, 4), dtype=np.uint8)
         rgba.view(np.uint32)[:] = np.array([*background, 255], dtype=np.uint8).view(np.uint32)[0]

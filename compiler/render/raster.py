@@ -49,10 +49,10 @@ BOUNDS = {
         "tone": (0.75, {"brightness": 28.0, "contrast": 0.2, "gamma": 0.25}),
         "vignette": (0.4, {"amount": 0.3}),
         "scanlines": (0.2, {"depth": 0.1}),
-        "gauss": (0.35, {"sigma": 9.0}),
+        "gauss": (0.15, {"sigma": 9.0}),
         "salt_pepper": (0.25, {"fraction": 0.006}),
         "jpeg": (0.35, {"quality": (35, 85)}),
-        "photo": (0.15, {"angle": 2.5, "persp": 0.07, "amount": 0.4, "sigma": 7.0}),
+        "photo": (0.15, {"angle": 2.5, "persp": 0.07, "amount": 0.4, "sigma": 7.0, "grain": 0.5}),
     },
 }
 # Surfaces a photographed sheet lies on (the photo look fills the uncovered corners with one).
@@ -90,8 +90,9 @@ def draw_edits(rng, strength: str, skip=()) -> list[dict]:
                       "py": sym(b["persp"]), "fill": list(rng.choice(SURFACES)), "margin": 0.06})
         edits.append(colour_safe_tone(rng.uniform(-18.0, 4.0), rng.uniform(0.85, 1.0), rng.uniform(0.95, 1.15)))
         edits.append({"edit": "vignette", "amount": round(rng.uniform(0.5, 1.0) * b["amount"], 4)})
-        edits.append({"edit": "gauss", "sigma": round(rng.uniform(0.4, 1.0) * b["sigma"], 3),
-                      "seed": rng.next64()})
+        if rng.random() < b["grain"]:  # grain on half of them: noise adds 60–100 kB to a 50–70 kB picture
+            edits.append({"edit": "gauss", "sigma": round(rng.uniform(0.4, 1.0) * b["sigma"], 3),
+                          "seed": rng.next64()})
         return edits
     if drawn("warp"):
         b = bounds["warp"][1]
@@ -119,6 +120,10 @@ def draw_edits(rng, strength: str, skip=()) -> list[dict]:
         edits.append({"edit": "salt_pepper",
                       "fraction": round(rng.uniform(0.2, 1.0) * bounds["salt_pepper"][1]["fraction"], 5),
                       "seed": rng.next64()})
+    if any(e["edit"] == "gauss" for e in edits):
+        # One per-pixel degradation of the two costly ones: JPEG's blocks under dense noise are barely seen, yet
+        # each costs the PNG its own bytes (noise about 100 kB a picture, JPEG 30 kB; bench/bench_png_size.py).
+        edits = [e for e in edits if e["edit"] != "jpeg"]
     return edits
 
 
@@ -432,6 +437,12 @@ def _tone(img: np.ndarray, brightness: float, contrast: float, gamma: float, own
     return _cv2().LUT(img, lut, dst=img if own else None)
 
 
+# D in whole multiples of this many levels. 1 (every level): coarser steps cut the bytes (2: 2.6 kB, 4: 5.4 kB less
+# per strong instance; bench/bench_png_size.py, one seed) but show as rectangular contours around the centre (D is
+# separable, so its level sets are boxes), which a photo's falloff does not have
+VIGNETTE_STEP = 1
+
+
 def _vignette(img: np.ndarray, amount: float, own: bool = False) -> np.ndarray:
     """Darkening towards the corners: each value less round(v · D / 256) (half to even), D = 256 · amount / 2 · r²
     in whole levels, r² = u² + v² the squared distance from the centre (u, v from −1 to 1 across the picture: 2 in
@@ -443,9 +454,9 @@ def _vignette(img: np.ndarray, amount: float, own: bool = False) -> np.ndarray:
     h, w, _ = img.shape
     half = 128 * min(amount, 0.99)  # 256 · amount / 2
 
-    def falloff(n: int) -> np.ndarray:  # round(half · u²), u the pixel centres' offsets from the middle, −1..1
+    def falloff(n: int) -> np.ndarray:  # round(half · u² / STEP) · STEP, u the pixel centres' offsets, −1..1
         u = (np.arange(n, dtype=np.float64) + (0.5 - n / 2)) / (n / 2)
-        return np.rint(half * (u * u)).astype(np.uint8)
+        return (np.rint(half * (u * u) / VIGNETTE_STEP) * VIGNETTE_STEP).astype(np.uint8)
 
     dark = np.add(np.repeat(falloff(w), 3)[None, :], falloff(h)[:, None])  # (h, w · 3) uint8, each ≤ 2 · half
     flat = np.ascontiguousarray(img).reshape(h, w * 3)
