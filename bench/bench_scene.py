@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from checkout import load_tessera  # bench/checkout.py
+
 TASKS = (
     # re-expressed (closed layout before, component after)
     "charts.bar_chart.extremum_label", "charts.line_chart.largest_change", "charts.scatter_plot.count_above",
@@ -34,7 +36,7 @@ def main() -> None:
     ap.add_argument("--new", action="store_true", help="also every task on a grammar with a composed scene")
     args = ap.parse_args()
     root = Path(args.root).resolve()
-    sys.path.insert(0, str(root))
+    load_tessera(root)  # that checkout's code as well as its library
     from tessera.taxonomy import compile_taxonomy
     from tessera.trace.instance import generate
 

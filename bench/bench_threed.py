@@ -21,22 +21,13 @@ environment), so one environment runs both; run them one after the other on the 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import struct
 import sys
 import time
 from pathlib import Path
 
-
-def load_tessera(root: Path) -> None:
-    """Make `import tessera` resolve to root/compiler: registered before anything imports it, so every submodule is
-    found on this package's own path (the editable install's finder comes after the path finder)."""
-    spec = importlib.util.spec_from_file_location("tessera", root / "compiler" / "__init__.py",
-                                                  submodule_search_locations=[str(root / "compiler")])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["tessera"] = module
-    spec.loader.exec_module(module)
+from checkout import load_tessera  # bench/checkout.py: the code of --root, not this checkout
 
 
 def png_pixels(png: bytes) -> int:

@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+from checkout import load_tessera  # bench/checkout.py
+
 TASKS = (
     "charts.bar_chart.extremum_label", "charts.line_chart.largest_change", "charts.scatter_plot.count_above",
     "icons.shape_field.relation", "icons.icon_field.count_either", "graphs.weighted_graph.cheapest_route",
@@ -46,7 +48,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="rounds per task; each setting keeps its fastest")
     args = ap.parse_args()
     root = Path(args.root).resolve()
-    sys.path.insert(0, str(root))
+    load_tessera(root)  # that checkout's code as well as its library
     from tessera.render import scene
     from tessera.taxonomy import compile_taxonomy
     from tessera.trace.instance import generate

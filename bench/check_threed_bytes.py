@@ -15,20 +15,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
-
-def load_tessera(root: Path) -> None:
-    """Make `import tessera` resolve to root/compiler: registered before anything imports it, so every submodule is
-    found on this package's own path (the editable install's finder comes after the path finder)."""
-    spec = importlib.util.spec_from_file_location("tessera", root / "compiler" / "__init__.py",
-                                                  submodule_search_locations=[str(root / "compiler")])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["tessera"] = module
-    spec.loader.exec_module(module)
+from checkout import load_tessera  # bench/checkout.py: the code of --root, not this checkout
 
 
 def main() -> None:
