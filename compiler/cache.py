@@ -50,8 +50,12 @@ def default_dir() -> Path | None:
     if explicit:
         return Path(explicit)
     xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "tessera"
+    if xdg:
+        return Path(xdg) / "tessera"
+    try:
+        return Path.home() / ".cache" / "tessera"
+    except (RuntimeError, KeyError):  # no home folder (a bare container user): no cache, nothing fails
+        return None
 
 
 @lru_cache(maxsize=1)

@@ -325,3 +325,31 @@ def test_a_cold_compile_on_several_workers_reports_what_one_process_does(tmp_pat
     assert _outcome(root, warm) == serial and warm.misses == 0
     (root / BROKEN[case][0]).unlink()
     assert _outcome(root, Cache(tmp_path / "parallel-good")) == good_serial
+
+
+def test_where_the_cache_lives(monkeypatch, tmp_path):
+    from tessera.cache import default_dir
+
+    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path / "a"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_dir() == tmp_path / "a"
+    monkeypatch.delenv("TESSERA_CACHE_DIR")
+    assert default_dir() == tmp_path / "xdg" / "tessera"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_dir() == tmp_path / "home" / ".cache" / "tessera"
+    for off in ("1", "yes"):
+        monkeypatch.setenv("TESSERA_NO_CACHE", off)
+        assert default_dir() is None and not Cache.default().enabled
+    monkeypatch.setenv("TESSERA_NO_CACHE", "0")
+    assert default_dir() == tmp_path / "home" / ".cache" / "tessera"
+
+
+def test_an_unwritable_cache_folder_is_no_cache(tmp_path, monkeypatch):
+    root = charts_root(tmp_path / "lib")
+    monkeypatch.chdir(root)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be")
+    cache = Cache(blocker / "cache")
+    assert _outcome(root, cache) == _outcome(root, Cache(None))
+    assert not cache.enabled and blocker.read_text().startswith("a file")
