@@ -311,3 +311,29 @@ def test_inspect_is_withheld_from_a_task_that_reads_the_field_by_any_route(tmp_p
         "through_state": (["segs"], {"stores": "the program reads 'name'"}),
         "neither": (["segs", "stores"], {}),
     }
+
+
+def test_replay_runs_under_the_codes_limits_never_a_traces(taxonomy):
+    """A crafted trace may not raise its own tool limits: 0.8.0 replayed thousands of full-picture zooms under a
+    recorded max_render_pixels of 10^12 (seconds of CPU and a GB each). Now a limit over the code's ceiling is a
+    malformed trace, named, before any call runs; limits under the ceilings still replay."""
+    from tessera.tools.limits import CEILINGS
+
+    inst = generate(taxonomy.task(FRUIT_TOTAL), 3, 1, None, taxonomy.vocab)
+    session = ToolSession(inst)
+    session.call(call("zoom", box=[10, 10, 200, 200], scale=2))
+    episode = session.trace()
+    rebuilt = generate(taxonomy.task(FRUIT_TOTAL), 3, 1, None, taxonomy.vocab)
+    assert replay_calls(rebuilt, episode) == []
+    for name, value in (("max_render_pixels", 10**12), ("max_image_pixels", 10**12), ("max_calls", 10_000),
+                        ("time_limit_s", 1e9), ("max_scale", 64)):
+        crafted = {**episode, "limits": {**episode["limits"], name: value}}
+        crafted["calls"] = episode["calls"] * 5_000  # thousands of zooms: none may run
+        with pytest.raises(TesseraError) as info:
+            replay_calls(rebuilt, crafted)
+        assert str(info.value).startswith("malformed trace: tools.limits: "), str(info.value)
+        assert name in str(info.value)
+    at_most = {**episode, "limits": {**episode["limits"], **{k: v for k, v in CEILINGS.items()}}}
+    assert replay_calls(rebuilt, at_most) == []  # the ceilings themselves are allowed
+    with pytest.raises(TesseraError, match="max_calls 65 is over the most any episode may have"):
+        ToolLimits.from_mapping({"max_calls": 65})  # a config is held to the same ceilings

@@ -8,6 +8,13 @@ from ..load.settings import settings_values
 
 TOOLS = ("zoom", "crop", "inspect")
 
+# What any episode may ask for, in a config or in a trace: the limits of the code. A trace is untrusted (replay
+# rebuilds its calls), so its recorded limits may only ask for less than these; a limit over one is refused, never
+# clamped (a clamped replay would differ and blame the wrong thing). Sized so that one call stays around a second
+# and a few hundred MB at worst: a 2,048-pixel square returned, 32 M pixels redrawn (max_scale: 2 to 16, above).
+CEILINGS = {"max_calls": 64, "max_image_pixels": 2048 * 2048, "max_render_pixels": 32 * 1024 * 1024,
+            "time_limit_s": 60.0}
+
 
 @dataclass(frozen=True)
 class ToolLimits:
@@ -34,6 +41,10 @@ class ToolLimits:
             problems.append("max_render_pixels must be at least max_image_pixels")
         if not limits.time_limit_s > 0:
             problems.append("time_limit_s must be > 0")
+        for name, most in CEILINGS.items():
+            value = getattr(limits, name)
+            if value > most:
+                problems.append(f"{name} {value:,} is over the most any episode may have ({most:,})")
         if problems:
             raise TesseraError(f"{where}: " + "; ".join(problems))
         return limits
