@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tessera.cli import main, os_error_message
-from tessera.errors import TesseraError
+from tessera.errors import CompileFailed, TesseraError
 from tessera.export import build as build_mod
 from tessera.export import provenance
 from tessera.export.build import BuildFailed, BuildInterrupted, WorkerDied, build
@@ -673,3 +673,48 @@ def test_an_edit_in_the_same_library_shows_in_one_process(two_cfg, library_copy,
     after = provenance.fingerprint(load_build_config(two_cfg, tax), tax)
     assert provenance.differences(before.record([CHARTS, SHAPES]), after, [CHARTS, SHAPES]) == (
         [], {CHARTS: ["components"]})
+
+
+@pytest.mark.parametrize("counts, expected", [
+    ("per_task: {train: 1000000000000}",
+     "build.yaml:4:19: error: 1,000,000,000,000 instances per task in split 'train' is more than one build makes "
+     "(at most 100,000 per task and 2,000,000 rows in all; build a larger dataset as several builds with other "
+     "seeds)"),
+    ("total: {train: 10, validation: 99999999999}",
+     "build.yaml:4:32: error: 99,999,999,999 instances over 2 tasks in split 'validation' is more than one build "
+     "makes (at most 100,000 per task and 2,000,000 rows in all; build a larger dataset as several builds with "
+     "other seeds)"),
+])
+def test_absurd_build_sizes_are_positioned_errors_before_anything_is_planned(tmp_path, taxonomy, monkeypatch,
+                                                                            counts, expected):
+    """0.8.0 accepted `per_task: {train: 10^12}` silently and planned rows until the machine killed it."""
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    path = _config_file(tmp_path, f"""
+        build: huge
+        seed: 1
+        select: {{tasks: ["{CHARTS}", "{SHAPES}"]}}
+        {counts}
+        """)
+    started = time.process_time()
+    with pytest.raises(CompileFailed) as info:
+        load_build_config(Path("build.yaml"), taxonomy)
+    assert [str(d) for d in info.value.diagnostics.sorted()] == [expected]
+    assert time.process_time() - started < 5  # refused, not planned
+
+
+def test_the_rows_of_a_whole_build_are_bounded(tmp_path, taxonomy, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _config_file(tmp_path, """
+        build: wide
+        seed: 1
+        select: {domains: [charts, symbolic]}
+        per_task: {train: 100000, validation: 100000}
+        """)
+    with pytest.raises(CompileFailed) as info:
+        load_build_config(Path("build.yaml"), taxonomy)
+    n = 2 * 100_000 * len([t for t in taxonomy.tasks if t.startswith(("charts.", "symbolic."))])
+    assert [str(d) for d in info.value.diagnostics.sorted()] == [
+        f"build.yaml:4:11: error: the build would make {n:,} rows; the most one build makes is 2,000,000 (fewer "
+        f"tasks or instances, or several builds with other seeds)"]

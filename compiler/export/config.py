@@ -108,6 +108,14 @@ def _levels(raw: Any, doc: SourceDoc, loc: tuple, diags: Diagnostics) -> list[in
     return values
 
 
+# The most one build may ask for. A build plans every row before it draws one (task-uniform and balanced plans need
+# the whole picture), so its planning memory grows with the rows: at about 0.5 kB a planned row, 2 M rows are about
+# a GB. Larger datasets are several builds with different seeds. 0.8.0 accepted `per_task: {train: 10^12}` and grew
+# until it was killed.
+MAX_PER_TASK = 100_000  # instances of one task in one split
+MAX_ROWS = 2_000_000  # rows of one build, all splits and tasks
+
+
 def load_build_config(path: Path, taxonomy) -> BuildConfig:
     diags = Diagnostics()
     doc = read_yaml(Path(path), str(path), diags)
@@ -126,11 +134,23 @@ def load_build_config(path: Path, taxonomy) -> BuildConfig:
         if n < 0:
             diags.error(doc.pos((key, split)), f"instance count must be ≥ 0, got {n}")
             continue
+        most = MAX_PER_TASK if spec.per_task is not None else MAX_PER_TASK * max(1, len(tasks))
+        if n > most:
+            what = "instances per task" if spec.per_task is not None else f"instances over {len(tasks)} tasks"
+            diags.error(doc.pos((key, split)), f"{n:,} {what} in split '{split}' is more than one build makes "
+                                               f"(at most {MAX_PER_TASK:,} per task and {MAX_ROWS:,} rows in all; "
+                                               f"build a larger dataset as several builds with other seeds)")
+            continue
         if spec.per_task is not None:
             counts[split] = {t: n for t in tasks}
         elif tasks:
             base, extra = divmod(n, len(tasks))
             counts[split] = {t: base + (1 if i < extra else 0) for i, t in enumerate(tasks)}
+    rows = sum(sum(per.values()) for per in counts.values())
+    if rows > MAX_ROWS:
+        key = "per_task" if spec.per_task is not None else "total"
+        diags.error(doc.pos((key,)), f"the build would make {rows:,} rows; the most one build makes is {MAX_ROWS:,} "
+                                     f"(fewer tasks or instances, or several builds with other seeds)")
     if not raw_counts and doc is not None and (spec.per_task is not None or spec.total is not None):
         diags.error(doc.pos(("per_task",) if spec.per_task is not None else ("total",)), "name at least one split")
     default = _levels(spec.levels, doc, ("levels",), diags)
