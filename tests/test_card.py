@@ -203,7 +203,7 @@ def test_validate_accepts_the_card(dataset, capsys):
     ("byte", "README.md: sha256 differs from the manifest (the card was changed)"),
     ("missing", "README.md: listed in the manifest but missing"),
     ("directory", "not a regular file; refusing to read it"),
-    ("endless", "not a regular file; refusing to read it"),
+    ("endless", "README.md: the dataset card is reached through a symbolic link"),
     ("fifo", "not a regular file; refusing to read it"),
     ("huge", "README.md: the dataset card is 5 MiB, over the 4 MiB limit"),
     ("entry", "manifest.json: card: expected {name: README.md, sha256, bytes}"),

@@ -236,7 +236,7 @@ MANIFESTS = [
     ("over its size cap", _sparse("manifest.json", 65 << 20), "over the 64 MiB limit"),
     ("a FIFO", _replace_with_fifo("manifest.json"), "is a FIFO, not a regular file"),
     ("a symlink to a device", _symlink("manifest.json", "/dev/zero"),
-     "is a character device (through a symlink), not a regular file"),
+     "the manifest is reached through a symbolic link"),
 ]
 
 
@@ -262,7 +262,37 @@ def test_a_shard_that_is_not_a_regular_file_is_refused_promptly(dataset, tmp_pat
         code, out, err = run(capsys, *argv, limit=PROMPT_LIMIT)
         text = err if stream == 2 else out
         assert code == 1 and "train-00000-of-00002.parquet" in text, text
-        assert "not a regular file" in text or "over the 16384 MiB limit" in text, text
+        assert "not a regular file" in text or "over the 16384 MiB limit" in text or \
+            "reached through a symbolic link" in text, text
+
+
+@pytest.mark.parametrize("what", ["shard", "data folder", "manifest"])
+def test_a_dataset_file_behind_a_link_is_refused_even_when_it_is_a_good_file(dataset, tmp_path, capsys, what):
+    """0.8.0's validate passed a dataset whose shard was a symbolic link to a (valid) file outside it. Every reader
+    of a dataset now refuses a file reached through a link, whatever it points to."""
+    ds = copy(dataset, tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    if what == "shard":
+        shard = shard_of(ds)
+        shutil.copy(shard, outside / shard.name)
+        shard.unlink()
+        shard.symlink_to(outside / shard.name)
+    elif what == "data folder":
+        shutil.move(str(ds / "data"), str(outside / "data"))
+        (ds / "data").symlink_to(outside / "data")
+    else:
+        shutil.copy(ds / "manifest.json", outside / "manifest.json")
+        (ds / "manifest.json").unlink()
+        (ds / "manifest.json").symlink_to(outside / "manifest.json")
+    readers = [(["validate", ds], 1), (["export", ds, "--format", "openrlhf", "--out", tmp_path / "out"], 2),
+               (["audit", ds, "--out", tmp_path / "audit"], 2)]
+    if what != "manifest":  # replay reads the shards' rows and traces, never the manifest
+        readers.append((["replay", ds, "--workers", "1"], 2))
+    for argv, stream in readers:
+        code, out, err = run(capsys, *argv, limit=PROMPT_LIMIT)
+        text = out if stream == 1 else err
+        assert code in (1, 2) and "reached through a symbolic link" in text, (argv[0], text)
 
 
 def test_a_shard_of_too_many_rows_is_refused_before_reading(dataset, tmp_path, capsys):

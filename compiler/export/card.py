@@ -233,7 +233,7 @@ def write_card(out: Path, manifest: dict, taxonomy) -> dict:
 def check_card(dataset: Path, manifest: dict) -> tuple[list[str], list[str]]:
     """(problems, warnings) about DIR/README.md: present, as the manifest hashes it, and its metadata naming the
     manifest's splits, shards, row counts and the shards' features. Nothing in the card is trusted."""
-    from ..validate.untrusted import SHA256, UntrustedInput, is_int, open_regular, shown
+    from ..validate.untrusted import SHA256, UntrustedInput, dataset_own, is_int, open_regular, shown
 
     entry = manifest.get("card")
     if entry is None:
@@ -245,6 +245,7 @@ def check_card(dataset: Path, manifest: dict) -> tuple[list[str], list[str]]:
     if not os.path.lexists(path):
         return [f"{CARD}: listed in the manifest but missing"], []
     try:
+        dataset_own(path, "dataset card", 1)
         with open_regular(path, MAX_CARD_BYTES, "dataset card") as f:
             data = f.read(MAX_CARD_BYTES + 1)
     except UntrustedInput as exc:

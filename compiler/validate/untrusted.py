@@ -89,6 +89,18 @@ def regular_file(path: Path, what: str) -> os.stat_result:
     return st
 
 
+def dataset_own(path: Path, what: str, levels: int = 2) -> None:
+    """A dataset's files are its own: the file and the folders on its way up from the dataset (`levels` path parts:
+    data/<shard> is 2, manifest.json 1) may not be symbolic links, so an untrusted dataset cannot make validate,
+    replay, audit or export read (and vouch for) a file outside it."""
+    p = Path(path)
+    for _ in range(levels):
+        if os.path.islink(p):
+            raise UntrustedInput(f"{path}: the {what} is reached through a symbolic link ({p}); a dataset's files "
+                                 f"must be regular files inside it")
+        p = p.parent
+
+
 def open_regular(path: Path, limit: int, what: str):
     """A binary file object for a regular file of at most `limit` bytes. Opened non-blocking and checked again on the
     open descriptor, so a file swapped for a FIFO after the first check still cannot block."""
@@ -258,6 +270,7 @@ def read_manifest(dataset: Path) -> dict:
     from ..export.build import MANIFEST
 
     path = Path(dataset) / MANIFEST
+    dataset_own(path, "manifest", 1)
     return check_manifest(read_json(path, MAX_MANIFEST_BYTES, "manifest"), str(path))
 
 
@@ -278,6 +291,7 @@ class Shard:
         import pyarrow.parquet as pq
 
         self.where = where
+        dataset_own(path, "Parquet shard")
         self.file = open_regular(path, MAX_SHARD_BYTES, "Parquet shard")
         try:
             self.parquet = pq.ParquetFile(self.file)
@@ -329,8 +343,10 @@ def iter_shard(path: Path, columns: list[str] | None, where: str) -> Iterator[tu
 
 
 def sha256_file(path: Path, limit: int, what: str) -> str:
+    """sha256 of a dataset's file (a shard), read as open_regular does; the file must be the dataset's own."""
     import hashlib
 
+    dataset_own(path, what)
     h = hashlib.sha256()
     with open_regular(path, limit, what) as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
