@@ -268,3 +268,20 @@ def test_crafted_row_is_refused(built_dataset, tmp_path, capsys, fmt, case, chan
     assert f"data/{shard_of(ds).name} row {row}" in err and f"field '{field}'" in err, err
     assert "Traceback" not in err
     assert not (tmp_path / "export").exists()
+
+
+@pytest.mark.parametrize("fmt", ["verl", "trl"])
+def test_the_export_command_prints_its_usage_as_text(built_dataset, tmp_path, capsys, fmt):  # noqa: F811
+    """0.8.0's `tessera export --format verl` wrote its files, then printed `data.train_files=[/abs/…]` through rich,
+    which read the brackets as markup: MarkupError, exit 1. The command's own output, not --json, is what a user
+    reads."""
+    from tessera.cli import main
+
+    out = tmp_path / fmt
+    assert main(["export", str(built_dataset), "--format", fmt, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    usage = json.loads((out / "export.json").read_text())["usage"]
+    for line in usage.get("overrides", []) or usage.values():
+        assert line in printed.replace("\n", "") or line.split("[")[0] in printed, (line, printed)
+    if fmt == "verl":
+        assert f"data.train_files=[{out}" in printed.replace("\n", "")

@@ -54,14 +54,16 @@ def cmd_export(args) -> int:
     con = _console()
     for split, s in info["splits"].items():
         dropped = f", {s['dropped']} rows dropped to equalise tasks" if s.get("dropped") else ""
-        con.print(f"{split}: {s['rows']} rows = {s['tasks']} tasks × {s['rows_per_task']}{dropped}")
+        con.print(f"{split}: {s['rows']} rows = {s['tasks']} tasks × {s['rows_per_task']}{dropped}", markup=False)
     if "openrlhf_flags" in info:
-        con.print(f"wrote {args.out} ({info['kind']}); OpenRLHF flags:")
-        con.print("  " + " ".join(info["openrlhf_flags"]))
+        con.print(f"wrote {args.out} ({info['kind']}); OpenRLHF flags:", markup=False)
+        con.print("  " + " ".join(info["openrlhf_flags"]), markup=False)
     else:
-        con.print(f"wrote {args.out} ({info['kind']}); use it with:")
+        con.print(f"wrote {args.out} ({info['kind']}); use it with:", markup=False)
+        # Paths and Hydra lists such as data.train_files=[/abs/x.parquet]: text, never rich markup (0.8.0 read the
+        # brackets as a closing tag and stopped with a MarkupError after writing the export)
         for line in info["usage"].get("overrides", []) or info["usage"].values():
-            con.print("  " + line)
+            con.print("  " + line, markup=False)
     return EXIT_OK
 
 
