@@ -495,3 +495,30 @@ def test_canonical_tree_handles_the_new_forms():
     # A helper never sees the program's names: a parameter named like a state field is still a parameter.
     assert canon("f(bars)", {"f": "bars -> len(bars)"}) == canon("f(bars)", {"f": "xs -> len(xs)"})
     assert canon("f(1)", {"f": "x -> f(x)"})  # self-reference (a compile error elsewhere) does not loop
+
+
+def test_treemap_of_extreme_values_is_an_evaluation_error_never_a_python_one():
+    """0.8.0 let a ZeroDivisionError (its name in the message) out of treemap() for values whose sum overflows or
+    whose areas underflow. Seeded extremes: every call tiles the square or raises EvalError."""
+    import random
+
+    from tessera.errors import EvalError
+    from tessera.expr.lib_treemap import squarify
+
+    rng = random.Random(23)
+    extremes = [5e-324, 1e-320, 1e-300, 1e-160, 1e-12, 1.0, 3.0, 1e12, 1e300, 1.7e308]
+    outcomes = {"tiled": 0, "refused": 0}
+    for _ in range(2_000):
+        values = [rng.choice(extremes) * rng.uniform(1, 1.5) for _ in range(rng.randint(1, 9))]
+        values = [v if v < 1.79e308 else 1.7e308 for v in values]
+        try:
+            rects = squarify(values, rng.choice([0.01, 0.5, 1.0, 3.0, 100.0]))
+        except EvalError as exc:
+            assert "Error" not in str(exc) and str(exc).startswith("treemap(): "), str(exc)
+            outcomes["refused"] += 1
+            continue
+        assert len(rects) == len(values)
+        area = sum((r["x2"] - r["x"]) * (r["y2"] - r["y"]) for r in rects)
+        assert abs(area - 1.0) < 1e-6
+        outcomes["tiled"] += 1
+    assert outcomes["tiled"] > 100 and outcomes["refused"] > 100, outcomes

@@ -33,8 +33,17 @@ def squarify(values: list[float], aspect: float, charge=lambda n: None) -> list[
         raise EvalError(f"treemap(): aspect (width / height) must be in [0.01, 100], got {aspect!r}")
     n = len(values)
     total = float(sum(values))
+    if not math.isfinite(total):
+        raise EvalError(f"treemap(): the values sum past the largest number ({max(values):.3g} and more)")
     order = sorted(range(n), key=lambda i: (-values[i], i))
     areas = [values[i] * aspect / total for i in order]
+    # A value so much smaller than the sum that its area rounds to nothing (or to a subnormal whose square does)
+    # cannot be tiled: say so, rather than divide by zero below.
+    if not all(math.isfinite(a) for a in areas):  # value × aspect past the largest number
+        raise EvalError(f"treemap(): the values are too large to tile ({max(values):.3g} at aspect {aspect:g})")
+    if min(areas) < 1e-100:  # squared and multiplied below: 1e-300, still a normal float
+        raise EvalError(f"treemap(): the values are too far apart to tile ({min(values):.3g} against a sum of "
+                        f"{total:.3g})")
     out: list[dict | None] = [None] * n
     x, y, w, h = 0.0, 0.0, float(aspect), 1.0
     i = 0
