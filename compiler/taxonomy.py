@@ -112,10 +112,9 @@ class TaskInfo:
     source: str
 
     def query_space(self) -> list[dict]:
-        space: list[dict] = [{}]
-        for name, values in self.queries.items():
-            space = [{**q, name: v} for q in space for v in values]
-        return space
+        from .check.queries import query_space
+
+        return query_space(self.queries)
 
 
 @dataclass

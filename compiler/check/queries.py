@@ -59,6 +59,14 @@ def bounded_query(name, raw, vocab: dict, doc, diags: Diagnostics) -> list | Non
 
 
 
+def query_space(queries: dict[str, list]) -> list[dict]:
+    """Every combination of query values, in a fixed order (the variables' order, then each one's values)."""
+    space: list[dict] = [{}]
+    for name, values in queries.items():
+        space = [{**q, name: v} for q in space for v in values]
+    return space
+
+
 class _Nowhere:
     """A document stand-in for query_values: positions are not needed when only the values are."""
 

@@ -14,7 +14,7 @@ from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_val
 from ..load.library import Loaded
 from .contract import CompiledContract
 from .grammar import CompiledGrammar, InspectRule, spec_hash
-from ..check.queries import MAX_QUERY_SPACE, MAX_QUERY_VALUES, bounded_query as _bounded_query  # noqa: F401
+from ..check.queries import MAX_QUERY_SPACE, MAX_QUERY_VALUES, bounded_query as _bounded_query, query_space  # noqa: F401
 from .steps import compile_constraints, compile_functions, compile_steps, fields_read
 
 
@@ -52,10 +52,7 @@ class CompiledTask:
 
     def query_space(self) -> list[dict]:
         """Every combination of query values, in a fixed order."""
-        space: list[dict] = [{}]
-        for name, values in self.queries.items():
-            space = [{**q, name: v} for q in space for v in values]
-        return space
+        return query_space(self.queries)
 
 
 def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledContract, vocab: dict,
