@@ -220,11 +220,13 @@ def parse_query(text: str | None, task) -> dict | None:
 
 
 def write_instance(inst, out: Path) -> list[Path]:
+    from .render.png import image_suffix
     from .trace.instance import canonical_json
 
     out.mkdir(parents=True, exist_ok=True)
-    base = out / inst.instance_id
-    files = [base.with_suffix(".png"), base.with_suffix(".json"), out / f"{inst.instance_id}.trace.json"]
+    base = out / inst.instance_id  # the picture is <id>.png, or <id>.jpg under variety strong
+    files = [base.with_suffix(image_suffix(inst.png)), base.with_suffix(".json"),
+             out / f"{inst.instance_id}.trace.json"]
     files[0].write_bytes(inst.png)
     files[1].write_text(json.dumps(inst.record(), indent=2, ensure_ascii=False) + "\n")
     files[2].write_text(canonical_json(inst.trace) + "\n")
@@ -258,7 +260,7 @@ def _compared(results) -> str:
     n = len(results)
     absent = {kind: sum(kind not in r.checked for r in results) for kind in ("png", "json")}
     text = "trace, image and instance .json compared" if not any(absent.values()) else "traces compared"
-    missing = [f"{absent['png']} without a .png" if absent["png"] else "",
+    missing = [f"{absent['png']} without a picture" if absent["png"] else "",
                f"{absent['json']} without a .json" if absent["json"] else ""]
     if any(missing):
         text += f" ({', '.join(m for m in missing if m)} beside the trace: not checked)"

@@ -4,7 +4,7 @@ Layout of a finished dataset:
     DIR/manifest.json                                written last: its presence marks a finished dataset
     DIR/README.md                                    the Hugging Face dataset card (card.py), written just before
     DIR/data/<split>-<k:05d>-of-<n:05d>.parquet      shards, each renamed into place only when complete
-    DIR/jsonl/<split>-<k>-of-<n>.jsonl + DIR/images/<split>/<id>.png   (optional)
+    DIR/jsonl/<split>-<k>-of-<n>.jsonl + DIR/images/<split>/<id>.png or .jpg   (optional)
 While a build runs, DIR/.tessera-build/ holds its config hash and per-shard statistics, so an interrupted build
 resumes where it stopped and finishes with exactly the bytes of an uninterrupted one.
 
@@ -625,7 +625,7 @@ def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
     (out / "jsonl").mkdir(exist_ok=True)
     lines = []
     for r in rows:
-        png = images / f"{r['instance_id']}.png"
+        png = images / r["image"]["path"]  # <id>.png, or <id>.jpg (variety strong)
         part = png.with_name(f".{png.name}.tmp")
         try:  # whole or absent (a full disk leaves no half picture), and an error that names the file
             with named_io(png):
@@ -636,7 +636,7 @@ def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
             raise
         rec = {k: v for k, v in r.items() if k not in ("image", "trace", "phash")}
         rec["phash"] = r["phash"].hex()
-        rec["image"] = f"images/{split}/{r['instance_id']}.png"
+        rec["image"] = f"images/{split}/{png.name}"
         lines.append(canonical_json(rec))
     target = out / "jsonl" / shard.replace(".parquet", ".jsonl")
     tmp = target.with_name(f".{target.name}.tmp")
@@ -652,10 +652,9 @@ def _drop_orphan_images(out: Path, files: dict[str, list[dict]]) -> None:
     """A shard left unfinished wrote its images before it stopped; rebuilt from an edited task, its rows have other
     ids. images/ keeps exactly the images of the dataset's rows."""
     for split, entries in files.items():
-        keep = {f"{r['instance_id']}.png" for e in entries for r in read_rows(out / "data" / e["name"],
-                                                                            ["instance_id"])}
-        for png in (out / "images" / split).glob("*.png"):
-            if png.name not in keep:
+        keep = {r["instance_id"] for e in entries for r in read_rows(out / "data" / e["name"], ["instance_id"])}
+        for png in (out / "images" / split).glob("*"):
+            if png.suffix in (".png", ".jpg") and png.stem not in keep:
                 png.unlink()
 
 

@@ -47,7 +47,7 @@ COLUMN_MEANINGS = {
     "label": "JSON object: the verifier label (type, answer, key, contract, tolerance, normalize, items); "
              "pass it to the reward function with the response",
     "witness": "JSON: the evidence for the answer in the image (the regions a correct reading looks at)",
-    "image": "the rendered scene, PNG",
+    "image": "the rendered scene: a PNG, or a JPEG for pictures built with variety strong",
     "phash": "256-bit dHash of the image (32 bytes), used to keep splits apart",
     "trace": "JSON object: the full generation trace; `tessera replay` rebuilds the row from it byte for byte",
 }
@@ -176,7 +176,7 @@ def render_card(manifest: dict, taxonomy) -> str:
               "One split alone: `datasets.Dataset.from_parquet(\"data/" + splits[0] + "-*.parquet\")`. "
               "`tessera validate DIR` checks the shards, hashes, rows and this card against `manifest.json`; "
               "`tessera replay DIR` rebuilds every row from its trace."
-              + (" `jsonl/` and `images/` hold the same rows as JSON lines with PNG files beside them (the card's "
+              + (" `jsonl/` and `images/` hold the same rows as JSON lines with the picture files (PNG, or JPEG under variety strong) beside them (the card's "
                  "configs name only the Parquet shards)." if manifest["config"].get("jsonl") else ""), "",
               "## Verifier and reward contract", "",
               "A response is scored against the row's `label` by the contract it names (`tessera score LABEL "

@@ -11,6 +11,7 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..render.png import image_suffix
 from ..trace.instance import Instance, canonical_json
 
 STRING_COLUMNS = ("instance_id", "split", "task", "domain", "grammar", "bucket", "answer_type", "contract")
@@ -74,7 +75,7 @@ def instance_row(inst: Instance, split: str, phash: bytes) -> dict:
         "bucket": t.bucket, "answer_type": t.answer_type, "contract": t.contract.id, "operations": list(t.operations),
         "query": canonical_json(inst.trace["query"]), "level": inst.trace["level"], "seed": inst.trace["seed"],
         "prompt": inst.prompt, "answer": canonical_json(inst.answer), "label": canonical_json(inst.label),
-        "witness": canonical_json(inst.witness), "image": {"bytes": inst.png, "path": f"{inst.instance_id}.png"},
+        "witness": canonical_json(inst.witness), "image": {"bytes": inst.png, "path": inst.instance_id + image_suffix(inst.png)},
         "phash": phash, "trace": canonical_json(inst.trace),
     }
 

@@ -11,7 +11,7 @@ from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_RATIO, mark_is_hidden, text
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
-from .raster import apply_edits, draw_edits, keep_colour_words, strength_for
+from .raster import apply_edits_to_file, draw_edits, keep_colour_words, strength_for
 from .theme import pick_theme
 
 MIN_MARK_PX = 2.0
@@ -23,11 +23,11 @@ from .marks import RenderRejected  # noqa: E402  (re-exported: trace/instance.py
 
 @dataclass
 class RenderResult:
-    png: bytes
+    png: bytes  # the picture's file: a PNG, or a JPEG under variety strong (render.png.image_format tells which)
     render_map: dict[str, dict]
     decisions: dict
-    rgb: object = None  # the pixels the PNG encodes (numpy, height × width × 4 RGBA, or × 3 RGB after raster
-    # edits), kept for gates and hashes
+    rgb: object = None  # the pixels the file holds (numpy, height × width × 4 RGBA, or × 3 RGB after raster
+    # edits; a JPEG's decoded pixels), kept for gates and hashes
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
@@ -36,8 +36,8 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     and applies raster edits; every choice comes from `rng` and is returned in the decisions. With "none" nothing
     extra is drawn from the stream, so the picture is the plain one, byte for byte."""
     drawn = draw_scene(grammar, state, level, vocab, rng, paths, scale, budget, variety)
-    return RenderResult(encode_png(drawn.rgb, drawn.noisy, fast=variety != "none"), drawn.render_map,
-                        drawn.decisions, drawn.rgb)
+    file = drawn.file if drawn.file is not None else encode_png(drawn.rgb, drawn.noisy)
+    return RenderResult(file, drawn.render_map, drawn.decisions, drawn.rgb)
 
 
 @dataclass
@@ -46,6 +46,7 @@ class DrawnScene:
     render_map: dict[str, dict]
     decisions: dict
     noisy: bool  # per-pixel noise among the raster edits (the PNG is written for it)
+    file: bytes | None = None  # the picture's file when the raster edits wrote one (a JPEG: the file edit)
 
 
 def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
@@ -78,14 +79,14 @@ def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, r
     if painter.backdrop is not None and check:  # themes and textures (variety): contrast before the raster edits
         _check_contrast(painter, rgb)
     render_map = painter.render_map
-    extra, noisy = {}, False
+    extra, noisy, file = {}, False, None
     if variety != "none":
         edits = keep_colour_words(draw_edits(rng, strength_for(variety, grammar.raster_strength), grammar.raster_skip),
                                   theme.palette())
-        rgb, render_map = apply_edits(rgb, render_map, edits, theme.background, check)
+        rgb, render_map, file = apply_edits_to_file(rgb, render_map, edits, theme.background, check)
         extra, noisy = {"canvas": canvas, "raster": edits}, any(e["edit"] == "gauss" for e in edits)
     return DrawnScene(rgb, render_map, {"theme": theme.to_trace(), "marks": painter.marks, **decisions, **extra},
-                      noisy)
+                      noisy, file)
 
 
 # How much of a grammar's declared canvas range each variety uses (mild: half of it, around the plain canvas).
