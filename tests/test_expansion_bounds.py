@@ -76,3 +76,24 @@ def test_uses_of_a_large_component_are_refused_by_the_characters_they_compile(tm
         f"characters at this use of 'big': {root}/grammars/probe/g.yaml → big); each use compiles its component "
         f"again, so components that use other components many times multiply"]
     assert cpu < 4, f"refusing the large uses took {cpu:.2f} s of CPU"
+
+
+# -- named functions --------------------------------------------------------------------------------------------
+def doubling_chain(depth: int) -> dict[str, str]:
+    """e0 = x -> x + 1, e_i = x -> e_{i-1}(e_{i-1}(x)): e_depth(1) makes 2^depth calls of e0."""
+    return {"e0": "x -> x + 1", **{f"e{i}": f"x -> e{i - 1}(e{i - 1}(x))" for i in range(1, depth + 1)}}
+
+
+def with_functions(path: Path, functions: dict[str, str]) -> None:
+    lines = ["functions:", *[f"  {k}: {json.dumps(v)}" for k, v in functions.items()]]
+    path.write_text("\n".join(lines) + "\n" + path.read_text())
+
+
+def test_a_program_calling_a_chain_of_functions_compiles_in_linear_time(tmp_path):
+    # 0.8.0 printed each call's function body in its place for the task identity: 2^30 bodies (depth 20 took 20 s).
+    root = probe_root(tmp_path, {"n": "3"}, compute={"v": "e30(1)"})
+    with_functions(root / "programs/probe/t.yaml", doubling_chain(30))
+    started = time.process_time()
+    tax = compile_taxonomy(root)
+    assert tax.tasks["probe.g.count"].identity
+    assert time.process_time() - started < 3
