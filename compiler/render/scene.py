@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..codegen.grammar import CompiledGrammar
 from ..expr.compile import Budget
 from ..expr.lib_place import PlacementFailed
+from ..expr.stack import with_headroom
 from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_RATIO, mark_is_hidden, text_is_hidden
 from .compose import render_composed
 from .painter import Painter
@@ -49,6 +50,7 @@ class DrawnScene:
     file: bytes | None = None  # the picture's file when the raster edits wrote one (a JPEG: the file edit)
 
 
+@with_headroom
 def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
                scale: float = 1.0, budget: Budget | None = None, variety: str = "none", zoom: int = 1,
                check: bool = True) -> DrawnScene:
