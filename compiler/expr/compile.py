@@ -76,6 +76,13 @@ class Budget:
         if self.left < 0:
             raise EvalError(f"expression evaluation exceeded {self.limit} steps{self.why}")
 
+    def charge_work(self, n: int, what: str) -> None:
+        """Charge n steps of work that is not an expression's (drawing: render/work.py); `what` names that work in
+        the message when the steps run out."""
+        self.left -= n
+        if self.left < 0:
+            raise EvalError(f"{what} exceeded {self.limit} steps{self.why}")
+
     def charge_bytes(self, n: int) -> None:
         self.bytes_left -= n
         if self.bytes_left < 0:

@@ -14,6 +14,7 @@ from .painter import Painter
 from .png import encode_png
 from .raster import apply_edits_to_file, draw_edits, keep_colour_words, strength_for
 from .theme import pick_theme
+from .work import STROKE_STEPS
 
 MIN_MARK_PX = 2.0
 GAP_PX = 1.0  # answer-bearing marks of one group keep at least this much clear space between them
@@ -62,8 +63,8 @@ def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, r
     width, height, canvas = grammar.width, grammar.height, None
     if variety != "none" and "canvas" not in state:  # a state that sets its own canvas keeps it
         width, height, scale, canvas = pick_canvas(grammar, rng, variety, scale)
-    env = {**state, "level": level, "vocab": vocab, "$budget": budget if budget is not None else Budget(),
-           "$rng": rng}
+    budget = budget if budget is not None else Budget()
+    env = {**state, "level": level, "vocab": vocab, "$budget": budget, "$rng": rng}
     if grammar.fonts is not None:
         env["$fonts"] = grammar.fonts
     if theme.ramp is not None:
@@ -76,7 +77,7 @@ def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, r
         # A placement operator found no legible arrangement from this render stream: draw again.
         raise RenderRejected(f"{exc}: placement") from None
     if check:
-        _check_legibility(painter)
+        _check_legibility(painter, budget)
     rgb = painter.pixels()
     if painter.backdrop is not None and check:  # themes and textures (variety): contrast before the raster edits
         _check_contrast(painter, rgb)
@@ -121,7 +122,7 @@ def pick_canvas(grammar: CompiledGrammar, rng, variety: str, scale: float) -> tu
                                         "pixel_scale": pixel_scale}
 
 
-def _check_legibility(p: Painter) -> None:
+def _check_legibility(p: Painter, budget: Budget) -> None:
     for path, entry in p.render_map.items():
         x0, y0, x1, y1 = entry["bbox"]
         if x0 < -0.5 or y0 < -0.5 or x1 > p.pixel_width + 0.5 or y1 > p.pixel_height + 0.5:
@@ -130,10 +131,13 @@ def _check_legibility(p: Painter) -> None:
             raise RenderRejected(f"{path} is smaller than {MIN_MARK_PX} px")
     for group, marks in p.no_overlap_groups.items():
         marks = sorted(marks, key=lambda m: m[1][0])
+        what = f"checking that the marks of group '{group}' (the first at {p.group_sites.get(group, '?')}) keep apart"
         for i, (pa, a, ca) in enumerate(marks):
+            budget.charge_work(STROKE_STEPS, what)
             for pb, b, cb in marks[i + 1:]:
                 if b[0] >= a[2] + GAP_PX:
                     break  # sorted by left edge: nothing further right can touch a
+                budget.charge_work(STROKE_STEPS, what)
                 if ca and cb:
                     touching = math.hypot(ca[0] - cb[0], ca[1] - cb[1]) < ca[2] + cb[2] + GAP_PX
                 else:
