@@ -156,3 +156,55 @@ def test_synonyms_travel_in_the_label_and_apply_both_ways(taxonomy):
     assert score(c.label("colour"), '{"answer": "color"}').answer == 1
     # contracts without synonyms keep the label they always had (no new key)
     assert "synonyms" not in taxonomy.contracts["integer_exact"].label(3)["normalize"]
+
+
+# -- a final answer after a sentence on the same line (0.8.0 read a statement only where it opened the last line) --
+CLOCK = {"normalize": {"form": "clock_time", "case": "fold", "whitespace": "collapse", "strip_punctuation": True}}
+EVERY_TYPE = [  # (label, the answer written out, a wrong answer written out)
+    (label("integer", 15), "15", "16"),
+    (label("number", 2.5, tolerance={"abs": 0.05, "rel": 0}), "2.5", "3.5"),
+    (label("number", 0.25, normalize={"form": "probability"}), "1/4", "3/4"),
+    (label("string", "Farm B"), "Farm B", "Farm D"),
+    (label("string", "8:30", **CLOCK), "8:30", "9:30"),
+    (label("option", "C"), "C", "D"),
+    (label("boolean", True), "yes", "no"),
+    (label("list", ["red", "blue"], "string"), "red, blue", "blue, red"),
+    (label("set", [1, 2], "integer"), "1, 2", "1, 3"),
+    (label("list", [3, -2], "integer"), "(3, -2)", "(-2, 3)"),
+]
+SAME_LINE_RIGHT = [
+    "I count the bars one by one. The answer is {r}.",
+    "I count the bars one by one. So the answer is {r}.",
+    "Everything adds up, so the answer is {r}.",
+    "Reading the figure (twice.) Final answer: {r}",
+    "Done checking! **Final answer:** {r}",
+    "Step 3: compare. Answer: {r}",
+    "The answer is {r}. So the answer is {r}.",
+]
+SAME_LINE_WRONG = [
+    "I count the bars one by one. The answer is {w}.",
+    "The answer is {r}. Actually, the answer is {w}.",  # a wrong answer after a right one on the line
+    "The answer is {w}. Actually, the answer is {r}.",  # two answers on one line: never credit
+    "The answer is {r}. The answer is {w}.",
+    "The answer is {r}. Or the answer is {w}.",
+    "It could be {r}. Or maybe the answer is {w}.",
+    "Hard to tell. I think the answer is {r}.",  # a hedge, wherever it stands
+    "If the grid wraps, the answer is {r}.",  # a condition, not a conclusion
+    "I don't think the answer is {r}. The answer is {w}.",
+    "Some would say the answer is {r}, but the answer is {w}.",
+]
+
+
+@pytest.mark.parametrize("lab,right,wrong", EVERY_TYPE)
+def test_a_final_answer_after_a_sentence_on_its_line(lab, right, wrong):
+    for style in SAME_LINE_RIGHT:
+        response = "Let me look at the picture.\n\n" + style.format(r=right, w=wrong)
+        assert score(lab, response).answer == 1.0, response
+    for style in SAME_LINE_WRONG:
+        response = "Let me look at the picture.\n\n" + style.format(r=right, w=wrong)
+        assert score(lab, response).answer == 0.0, response
+
+
+def test_statements_disagreeing_on_one_line_say_so():
+    s = score(label("integer", 15), "The answer is 16. Actually, the answer is 15.")
+    assert (s.answer, s.reason) == (0.0, "the last line states more than one answer")

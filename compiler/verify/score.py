@@ -9,7 +9,8 @@ Where the answer is read (see docs/AUTHORING.md, "How the verifier reads a respo
   * the **answer object**: the last `{...}` in the response that holds the label's key. It is read leniently (single
     or curly quotes, a trailing comma, unquoted keys and words, key case: `{'Answer': 'D',}`); text may follow it;
   * without one, a final statement on the response's last line: `Answer: 12`, `The answer is 12`, `\\boxed{12}`,
-    `<answer>12</answer>`;
+    `<answer>12</answer>`, opening the line or a sentence on it ("I count the bars. The answer is 12.") or
+    concluding after a comma (", so the answer is 12"); statements on that line must agree;
   * every answer statement in the text after the answer object must agree with it (a restated or revised answer is
     checked too), and two answers under one key are refused: listing candidates never earns credit.
 The label's `format` (FORMATS; absent means json) is the convention the prompt asked for. Under `boxed` or `tag` the
@@ -218,6 +219,7 @@ class _Found:
     format: float = 0.0
     reason: str = ""
     where: str = "answer object"  # what the answer was read from, for a reason
+    disagree: str = ""  # the reason when `also` disagrees with the value, if not "the text after `where` ..."
 
 
 def _key_matches(written: str, key: str) -> bool:
@@ -256,15 +258,21 @@ _ANSWER_TAG = re.compile(r"<answer>(.{0,400}?)</answer>", re.IGNORECASE)
 _FENCE_ONLY = re.compile(r"^\W*$")
 
 
+_LEAD_WORDS = r"(?:so|thus|therefore|hence|finally|again|actually|wait|sorry|correction)"
+
+
 @lru_cache(maxsize=64)
 def _statement_patterns(key: str):
     word = re.escape(key).replace("_", "[ _]")
-    lead = r"(?:(?:so|thus|therefore|hence|finally|again|actually|wait|sorry|correction)\W+)?"
-    body = r"(?:(?:the|my|our)\s+)?(?:(?:final|correct)\s+)?" + word + r"\s*(?:is\s*:?|:|=)\s*(?P<v>.+)$"
-    # a last line must open with its statement ("I think the answer is 3" is a hedge); after an answer object any
-    # statement counts, so a revision in the trailing text is checked too
-    opening = re.compile(r"^\W*" + lead + body, re.IGNORECASE)
-    anywhere = re.compile(r"(?:^\W*|\b(?=(?:the|my|our|final|correct)\s))" + body, re.IGNORECASE)
+    lead = r"(?:" + _LEAD_WORDS + r"\W{1,4})?"
+    head = r"(?:(?:the|my|our)\s+)?(?:(?:final|correct)\s+)?" + word + r"\s*(?:is\s*:?|:|=)\s*"
+    # On a last line a statement must open the line or a sentence ("I count the bars. The answer is 3."), or
+    # follow a comma as a conclusion (", so the answer is 3"): "I think the answer is 3" and "If it wraps, the
+    # answer is 3" are hedges. After an answer object any statement counts, so a revision in the trailing text is
+    # checked too. Every quantifier outside the key is bounded or anchored, so finditer stays linear.
+    opening = re.compile(r"(?:^\W*|[.!?;:][)\]\"'”’]{0,3}\s{1,8}\W{0,3}|,\s{1,8}(?:and\s{1,4})?(?=" + _LEAD_WORDS
+                         + r"\b))" + lead + head, re.IGNORECASE)
+    anywhere = re.compile(r"(?:^\W*|\b(?=(?:the|my|our|final|correct)\s))" + head, re.IGNORECASE)
     mention = re.compile(r"\b" + word + r"\W{0,3}\s*(?:is\b|[:=])|\\boxed|<answer>", re.IGNORECASE)
     return opening, anywhere, mention
 
@@ -282,29 +290,33 @@ def _boxed_values(line: str) -> list[str]:
     return out
 
 
-def _statement(line: str, key: str, anywhere: bool = False) -> list | None:
-    """The answers one line states: `Answer: X`, `The answer is X`, `\\boxed{X}`, `<answer>X</answer>`; None when it
-    holds a broken answer object (`{"answer": 13`); [] when it states none."""
+def _statement(line: str, key: str, anywhere: bool = False) -> tuple[list | None, bool]:
+    """(the answers one line states, whether they are statements) — `Answer: X`, `The answer is X` (each runs to
+    the next statement on the line or the line's end), `\\boxed{X}`, `<answer>X</answer>`; the answers are None when
+    the line holds a broken answer object (`{"answer": 13`), [] when it states none."""
     opening, inside, mention = _statement_patterns(key)
     if not mention.search(line):
-        return []
+        return [], False
     tags = _ANSWER_TAG.findall(line)
     if tags:
-        return tags
+        return tags, False
     boxed = _boxed_values(line)
     if boxed:
-        return boxed
+        return boxed, False
     text = _MARKUP.sub("", line).strip()
-    m = inside.search(text) if anywhere else opening.match(text)
-    if m:
-        return [m.group("v")]
-    return None if re.search(r"[\"'”’]\s*[:=]", line) else []
+    heads = list((inside if anywhere else opening).finditer(text))
+    ends = [m.start() for m in heads[1:]] + [len(text)]
+    values = [text[m.end():end].strip() for m, end in zip(heads, ends)]
+    values = [v for v in values if v]  # "Answer: The answer is 3" states one answer
+    if values:
+        return values, True
+    return (None if re.search(r"[\"'”’]\s*[:=]", line) else []), False
 
 
-def _last_line_statement(tail: str, key: str) -> list:
+def _last_line_statement(tail: str, key: str) -> tuple[list, bool]:
     lines = [ln for ln in tail.splitlines() if not _FENCE_ONLY.match(ln)]
-    values = _statement(lines[-1], key) if lines else []
-    return values if values and None not in values else []
+    values, said = _statement(lines[-1], key) if lines else ([], False)
+    return (values, said) if values and None not in values else ([], False)
 
 
 # -- the final-answer conventions a contract can ask for ---------------------------------------------------------
@@ -378,7 +390,7 @@ def _convention_answer(tail: str, key: str, answer_format: str) -> _Found | None
     fmt = 1.0 if strict and values[0].strip() and len(values[0]) <= MAX_VALUE else 0.0
     also: list = []
     for line in trailer.splitlines():
-        stated = _statement(line, key, anywhere=True)
+        stated, _said = _statement(line, key, anywhere=True)
         also += [None] if stated is None else stated
     if None in also or len(also) > MAX_STATEMENTS:
         return _Found(found=True, format=fmt, reason=f"the text after the {what} states another answer")
@@ -415,14 +427,15 @@ def _find_json_answer(tail: str, key: str) -> _Found:
             return _Found(found=True, format=fmt, reason=f"the answer object gives '{key}' twice")
         also: list = []
         for line in trailer.splitlines():
-            values = _statement(line, key, anywhere=True)
+            values, _said = _statement(line, key, anywhere=True)
             also += [None] if values is None else values
         if None in also or len(also) > MAX_STATEMENTS:
             return _Found(found=True, format=fmt, reason="the text after the answer object states another answer")
         return _Found(hits[0], True, tuple(also), fmt)
-    stated = _last_line_statement(tail, key)
-    if stated and len(stated) == 1:
-        return _Found(stated[0], True)
+    stated, said = _last_line_statement(tail, key)
+    if len(stated) == 1 or said and len(stated) <= MAX_STATEMENTS:
+        # statements on one line ("The answer is 3. So the answer is 3.") must agree, like those after an object
+        return _Found(stated[-1], True, tuple(stated[:-1]), disagree="the last line states more than one answer")
     if stated:
         return _Found(found=True, reason="the last line states more than one answer")
     if saw_object:
@@ -810,7 +823,8 @@ def score(label: dict, response: Any) -> Score:
         except _Bad as exc:
             return Score(0.0, fmt, W_FORMAT * fmt, None, str(exc))
         ok = ok and not revised
-        why = f"the text after the {found.where} states a different answer" if revised else "wrong answer"
+        why = (found.disagree or f"the text after the {found.where} states a different answer") if revised \
+            else "wrong answer"
         ans = 1.0 if ok else 0.0
         shown = value if isinstance(value, (int, float, bool)) or value is None else str(value)[:200] \
             if not isinstance(value, list) else value[:50]
