@@ -208,3 +208,40 @@ def test_a_final_answer_after_a_sentence_on_its_line(lab, right, wrong):
 def test_statements_disagreeing_on_one_line_say_so():
     s = score(label("integer", 15), "The answer is 16. Actually, the answer is 15.")
     assert (s.answer, s.reason) == (0.0, "the last line states more than one answer")
+
+
+# -- forms 0.8.0 misread: brackets, digits of other scripts, y/n, '>' chains, worded and bare clock times ----------
+@pytest.mark.parametrize("lab,value,answer", [
+    # one value in square brackets written as text reads as the value; a JSON list is still a list
+    (label("integer", 2), "[2]", 1), (label("integer", 2), "Answer: [2]", 1),
+    (label("number", 2.5), "[2.5]", 1), (label("string", "8:30", **CLOCK), "[8:30]", 1),
+    (label("boolean", True), "[yes]", 1), (label("integer", 2), [2], 0), (label("integer", 2), "[2, 3]", 0),
+    (label("integer", 2), "[[2]]", 0), (label("list", [3, -2], "integer"), "[(3, -2)]", 0),
+    # digits of any script and full-width forms are the digits they are
+    (label("integer", 15), "١٥", 1), (label("integer", 15), "۱۵", 1), (label("integer", 15), "１５", 1),
+    (label("integer", 15), "१५", 1), (label("integer", 1234), "١٬٢٣٤", 1), (label("number", 12.5), "١٢٫٥", 1),
+    (label("number", 12.5), "１２．５", 1), (label("number", 0.25, normalize={"form": "probability"}), "١/٤", 1),
+    (label("number", 0.25, normalize={"form": "probability"}), "٢٥٪", 1),
+    (label("string", "8:30", **CLOCK), "٨:٣٠", 1), (label("string", "8:30", **CLOCK), "８：３０", 1),
+    (label("list", [3, -2], "integer"), "(٣، −٢)", 1), (label("option", "C"), "Ｃ", 1),
+    (label("integer", 15), "١٦", 0), (label("integer", 15), "١ ٥", 0), (label("integer", 2), "４／２", 0),
+    (label("integer", 12), "1²", 0),  # a superscript is no digit
+    # y and n alone are yes and no
+    (label("boolean", True), "y", 1), (label("boolean", True), "Y.", 1), (label("boolean", False), "n", 1),
+    (label("boolean", True), "n", 0), (label("boolean", True), "y = 3", 0), (label("boolean", True), "y/n", 0),
+    # a '>' chain is a sequence in the order written; a '<' chain is no separator
+    (label("list", ["apple", "mango", "banana"], "string"), "apple > mango > banana", 1),
+    (label("list", ["apple", "mango", "banana"], "string"), "banana > mango > apple", 0),
+    (label("list", ["apple", "mango", "banana"], "string"), "apple < mango < banana", 0),
+    (label("set", ["apple", "mango"], "string"), "mango > apple", 1),
+    # clock: a whole hour needs o'clock or am/pm; 24-hour forms are the same dial reading; an hour alone is refused
+    (label("string", "5:00", **CLOCK), "five o'clock", 1), (label("string", "5:00", **CLOCK), "Five o’clock", 1),
+    (label("string", "5:00", **CLOCK), "5 o'clock", 1), (label("string", "5:00", **CLOCK), "5 pm", 1),
+    (label("string", "5:00", **CLOCK), "17:00", 1), (label("string", "5:30", **CLOCK), "half past five", 1),
+    (label("string", "5:45", **CLOCK), "quarter to six", 1),
+    (label("string", "5:00", **CLOCK), "17", 0), (label("string", "5:00", **CLOCK), "5", 0),
+    (label("string", "5:00", **CLOCK), "five", 0), (label("string", "5:00", **CLOCK), "17 o'clock", 0),
+    (label("string", "5:00", **CLOCK), "17:00 pm", 0), (label("string", "5:00", **CLOCK), "six o'clock", 0),
+])
+def test_forms_read_by_what_they_say(lab, value, answer):
+    assert score(lab, json.dumps({"answer": value}, ensure_ascii=False)).answer == answer, value

@@ -457,12 +457,43 @@ _LATEX_SUBS = (("\\left", ""), ("\\right", ""), ("\\dfrac", "\\frac"), ("\\tfrac
                ("\\}", "}"), ("\\cdot", "·"))
 
 
+# Arabic-Indic punctuation and the ideographic space; the full-width forms U+FF01..U+FF5E are the ASCII ones shifted.
+_SCRIPT_PUNCT = {"\u066b": ".", "\u066c": ",", "\u066a": "%", "\u060c": ",", "\u061b": ";", "\u3000": " "}
+
+
+def _fold_digits(s: str) -> str:
+    """Digits of any script (Arabic-Indic ٠-٩, extended ۰-۹, Devanagari, ...) and full-width forms (１２, ：, Ａ) as
+    the ASCII characters they are; everything else as written."""
+    if s.isascii():
+        return s
+    out = []
+    for ch in s:
+        if ch.isdecimal():  # exactly the Unicode decimal digits (Nd); not ² or ½
+            out.append(chr(48 + unicodedata.decimal(ch)))
+        elif "\uff01" <= ch <= "\uff5e":
+            out.append(chr(ord(ch) - 0xFEE0))
+        else:
+            out.append(_SCRIPT_PUNCT.get(ch, ch))
+    return "".join(out)
+
+
+_INNER_BRACKET = re.compile(r"[\[\](){}]")
+
+
+def _unbracket(s: str) -> str:
+    """`[2]` as 2: one value in square brackets written as text (a JSON list stays a list; `[(3, -2)]` and
+    `[[a, b]]` hold a bracketed value, so they keep theirs)."""
+    if len(s) >= 2 and s[0] == "[" and s[-1] == "]" and not _INNER_BRACKET.search(s, 1, len(s) - 1):
+        return s[1:-1]
+    return s
+
+
 def _clean(v: str) -> str:
     """The answer a value states, without the dressing models put around it."""
     if len(v) > MAX_VALUE:
         raise _Bad("value too long")
     s = _JSON_LATEX.sub(lambda m: "\\" + {"\x08": "b", "\x0c": "f", "\t": "t"}[m.group()], v)
-    s = s.translate(_MINUS).replace("*", "").replace("`", "")
+    s = _fold_digits(s).translate(_MINUS).replace("*", "").replace("`", "")
     for old, new in _LATEX_SUBS:
         s = s.replace(old, new)
     for _ in range(8):
@@ -478,6 +509,7 @@ def _clean(v: str) -> str:
         m = _COMMAND.match(s)
         if m and s.endswith("}") and _balanced(s[m.end():-1]):
             s = s[m.end():-1]
+        s = _unbracket(s)
         if s == before:
             break
     return s.strip()
@@ -585,7 +617,8 @@ def _norm_int(v) -> int:
         raise _Bad("not an integer")
     if isinstance(v, str):
         value, _pct = _read_number(v, "integer", approx_ok=False)
-        if isinstance(value, float) and not (value.is_integer() and "/" not in v and "frac" not in v):
+        written = _clean(v)  # "４／２" is a fraction too
+        if isinstance(value, float) and not (value.is_integer() and "/" not in written and "frac" not in written):
             raise _Bad("not an integer")
         return int(value)
     raise _Bad("not an integer")
@@ -610,8 +643,9 @@ def _norm_num(v, form: str = "number") -> float:
 _PUNCT_TO_SPACE = str.maketrans({c: " " for c in string.punctuation + "‘’“”–—·…"})
 _WS = re.compile(r"\s+")
 _ARTICLES = re.compile(r"^(the|a|an)\s+")
-_CLOCK = re.compile(r"^(\d{1,2})\s*[:.h]\s*(\d{2})(?::00)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
-_OCLOCK = re.compile(r"^(\d{1,2})\s*(?:o'?\s*clock)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
+_CLOCK = re.compile(r"^([0-9]{1,2})\s*[:.h]\s*([0-9]{2})(?::00)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
+# A whole hour: "5 o'clock", "five o'clock", "5 pm", "five pm" — an hour alone ("5", "17") is a number, not a time.
+_OCLOCK = re.compile(r"^([0-9]{1,2}|[a-z]{3,6})\s*(o'?\s*clock)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
 
 
 def _synonym_table(norm: dict) -> dict[str, str]:
@@ -655,12 +689,15 @@ _CLOCK_MINUTES = {**_NUMBER_WORDS, "quarter": 15, "a quarter": 15, "half": 30, "
 
 def _clock_word(w: str, table: dict) -> int | None:
     w = w.strip().casefold()
-    return int(w) if w.isdigit() and len(w) <= 2 else table.get(w)
+    return int(w) if w.isascii() and w.isdigit() and len(w) <= 2 else table.get(w)
 
 
 def _norm_clock(v: str) -> str:
-    """A time of day as a 12-hour clock shows it: 'h:mm' with h in 1..12 (24-hour and am/pm forms accepted, and
-    "half past eight", "quarter to four", "ten past two")."""
+    """A time of day as a 12-hour clock shows it: 'h:mm' with h in 1..12. Accepted: 24-hour forms ("17:00" is 5:00:
+    a 12-hour dial does not tell the halves of the day apart, so either reading is right), am/pm forms (hour 1..12),
+    a whole hour with o'clock or am/pm ("5 o'clock", "five o'clock", "5 pm"), and "half past eight", "quarter to
+    four", "ten past two". An hour alone ("5", "17") is refused: it is a number, and the reading a model gives when
+    it ignored the minute hand."""
     s = v.strip().replace("’", "'")
     if len(s) > 40:
         raise _Bad("not a time of day (h:mm)")
@@ -668,8 +705,12 @@ def _norm_clock(v: str) -> str:
     phrase = None if m else _CLOCK_PHRASE.match(s)
     if m and m.re is _CLOCK:
         hour, minute = int(m.group(1)), int(m.group(2))
+        if m.group(3) and not 1 <= hour <= 12:  # "17:00 pm" says two things
+            raise _Bad("not a time of day (h:mm)")
     elif m:
-        hour, minute = int(m.group(1)), 0
+        hour, minute = _clock_word(m.group(1), _NUMBER_WORDS), 0
+        if not (m.group(2) or m.group(3)) or hour is None or not 1 <= hour <= 12:
+            raise _Bad("not a time of day (h:mm)")
     elif phrase:
         minute = _clock_word(phrase.group(1), _CLOCK_MINUTES)
         hour = _clock_word(phrase.group(3), _NUMBER_WORDS)
@@ -694,11 +735,15 @@ _BOOL_AGAINST = {True: re.compile(rf"\b(?:no|false|{_HEDGE})\b", re.IGNORECASE),
 
 
 def _norm_bool(v) -> bool:
-    """true/false or yes/no, also "Yes." and "No, they do not overlap." (a reason that names no other answer)."""
+    """true/false or yes/no (y/n alone), also "Yes." and "No, they do not overlap." (a reason that names no other
+    answer)."""
     if isinstance(v, bool):
         return v
     if isinstance(v, str):
-        m = _BOOL.match(_clean(v))
+        text = _clean(v)
+        if text.casefold() in ("y", "n"):  # alone only: "y = 3" or "n/a" is not an answer
+            return text.casefold() == "y"
+        m = _BOOL.match(text)
         if m:
             said = m.group(1).casefold() in ("yes", "true")
             if not _BOOL_AGAINST[said].search(m.group(2) or ""):
@@ -734,8 +779,10 @@ def _norm_option(v) -> str:
 _POINT_NAME = re.compile(r"^\(?\s*x\s*,\s*y\s*(?:,\s*z\s*)?\)?\s*=\s*", re.IGNORECASE)  # "(x, y) = (3, -2)"
 _COORD_NAME = re.compile(r"^[a-z]\s*[=:]\s*", re.IGNORECASE)  # "x = 3"
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
-# Items written as text: "a, b", "a; b", one per line, "a → b", "a, b and c"; never bare spaces ("1 2" is not [1, 2]).
-_ITEM_SEP = re.compile(r"\s*(?:[,;\n]|→|->|⟶)\s*(?:and\s+)?|\s+and\s+")
+# Items written as text: "a, b", "a; b", one per line, "a → b", "a -> b", "a > b" (a chain, in the order written),
+# "a, b and c"; never bare spaces ("1 2" is not [1, 2]). "a < b" is no separator: read in the order written it would
+# reverse what an ascending chain says, so it stays one item (wrong) rather than a guess.
+_ITEM_SEP = re.compile(r"\s*(?:[,;\n]|→|->|⟶|>)\s*(?:and\s+)?|\s+and\s+")
 
 
 def _norm_items(v, item_type: str, label: dict) -> list:

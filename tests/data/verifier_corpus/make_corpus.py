@@ -563,6 +563,7 @@ def sequence_forms():
         ("upper case text", lambda t: ", ".join(t).upper()),
         ("Python list in a string", lambda t: str(t)),
         ("full stops", lambda t: [f"{x}." for x in t]),
+        ("greater-than chain", lambda t: " > ".join(t)),
     ]
     wrong = [
         ("reversed", lambda t: t[::-1]),
@@ -578,10 +579,11 @@ def sequence_forms():
         ("nested lists", lambda t: [[x] for x in t]),
         ("empty list", lambda t: []),
         ("reversed text", lambda t: ", ".join(t[::-1])),
-        ("greater-than chain", lambda t: " > ".join(t)),
         ("numbers", lambda t: list(range(len(t)))),
         ("boolean", lambda t: True),
         ("sorted alphabetically", lambda t: sorted(t) if sorted(t) != t else None),
+        ("reversed greater-than chain", lambda t: " > ".join(t[::-1])),
+        ("less-than chain", lambda t: " < ".join(t)),
     ]
     return truths, right, wrong
 
