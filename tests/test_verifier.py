@@ -234,13 +234,16 @@ def test_statements_disagreeing_on_one_line_say_so():
     (label("list", ["apple", "mango", "banana"], "string"), "banana > mango > apple", 0),
     (label("list", ["apple", "mango", "banana"], "string"), "apple < mango < banana", 0),
     (label("set", ["apple", "mango"], "string"), "mango > apple", 1),
-    # clock: a whole hour needs o'clock or am/pm; 24-hour forms are the same dial reading; an hour alone is refused
+    # clock: a whole hour as the dial shows it (1-12, alone, with o'clock or am/pm); 24-hour with its minutes is the
+    # same dial reading; a 24-hour hour without them is refused (0.8.0 read "17" as 5:00)
     (label("string", "5:00", **CLOCK), "five o'clock", 1), (label("string", "5:00", **CLOCK), "Five o’clock", 1),
     (label("string", "5:00", **CLOCK), "5 o'clock", 1), (label("string", "5:00", **CLOCK), "5 pm", 1),
     (label("string", "5:00", **CLOCK), "17:00", 1), (label("string", "5:30", **CLOCK), "half past five", 1),
     (label("string", "5:45", **CLOCK), "quarter to six", 1),
-    (label("string", "5:00", **CLOCK), "17", 0), (label("string", "5:00", **CLOCK), "5", 0),
-    (label("string", "5:00", **CLOCK), "five", 0), (label("string", "5:00", **CLOCK), "17 o'clock", 0),
+    (label("string", "5:00", **CLOCK), "5", 1), (label("string", "5:00", **CLOCK), "five", 1),
+    (label("string", "5:00", **CLOCK), "17", 0), (label("string", "5:00", **CLOCK), "0", 0),
+    (label("string", "12:00", **CLOCK), "0", 0), (label("string", "5:00", **CLOCK), "17 o'clock", 0),
+    (label("string", "5:30", **CLOCK), "5", 0),
     (label("string", "5:00", **CLOCK), "17:00 pm", 0), (label("string", "5:00", **CLOCK), "six o'clock", 0),
 ])
 def test_forms_read_by_what_they_say(lab, value, answer):

@@ -644,7 +644,7 @@ _PUNCT_TO_SPACE = str.maketrans({c: " " for c in string.punctuation + "‘’“
 _WS = re.compile(r"\s+")
 _ARTICLES = re.compile(r"^(the|a|an)\s+")
 _CLOCK = re.compile(r"^([0-9]{1,2})\s*[:.h]\s*([0-9]{2})(?::00)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
-# A whole hour: "5 o'clock", "five o'clock", "5 pm", "five pm" — an hour alone ("5", "17") is a number, not a time.
+# A whole hour as the dial shows it: "5", "five", "5 o'clock", "five o'clock", "5 pm" (hours 1 to 12 only).
 _OCLOCK = re.compile(r"^([0-9]{1,2}|[a-z]{3,6})\s*(o'?\s*clock)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
 
 
@@ -695,9 +695,9 @@ def _clock_word(w: str, table: dict) -> int | None:
 def _norm_clock(v: str) -> str:
     """A time of day as a 12-hour clock shows it: 'h:mm' with h in 1..12. Accepted: 24-hour forms ("17:00" is 5:00:
     a 12-hour dial does not tell the halves of the day apart, so either reading is right), am/pm forms (hour 1..12),
-    a whole hour with o'clock or am/pm ("5 o'clock", "five o'clock", "5 pm"), and "half past eight", "quarter to
-    four", "ten past two". An hour alone ("5", "17") is refused: it is a number, and the reading a model gives when
-    it ignored the minute hand."""
+    a whole hour as the dial shows it, 1 to 12, alone or with o'clock or am/pm ("5", "five", "five o'clock",
+    "5 pm"), and "half past eight", "quarter to four", "ten past two". A 24-hour hour without its minutes ("17",
+    "17 o'clock", "0") is refused: no one reads a dial that way, and "17" is as likely a count as a time."""
     s = v.strip().replace("’", "'")
     if len(s) > 40:
         raise _Bad("not a time of day (h:mm)")
@@ -709,7 +709,7 @@ def _norm_clock(v: str) -> str:
             raise _Bad("not a time of day (h:mm)")
     elif m:
         hour, minute = _clock_word(m.group(1), _NUMBER_WORDS), 0
-        if not (m.group(2) or m.group(3)) or hour is None or not 1 <= hour <= 12:
+        if hour is None or not 1 <= hour <= 12:
             raise _Bad("not a time of day (h:mm)")
     elif phrase:
         minute = _clock_word(phrase.group(1), _CLOCK_MINUTES)
