@@ -34,7 +34,7 @@ from ..validate.phash import dhash, nearest_distance
 from .card import write_card
 from .config import BalanceSpec, BuildConfig, options_only_rules
 from .provenance import Fingerprint, differences, fingerprint, read_record, record_sha256
-from .rows import discard, instance_row, named_io, read_rows, shard_name, write_shard
+from .rows import instance_row, read_rows, shard_name, write_file_atomic, write_shard
 
 MANIFEST = "manifest.json"
 STATE_DIR = ".tessera-build"
@@ -295,13 +295,7 @@ def _sha256_file(path: Path) -> str:
 
 
 def _write_json_atomic(path: Path, value) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
-        tmp.replace(path)
-    except BaseException:
-        discard(tmp)
-        raise
+    write_file_atomic(path, (json.dumps(value, indent=2, sort_keys=True) + "\n").encode())
 
 
 def _read_json(path: Path, what: str):
@@ -625,27 +619,12 @@ def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
     (out / "jsonl").mkdir(exist_ok=True)
     lines = []
     for r in rows:
-        png = images / f"{r['instance_id']}.png"
-        part = png.with_name(f".{png.name}.tmp")
-        try:  # whole or absent (a full disk leaves no half picture), and an error that names the file
-            with named_io(png):
-                part.write_bytes(r["image"]["bytes"])
-            part.replace(png)
-        except BaseException:
-            discard(part)
-            raise
+        write_file_atomic(images / f"{r['instance_id']}.png", r["image"]["bytes"])
         rec = {k: v for k, v in r.items() if k not in ("image", "trace", "phash")}
         rec["phash"] = r["phash"].hex()
         rec["image"] = f"images/{split}/{r['instance_id']}.png"
         lines.append(canonical_json(rec))
-    target = out / "jsonl" / shard.replace(".parquet", ".jsonl")
-    tmp = target.with_name(f".{target.name}.tmp")
-    try:
-        tmp.write_text("\n".join(lines) + "\n")
-        tmp.replace(target)
-    except BaseException:
-        discard(tmp)
-        raise
+    write_file_atomic(out / "jsonl" / shard.replace(".parquet", ".jsonl"), ("\n".join(lines) + "\n").encode())
 
 
 def _drop_orphan_images(out: Path, files: dict[str, list[dict]]) -> None:
