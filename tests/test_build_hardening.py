@@ -316,8 +316,16 @@ def test_resume_after_an_edit_is_refused_naming_the_task(kind, tasks, part, part
     lines = str(info.value).splitlines()
     assert lines[0] == (f"{out} holds finished shards of an interrupted build made from other inputs; resuming "
                         f"would mix old and new rows, so the build stops:")
-    assert lines[1:] == [f"  task {t}: its {part} changed (1 shard(s))" for t in tasks] + [
-        f"to rebuild only those, delete the named shards and rerun: rm {out / 'data' / 'train-00000-of-00004.parquet'}",
+    old = provenance.read_record(out / "data" / "train-00000-of-00004.parquet")["tasks"]
+    new = provenance.fingerprint(load_build_config(two_cfg, edited), edited).tasks
+    where = {"program": str(edited.tasks[CHARTS].source), "grammar": str(edited.tasks[CHARTS].grammar.source),
+             "contract": "contract integer_exact", "components": "the components its scene uses",
+             "vocab": "the vocabulary"}[part]
+    assert where.endswith(EDITS[kind][0]) or kind not in ("program", "grammar")  # the file the author edited
+    assert lines[1:] == [f"  task {t}: its {part} changed ({where}: sha256 {old[t][part][:12]}… → "
+                         f"{new[t][part][:12]}…; 1 shard(s))" for t in tasks] + [
+        f"to rebuild only those, rerun with --discard-stale (or delete them and rerun: rm "
+        f"{out / 'data' / 'train-00000-of-00004.parquet'})",
         "or build into a fresh --out folder"]
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before  # nothing was touched
 
@@ -355,6 +363,124 @@ def test_an_edit_of_a_task_with_no_finished_shard_resumes(partial, two_cfg, libr
     build(config, edited, fresh, workers=1)
     assert same_tree(fresh, out)
     assert any("How many of the board's cells" in r["prompt"] for r in rows(out))
+
+
+def test_discard_stale_rebuilds_only_the_edited_shards(partial, two_cfg, library_copy, tmp_path, monkeypatch):
+    monkeypatch.chdir(library_copy)
+    _edit(library_copy, "program")
+    out = tmp_path / "ds"
+    shutil.copytree(partial, out)
+    argv = ["--root", str(library_copy), "build", str(two_cfg), "--out", str(out), "--workers", "1"]
+    assert main(argv) == 1  # refused
+    assert main([*argv, "--discard-stale"]) == 0
+    edited = compile_taxonomy(library_copy)
+    fresh = tmp_path / "fresh"
+    build(load_build_config(two_cfg, edited), edited, fresh, workers=1)
+    assert same_tree(fresh, out)
+    assert validate_dataset(out).ok
+
+
+def test_an_edit_that_changes_no_instance_resumes(partial, two_cfg, two_ref, library_copy, tmp_path, monkeypatch):
+    """Comments, blank lines and trailing spaces are not in the parsed spec the hashes cover."""
+    monkeypatch.chdir(library_copy)
+    for rel in ("programs/charts/bar_chart/value_difference.yaml", "grammars/charts/bar_chart.yaml",
+                "contracts/integer_exact.yaml", "components/bar_chart.yaml"):
+        path = library_copy / rel
+        first, rest = path.read_text().split("\n", 1)  # the first line is a plain `key: id`
+        path.write_text(f"# edited: a comment and some whitespace\n\n{first}   # its id\n\n{rest}\n\n# the end\n")
+    edited = compile_taxonomy(library_copy)
+    out = tmp_path / "ds"
+    shutil.copytree(partial, out)
+    assert build(load_build_config(two_cfg, edited), edited, out, workers=1).resumed_shards == 1
+    assert same_tree(two_ref, out)
+
+
+# A selection that still matches after one of its tasks is deleted from the library.
+GLOB = f"""
+build: glob
+seed: 5
+select: {{tasks: ["charts.bar_chart.[sv]*"]}}
+per_task: {{train: 2}}
+levels: [0]
+shard_size: 1
+jsonl: true
+"""
+GONE = "programs/charts/bar_chart/sorted_labels.yaml"
+
+
+@pytest.fixture
+def glob_partial(taxonomy, tmp_path, monkeypatch):
+    """(config, an interrupted build of GLOB holding its first shard, of sorted_labels then value_difference)."""
+    cfg = _config_file(tmp_path, GLOB)
+    out = tmp_path / "glob-partial"
+    with monkeypatch.context() as m:
+        _interrupt_after(m, 1)
+        with pytest.raises(BuildInterrupted):
+            build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
+    return cfg, out
+
+
+def test_a_task_removed_before_the_resume_is_named(glob_partial, library_copy, tmp_path, monkeypatch):
+    """0.8.0 resumed: the plan's shards got other names (train-…-of-00002), the old train-00000-of-00004 stayed in
+    data/ beside them, the build said it finished, and `validate` and `datasets` refused the dataset."""
+    cfg, partial_out = glob_partial
+    monkeypatch.chdir(library_copy)
+    (library_copy / GONE).unlink()
+    edited = compile_taxonomy(library_copy)
+    config = load_build_config(cfg, edited)
+    out = tmp_path / "ds"
+    shutil.copytree(partial_out, out)
+    with pytest.raises(BuildFailed) as info:
+        build(config, edited, out, workers=1)
+    assert str(info.value).splitlines() == [
+        f"{out} holds an unfinished build made from other inputs; resuming would mix old and new rows, so the "
+        f"build stops:",
+        "  the build's tasks changed: task(s) charts.bar_chart.sorted_labels no longer in the build (removed from "
+        "the library, or no longer selected)",
+        "to finish that build, rerun with its config and library; to throw its shards away and build this one "
+        "here, rerun with --discard-stale; or build into a fresh --out folder"]
+    # a build state written before the task list was recorded: the stray shard is caught by its name
+    state = out / ".tessera-build" / "config.json"
+    old = json.loads(state.read_text())
+    state.write_text(json.dumps({k: old[k] for k in ("build", "config_sha256", "code_sha256")}))
+    with pytest.raises(BuildFailed, match=r"\n  not a shard of this build's plan \(the selected tasks or their "
+                                          r"counts changed\) \(1 shard\(s\)\)\n"):
+        build(config, edited, out, workers=1)
+    build(config, edited, out, workers=1, discard_stale=True)
+    fresh = tmp_path / "fresh"
+    build(config, edited, fresh, workers=1)
+    assert same_tree(fresh, out)
+    assert validate_dataset(out).ok
+
+
+def test_a_task_removed_from_a_finished_dataset_is_not_called_done(glob_partial, library_copy, taxonomy,
+                                                                   monkeypatch):
+    cfg, out = glob_partial
+    build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
+    monkeypatch.chdir(library_copy)
+    (library_copy / GONE).unlink()
+    edited = compile_taxonomy(library_copy)
+    with pytest.raises(BuildFailed, match=r"already holds a finished dataset of this config, but built from other "
+                                          r"inputs \(the build's tasks changed: task\(s\) "
+                                          r"charts.bar_chart.sorted_labels no longer in the build"):
+        build(load_build_config(cfg, edited), edited, out, workers=1, discard_stale=True)
+    assert (out / "manifest.json").exists()  # a finished dataset is never discarded
+
+
+def test_a_config_edited_before_the_resume_is_named(partial, two_cfg, taxonomy, tmp_path):
+    cfg = _config_file(tmp_path, TWO.replace("seed: 5", "seed: 6"))
+    config = load_build_config(cfg, taxonomy)
+    out = tmp_path / "ds"
+    shutil.copytree(partial, out)
+    was = load_build_config(two_cfg, taxonomy).sha256
+    with pytest.raises(BuildFailed) as info:
+        build(config, taxonomy, out, workers=1)
+    assert str(info.value).splitlines()[1] == (f"  the build config changed (seed 5 → 6; config sha256 {was[:12]}… → "
+                                               f"{config.sha256[:12]}…)")
+    build(config, taxonomy, out, workers=1, discard_stale=True)
+    fresh = tmp_path / "fresh"
+    build(config, taxonomy, fresh, workers=1)
+    assert same_tree(fresh, out)
 
 
 @pytest.mark.parametrize("change, expect", [
