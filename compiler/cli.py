@@ -339,7 +339,7 @@ def cmd_build(args) -> int:
     con = _console()
     with _progress() as progress:
         result = build(config, tax, Path(args.out), workers, args.ray if args.ray else None, args.ray is not None,
-                       progress)
+                       progress, discard_stale=args.discard_stale)
     if result.already_complete:
         con.print(f"{args.out} already holds this finished build ({config.spec.build}); nothing to do")
         return EXIT_OK
@@ -546,6 +546,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     c.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run on Ray (a local instance, or the cluster at ADDRESS)")
+    c.add_argument("--discard-stale", action="store_true",
+                   help="resume an unfinished build whose task specs, config, code or task list changed since: "
+                        "delete the finished shards made from the old inputs and build them again (without it, "
+                        "the build refuses and names what changed); a finished dataset is never deleted")
     c.set_defaults(fn=cmd_build)
 
     c = sub.add_parser("validate", help="check a dataset: manifest, hashes, schema, counts, gates, split overlap")

@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import TesseraError
-from .rows import _HF_FEATURES, SCHEMA, _fsync, discard
+from .rows import _HF_FEATURES, SCHEMA, write_file_atomic
 
 CARD = "README.md"
 MANIFEST_NAME = "manifest.json"  # build.MANIFEST (build imports this module)
@@ -218,14 +218,7 @@ def write_card(out: Path, manifest: dict, taxonomy) -> dict:
     if len(text) > MAX_CARD_BYTES:  # validate would refuse it: say so now, not after the user ships the dataset
         raise TesseraError(f"{path.parent}: the dataset card would be {len(text)} bytes, over the {MAX_CARD_BYTES} "
                            f"that `tessera validate` reads; select fewer tasks per build")
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_bytes(text)
-        _fsync(tmp)
-        tmp.replace(path)
-    except BaseException:
-        discard(tmp)
-        raise
+    write_file_atomic(path, text, durable=True)
     return {"name": CARD, "sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}
 
 

@@ -101,6 +101,28 @@ def write_shard(rows: list[dict], path: Path, record: dict | None = None) -> Non
         raise
 
 
+def write_file_atomic(path: Path, data: bytes, durable: bool = False) -> None:
+    """Write `data` to `path` whole or not at all: under a temporary name beside it (`.NAME.tmp`), synced when
+    `durable`, then renamed. Every build file but the shards goes through here, so a full disk leaves no half file
+    with a final name, and the error names the file: write(2)'s ENOSPC reaches Python without one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with named_io(tmp):
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+            try:
+                view = memoryview(data)
+                while view:  # a write may take part of the bytes (the last blocks of a disk)
+                    view = view[os.write(fd, view):]
+                if durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)
+        raise
+
+
 def discard(path: Path) -> None:
     try:
         path.unlink(missing_ok=True)
