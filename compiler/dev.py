@@ -29,7 +29,7 @@ class Round:
 
 def one_round(root: Path, task_id: str, seed: int, out: Path, variety: str | None) -> Round:
     """Compile `task_id` and write `out/sheet.png` (levels 0/5/9 plain, then with `variety`), each instance's
-    .png/.json/.trace.json beside it; or report why not."""
+    picture (.png; .jpg under variety strong), .json and .trace.json beside it; or report why not."""
     from .cli import write_instance
     from .gallery import contact_sheet
     from .taxonomy import open_taxonomy
