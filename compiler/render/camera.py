@@ -73,7 +73,7 @@ class CameraFrame(Frame):
         self.entries.append((cm, values, obj, item))
         if not self.scheduled:
             self.scheduled = True
-            comp.op(0.0, lambda: self.draw_batch(comp))
+            comp.op(0.0, lambda: self.draw_batch(comp), self.where)
 
     def draw_batch(self, comp) -> None:
         p = comp.painter
@@ -87,13 +87,14 @@ class CameraFrame(Frame):
             try:
                 shape = spec.draw(ctx, values, cm.options)
                 solid = Solid(len(solids), tuple(shape.faces))
+                style = _style(ctx, values)
             except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
                 raise EvalError(f"{cm.kind} mark at {cm.where_text}: {type(exc).__name__}: {exc}") from None
             except EvalError as exc:
                 raise EvalError(f"{cm.kind} mark at {cm.where_text}: {exc}") from None
             solids.append(solid)
             owners.append((cm, obj, shape))
-            styles.append(_style(ctx, values))
+            styles.append(style)
         if solids:
             try:
                 order = paint_order(solids, self.camera)
