@@ -132,3 +132,24 @@ def test_a_message_keeps_the_most_precise_position_it_has():
     assert located("circle mark at /t/g.yaml:9:2: bad", "g.yaml:3:4") == "circle mark at /t/g.yaml:9:2: bad"
     # a time quoted in a message is not a position
     assert not has_position("the clock shows 1:30:00") and has_position("at <expr>:1:5")
+
+
+# -- the fuzz -------------------------------------------------------------------------------------------------------
+SUITE_CASES = 200  # about 15 s of CPU on one core; the bench runs thousands (bench/fuzz_scene.py --cases N)
+
+
+def test_fuzzed_scenes_end_in_an_instance_or_a_positioned_error(tmp_path):
+    from bench.fuzz_scene import ALL_SAMPLES, SAMPLE_CPU_S, fuzz
+
+    t0 = time.process_time()
+    report = fuzz(tmp_path, SUITE_CASES, samples=ALL_SAMPLES[:2])  # level 0 plain, level 9 strong
+    seconds = time.process_time() - t0
+    print(f"\nscene fuzz: {len(report.cases)} cases, {len(report.runs)} runs, {seconds:.1f} s CPU\n{report.table()}")
+    assert len(report.cases) == SUITE_CASES
+    samples = [r for r in report.runs if r.what.startswith("sample")]
+    # The mutations reach run time: instances, run-time errors and compile errors all occur.
+    assert sum(r.outcome == "ok" for r in samples) > 40
+    assert sum(r.outcome == "error" for r in samples) > 10
+    assert sum(r.outcome == "error" for r in report.runs if r.what == "compile") > 10
+    assert all(r.seconds <= SAMPLE_CPU_S for r in samples if r.outcome != "hang")
+    assert not report.failures, "\n\n".join(report.describe(c) for c in report.failures[:5])
