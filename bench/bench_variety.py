@@ -53,8 +53,12 @@ def main() -> None:
     from tessera.taxonomy import compile_taxonomy
     from tessera.trace.instance import generate
 
-    png, edits = Timer(scene.encode_png), Timer(scene.apply_edits)
-    scene.encode_png, scene.apply_edits = png, edits  # render_scene looks both up in its module at call time
+    # render_scene looks both up in its module at call time; from 0.10 the edits end by writing strong's JPEG file
+    # (apply_edits_to_file), so edit% holds that file's encoding and png% only PNGs
+    edit_name = "apply_edits_to_file" if hasattr(scene, "apply_edits_to_file") else "apply_edits"
+    png, edits = Timer(scene.encode_png), Timer(getattr(scene, edit_name))
+    scene.encode_png = png
+    setattr(scene, edit_name, edits)
     tax = compile_taxonomy(root)
     settings = ["none", "mild", "strong"] if args.mild else ["none", "strong"]
     tasks = [t for t in TASKS if t in tax.tasks]

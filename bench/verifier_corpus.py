@@ -34,6 +34,11 @@ def adversarial() -> dict[str, str]:
         "4 KiB of '\\boxed{{'": "\\boxed{{" * (n // 8),
         "4 KiB of <answer>": "<answer>" * (n // 8),
         "4 KiB of tag pairs": "<answer>1</answer>\n" * (n // 19),
+        "4 KiB of sentences on one line": "I count them. The answer is 1. " * (n // 31),
+        "4 KiB of '. ' on one line": "The answer is 1" + ". " * (n // 2),
+        "4 KiB of '. :' on one line": "The answer is 1" + ".:" * (n // 2),
+        "4 KiB of ', so' on one line": "The answer is 1" + ", so" * (n // 4),
+        "4 KiB of non-ASCII digits": "The answer is " + "١" * (n - 20),
     }
 
 

@@ -220,11 +220,13 @@ def parse_query(text: str | None, task) -> dict | None:
 
 
 def write_instance(inst, out: Path) -> list[Path]:
+    from .render.png import image_suffix
     from .trace.instance import canonical_json
 
     out.mkdir(parents=True, exist_ok=True)
-    base = out / inst.instance_id
-    files = [base.with_suffix(".png"), base.with_suffix(".json"), out / f"{inst.instance_id}.trace.json"]
+    base = out / inst.instance_id  # the picture is <id>.png, or <id>.jpg under variety strong
+    files = [base.with_suffix(image_suffix(inst.png)), base.with_suffix(".json"),
+             out / f"{inst.instance_id}.trace.json"]
     files[0].write_bytes(inst.png)
     files[1].write_text(json.dumps(inst.record(), indent=2, ensure_ascii=False) + "\n")
     files[2].write_text(canonical_json(inst.trace) + "\n")
@@ -258,7 +260,7 @@ def _compared(results) -> str:
     n = len(results)
     absent = {kind: sum(kind not in r.checked for r in results) for kind in ("png", "json")}
     text = "trace, image and instance .json compared" if not any(absent.values()) else "traces compared"
-    missing = [f"{absent['png']} without a .png" if absent["png"] else "",
+    missing = [f"{absent['png']} without a picture" if absent["png"] else "",
                f"{absent['json']} without a .json" if absent["json"] else ""]
     if any(missing):
         text += f" ({', '.join(m for m in missing if m)} beside the trace: not checked)"
@@ -337,7 +339,7 @@ def cmd_build(args) -> int:
     con = _console()
     with _progress() as progress:
         result = build(config, tax, Path(args.out), workers, args.ray if args.ray else None, args.ray is not None,
-                       progress)
+                       progress, discard_stale=args.discard_stale)
     if result.already_complete:
         con.print(f"{args.out} already holds this finished build ({config.spec.build}); nothing to do")
         return EXIT_OK
@@ -544,6 +546,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     c.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run on Ray (a local instance, or the cluster at ADDRESS)")
+    c.add_argument("--discard-stale", action="store_true",
+                   help="resume an unfinished build whose task specs, config, code or task list changed since: "
+                        "delete the finished shards made from the old inputs and build them again (without it, "
+                        "the build refuses and names what changed); a finished dataset is never deleted")
     c.set_defaults(fn=cmd_build)
 
     c = sub.add_parser("validate", help="check a dataset: manifest, hashes, schema, counts, gates, split overlap")

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from .render.png import image_suffix
+
 DEMO_CONFIG = Path("taxonomy") / "builds" / "demo.yaml"
 
 
@@ -93,7 +95,7 @@ def write_gallery(dataset: Path, folder: Path, name: str, audit: Path | None = N
     for shard in sorted((dataset / "data").glob("*.parquet")):
         for row in pq.read_table(shard).to_pylist():
             (partial / row["task"]).mkdir(exist_ok=True)
-            rel = f"{row['task']}/{row['instance_id']}.png"
+            rel = f"{row['task']}/{row['instance_id']}{image_suffix(row['image']['bytes'])}"
             (partial / rel).write_bytes(row["image"]["bytes"])
             cards.append(_card(row, rel))
     if styles is not None:

@@ -161,7 +161,7 @@ def test_replay_detects_a_tampered_byte(reference, tmp_path, capsys):
     assert main(["--root", str(ROOT), "replay", str(ds), "--workers", "1"]) == 1
     out = capsys.readouterr().out
     assert f"MISMATCH {table[2]['instance_id']}" in out
-    assert "image: the stored PNG bytes differ from the trace's image hash" in out
+    assert "image: the stored picture's bytes differ from the trace's image hash" in out
     rep = validate_dataset(ds)
     assert any("sha256 differs from the manifest" in p for p in rep.problems)
     assert any("image bytes differ from the trace's image hash" in p for p in rep.problems)

@@ -432,7 +432,7 @@ def test_intact_folder_replays_and_says_what_it_compared(sampled, capsys):
     code, out, _ = run(capsys, "replay", trace.parent, "--json")
     assert code == 0 and json.loads(out)["results"][0]["checked"] == ["trace", "json"]
     code, out, _ = run(capsys, "replay", trace.parent)
-    assert code == 0 and "traces compared (1 without a .png beside the trace: not checked)" in out
+    assert code == 0 and "traces compared (1 without a picture beside the trace: not checked)" in out
 
 
 def test_a_renamed_instance_is_caught(sampled, capsys):
@@ -449,7 +449,7 @@ def test_a_symlink_to_a_regular_trace_is_read(sampled, tmp_path, capsys):
     link = tmp_path / "link.trace.json"
     link.symlink_to(trace)
     code, out, _ = run(capsys, "replay", link)
-    assert code == 0 and "1/1" in out and "1 without a .png" in out  # its side files are named link.*: absent
+    assert code == 0 and "1/1" in out and "1 without a picture" in out  # its side files are named link.*: absent
 
 
 # -- non-regular, huge and deep files, for every command that reads one -----------------------------------------

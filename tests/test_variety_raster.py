@@ -144,6 +144,7 @@ def _edit_cases() -> list[list[dict]]:
         "scanlines": {"edit": "scanlines", "period": 2, "depth": b["scanlines"]["depth"]},
         "gauss": {"edit": "gauss", "sigma": b["gauss"]["sigma"], "seed": 99},
         "salt_pepper": {"edit": "salt_pepper", "fraction": b["salt_pepper"]["fraction"], "seed": 7},
+        "file": {"edit": "file", "format": "jpeg", "quality": b["jpeg"]["quality"][0]},
     }
     assert set(alone) | {"photo"} == set(raster.EDITS)  # a new edit must join this test
     photo = [{**warp, "angle": -b["photo"]["angle"], "shear": 0.0, "px": b["photo"]["persp"],
@@ -277,35 +278,51 @@ def test_drawn_edits_stay_in_their_bounds():
                 elif e["edit"] == "jpeg":
                     lo, hi = bounds["jpeg"]["quality"]
                     assert lo <= e["quality"] <= hi
+                elif e["edit"] == "file":  # strong's JPEG file: at the jpeg edit's quality or a good one
+                    assert strength in raster.FILE_STRENGTHS and e["format"] == "jpeg"
+                    assert bounds["jpeg"]["quality"][0] <= e["quality"] <= raster.FILE_QUALITY[1]
+            edits = raster.draw_edits(rng, strength)
+            assert [e["edit"] for e in edits].count("file") == (strength in raster.FILE_STRENGTHS)
+            assert strength not in raster.FILE_STRENGTHS or edits[-1]["edit"] == "file"
         assert raster.draw_edits(Rng(7), strength, skip=raster.EDITS) == []
         no_warp = Rng(8)
         assert all(e["edit"] != "warp" for _ in range(200) for e in raster.draw_edits(no_warp, strength, ("warp",)))
-    assert {e for s, e in seen if s == "strong"} == set(raster.EDITS) - {"photo"}
+    # strong's jpeg edit becomes its file's quality; mild writes PNGs
+    assert {e for s, e in seen if s == "strong"} == set(raster.EDITS) - {"photo", "jpeg"}
+    assert {e for s, e in seen if s == "mild"} == set(raster.EDITS) - {"photo", "file"}
     assert raster.draw_edits(Rng(7), "none") == []
     assert raster.strength_for("strong", "mild") == "mild" and raster.strength_for("mild", "strong") == "mild"
 
 
 def test_gauss_noise_never_stacks_on_jpeg_and_only_some_photo_looks_have_grain():
-    """Of the per-pixel degradations, dense noise and JPEG are the costly ones in the PNG (about 100 kB and 30 kB a
-    picture): a strong render draws at most one of them (noise wins), and the photo look adds grain to about half
-    of its pictures; every other edit is still drawn on its own odds."""
+    """Of the per-pixel degradations, dense noise and JPEG are the costly ones in a PNG (about 100 kB and 30 kB a
+    picture): a mild render, stored as a PNG, draws at most one of them (noise wins). A strong render is stored as
+    a JPEG file, at the jpeg edit's quality when it drew one (35–85) and a good one (80–92) otherwise, whatever
+    noise it has; the photo look adds grain to about half of its pictures; every other edit keeps its own odds."""
     from tessera.sample.rng import Rng
 
     rng = Rng(11)
-    photos = photo_grain = gauss = jpeg = 0
+    photos = photo_grain = gauss = jpeg = low = 0
     n = 3000
     for _ in range(n):
-        names = [e["edit"] for e in raster.draw_edits(rng, "strong")]
+        names = [e["edit"] for e in raster.draw_edits(rng, "mild")]
         assert not ("gauss" in names and "jpeg" in names), names
-        gauss += "gauss" in names
         jpeg += "jpeg" in names
+    assert 0.15 < jpeg / n < 0.4, jpeg
+    for _ in range(n):
+        edits = raster.draw_edits(rng, "strong")
+        names = [e["edit"] for e in edits]
+        assert names[-1] == "file" and "jpeg" not in names, names
+        gauss += "gauss" in names
+        low += edits[-1]["quality"] < raster.FILE_QUALITY[0]
     for i in range(n):  # the photo look alone: its first edit is the warp with a surface fill
         edits = raster.draw_edits(Rng(10_000 + i), "strong")
         if edits and edits[0]["edit"] == "warp" and edits[0]["fill"] is not None:
             photos += 1
             photo_grain += any(e["edit"] == "gauss" for e in edits)
     assert 0.3 < photo_grain / photos < 0.7, (photo_grain, photos)
-    assert 0.08 < gauss / n < 0.3 and 0.15 < jpeg / n < 0.4, (gauss, jpeg)
+    # the jpeg edit's odds (0.35), times the share of its qualities (35–85) under FILE_QUALITY's 80: about 0.31
+    assert 0.08 < gauss / n < 0.3 and 0.2 < low / n < 0.4, (gauss, low)
 
 
 # -- replay -----------------------------------------------------------------------------------------------------
@@ -376,7 +393,7 @@ def test_bad_render_variety_keys_are_positioned_errors(library_copy):
             f":22: error: expected 'none', 'mild' or 'strong', got string 'extreme'") in text
     assert (f"grammars/icons/shape_field.yaml:{line('grammars/icons/shape_field.yaml', '  raster: {skip: [blur, wobble]}')}"
             ":25: error: unknown raster edit 'wobble' (edits: warp, blur, jpeg, tone, vignette, scanlines, gauss, "
-            "salt_pepper, photo)") in text
+            "salt_pepper, photo, file)") in text
     roman = line("grammars/symbolic/roman_cards.yaml",
                  "  canvas: {width: 560, height: 380, scale: [0.85, 1.25], aspect: [0.85, 1.2]}")
     assert (f"grammars/symbolic/roman_cards.yaml:{roman}:66: error: render.canvas.aspect [0.85, 1.2] must contain the "

@@ -156,3 +156,95 @@ def test_synonyms_travel_in_the_label_and_apply_both_ways(taxonomy):
     assert score(c.label("colour"), '{"answer": "color"}').answer == 1
     # contracts without synonyms keep the label they always had (no new key)
     assert "synonyms" not in taxonomy.contracts["integer_exact"].label(3)["normalize"]
+
+
+# -- a final answer after a sentence on the same line (0.8.0 read a statement only where it opened the last line) --
+CLOCK = {"normalize": {"form": "clock_time", "case": "fold", "whitespace": "collapse", "strip_punctuation": True}}
+EVERY_TYPE = [  # (label, the answer written out, a wrong answer written out)
+    (label("integer", 15), "15", "16"),
+    (label("number", 2.5, tolerance={"abs": 0.05, "rel": 0}), "2.5", "3.5"),
+    (label("number", 0.25, normalize={"form": "probability"}), "1/4", "3/4"),
+    (label("string", "Farm B"), "Farm B", "Farm D"),
+    (label("string", "8:30", **CLOCK), "8:30", "9:30"),
+    (label("option", "C"), "C", "D"),
+    (label("boolean", True), "yes", "no"),
+    (label("list", ["red", "blue"], "string"), "red, blue", "blue, red"),
+    (label("set", [1, 2], "integer"), "1, 2", "1, 3"),
+    (label("list", [3, -2], "integer"), "(3, -2)", "(-2, 3)"),
+]
+SAME_LINE_RIGHT = [
+    "I count the bars one by one. The answer is {r}.",
+    "I count the bars one by one. So the answer is {r}.",
+    "Everything adds up, so the answer is {r}.",
+    "Reading the figure (twice.) Final answer: {r}",
+    "Done checking! **Final answer:** {r}",
+    "Step 3: compare. Answer: {r}",
+    "The answer is {r}. So the answer is {r}.",
+]
+SAME_LINE_WRONG = [
+    "I count the bars one by one. The answer is {w}.",
+    "The answer is {r}. Actually, the answer is {w}.",  # a wrong answer after a right one on the line
+    "The answer is {w}. Actually, the answer is {r}.",  # two answers on one line: never credit
+    "The answer is {r}. The answer is {w}.",
+    "The answer is {r}. Or the answer is {w}.",
+    "It could be {r}. Or maybe the answer is {w}.",
+    "Hard to tell. I think the answer is {r}.",  # a hedge, wherever it stands
+    "If the grid wraps, the answer is {r}.",  # a condition, not a conclusion
+    "I don't think the answer is {r}. The answer is {w}.",
+    "Some would say the answer is {r}, but the answer is {w}.",
+]
+
+
+@pytest.mark.parametrize("lab,right,wrong", EVERY_TYPE)
+def test_a_final_answer_after_a_sentence_on_its_line(lab, right, wrong):
+    for style in SAME_LINE_RIGHT:
+        response = "Let me look at the picture.\n\n" + style.format(r=right, w=wrong)
+        assert score(lab, response).answer == 1.0, response
+    for style in SAME_LINE_WRONG:
+        response = "Let me look at the picture.\n\n" + style.format(r=right, w=wrong)
+        assert score(lab, response).answer == 0.0, response
+
+
+def test_statements_disagreeing_on_one_line_say_so():
+    s = score(label("integer", 15), "The answer is 16. Actually, the answer is 15.")
+    assert (s.answer, s.reason) == (0.0, "the last line states more than one answer")
+
+
+# -- forms 0.8.0 misread: brackets, digits of other scripts, y/n, '>' chains, worded and bare clock times ----------
+@pytest.mark.parametrize("lab,value,answer", [
+    # one value in square brackets written as text reads as the value; a JSON list is still a list
+    (label("integer", 2), "[2]", 1), (label("integer", 2), "Answer: [2]", 1),
+    (label("number", 2.5), "[2.5]", 1), (label("string", "8:30", **CLOCK), "[8:30]", 1),
+    (label("boolean", True), "[yes]", 1), (label("integer", 2), [2], 0), (label("integer", 2), "[2, 3]", 0),
+    (label("integer", 2), "[[2]]", 0), (label("list", [3, -2], "integer"), "[(3, -2)]", 0),
+    # digits of any script and full-width forms are the digits they are
+    (label("integer", 15), "١٥", 1), (label("integer", 15), "۱۵", 1), (label("integer", 15), "１５", 1),
+    (label("integer", 15), "१५", 1), (label("integer", 1234), "١٬٢٣٤", 1), (label("number", 12.5), "١٢٫٥", 1),
+    (label("number", 12.5), "１２．５", 1), (label("number", 0.25, normalize={"form": "probability"}), "١/٤", 1),
+    (label("number", 0.25, normalize={"form": "probability"}), "٢٥٪", 1),
+    (label("string", "8:30", **CLOCK), "٨:٣٠", 1), (label("string", "8:30", **CLOCK), "８：３０", 1),
+    (label("list", [3, -2], "integer"), "(٣، −٢)", 1), (label("option", "C"), "Ｃ", 1),
+    (label("integer", 15), "١٦", 0), (label("integer", 15), "١ ٥", 0), (label("integer", 2), "４／２", 0),
+    (label("integer", 12), "1²", 0),  # a superscript is no digit
+    # y and n alone are yes and no
+    (label("boolean", True), "y", 1), (label("boolean", True), "Y.", 1), (label("boolean", False), "n", 1),
+    (label("boolean", True), "n", 0), (label("boolean", True), "y = 3", 0), (label("boolean", True), "y/n", 0),
+    # a '>' chain is a sequence in the order written; a '<' chain is no separator
+    (label("list", ["apple", "mango", "banana"], "string"), "apple > mango > banana", 1),
+    (label("list", ["apple", "mango", "banana"], "string"), "banana > mango > apple", 0),
+    (label("list", ["apple", "mango", "banana"], "string"), "apple < mango < banana", 0),
+    (label("set", ["apple", "mango"], "string"), "mango > apple", 1),
+    # clock: a whole hour as the dial shows it (1-12, alone, with o'clock or am/pm); 24-hour with its minutes is the
+    # same dial reading; a 24-hour hour without them is refused (0.8.0 read "17" as 5:00)
+    (label("string", "5:00", **CLOCK), "five o'clock", 1), (label("string", "5:00", **CLOCK), "Five o’clock", 1),
+    (label("string", "5:00", **CLOCK), "5 o'clock", 1), (label("string", "5:00", **CLOCK), "5 pm", 1),
+    (label("string", "5:00", **CLOCK), "17:00", 1), (label("string", "5:30", **CLOCK), "half past five", 1),
+    (label("string", "5:45", **CLOCK), "quarter to six", 1),
+    (label("string", "5:00", **CLOCK), "5", 1), (label("string", "5:00", **CLOCK), "five", 1),
+    (label("string", "5:00", **CLOCK), "17", 0), (label("string", "5:00", **CLOCK), "0", 0),
+    (label("string", "12:00", **CLOCK), "0", 0), (label("string", "5:00", **CLOCK), "17 o'clock", 0),
+    (label("string", "5:30", **CLOCK), "5", 0),
+    (label("string", "5:00", **CLOCK), "17:00 pm", 0), (label("string", "5:00", **CLOCK), "six o'clock", 0),
+])
+def test_forms_read_by_what_they_say(lab, value, answer):
+    assert score(lab, json.dumps({"answer": value}, ensure_ascii=False)).answer == answer, value

@@ -6,7 +6,7 @@ last, with counts and the flags to pass:
 
 * `openrlhf` (offline, from a `tessera build` dataset): one row per instance —
     prompt      "<image>" + the instance prompt (`--data.input_key prompt --data.apply_chat_template`)
-    images      [absolute PNG path] (default) or [PNG bytes]  (`--data.image_key images --data.max_images_per_prompt 1`)
+    images      [absolute picture path] (default) or [picture bytes: PNG, or JPEG under variety strong]  (`--data.image_key images --data.max_images_per_prompt 1`)
     label       canonical JSON: the verifier label + task, domain, domain shares (`--data.label_key label`);
                 evaluation rows (every split but train) also `eval_weight` (training/reward.py)
     datasource  the domain; `macro` on evaluation rows, so OpenRLHF's eval logs the exact macro accuracy as
@@ -32,6 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 from tessera.errors import TesseraError
+from tessera.render.png import image_suffix
 from tessera.sample.rng import Rng, derive_seed
 from tessera.trace.instance import canonical_json
 
@@ -219,8 +220,9 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
                 iid = r["instance_id"]  # 24 hex digits (checked), so a safe file name under OUT/images/<split>/
                 png = r["image"]["bytes"]
                 if images == "path":
-                    (image_dir / f"{iid}.png").write_bytes(png)
-                    image = str(out / "images" / s / f"{iid}.png")
+                    name = iid + image_suffix(png)  # .png, or .jpg (variety strong)
+                    (image_dir / name).write_bytes(png)
+                    image = str(out / "images" / s / name)
                 else:
                     image = png  # held until the split is written: bytes mode needs the split's images in memory
                 label = r["label_parsed"]

@@ -6,9 +6,12 @@ A component is a reusable scene fragment written in YAML (components/*.yaml). It
 of kind `fn` take a lambda written by the caller (`value: "b -> b.value"`); the component calls it (`value(b)`),
 and the lambda runs in the caller's environment, which the component's environment keeps under `$caller`.
 The body is type-checked at each use with the argument types of that use, so a mistake inside a component is
-reported at its position in the component file, together with the grammar that used it.
+reported at its position in the component file, together with the grammar that used it. Because each use compiles
+the body again, uses are counted against the scene's bounds (scene.MAX_COMPONENT_USES, MAX_EXPANDED_SOURCE).
 """
 from __future__ import annotations
+
+import json
 
 from ..expr.compile import Scope, Site, compile_expr
 from ..expr.template import compile_template
@@ -43,6 +46,8 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
         sc.error(doc, loc + ("use",), f"component '{name}' uses itself ({' → '.join(sc.stack + [name])})")
         return None
     loaded = sc.components[name]
+    if not _charge_use(sc, doc, loc, name, loaded):
+        return None
     spec, cdoc = loaded.spec, loaded.doc
     given = raw.get("with") or {}
     if not isinstance(given, dict):
@@ -129,7 +134,7 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
     try:
         before = len(sc.diags.items)
         body = sc.node(cdoc, spec.scene, ("scene",), Scope(body_names, True, f"component '{name}'"), depth + 1)
-        if len(sc.diags.items) > before:
+        if len(sc.diags.items) > before and not sc.exhausted:
             sc.diags.error(doc.pos(loc + ("use",)), f"(the errors in component '{name}' above come from this use)")
     finally:
         sc.stack.pop()
@@ -147,6 +152,40 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
             return None
         fonts = tuple(spec.fonts)
     return CUse(name, args, functions, body, dict(spec.limits), str(doc.pos(loc + ("use",))), requires, fonts)
+
+
+def _charge_use(sc, doc, loc: tuple, name: str, loaded) -> bool:
+    """Count this use against the scene's bounds on expanding components (scene.MAX_COMPONENT_USES): every use
+    compiles the component's body again, so uses inside components multiply. False, after the one error that
+    names the chain of components and stops the scene's compile, when a bound is broken."""
+    from .scene import MAX_COMPONENT_USES, MAX_EXPANDED_SOURCE
+
+    sc.uses += 1
+    sc.expanded_source += _source_size(sc, name, loaded)
+    if sc.uses <= MAX_COMPONENT_USES and sc.expanded_source <= MAX_EXPANDED_SOURCE:
+        return True
+    chain = " → ".join([sc.doc.path, *sc.stack, name])
+    if sc.uses > MAX_COMPONENT_USES:
+        what = f"uses components more than {MAX_COMPONENT_USES:,} times"
+    else:
+        what = f"compiles more than {MAX_EXPANDED_SOURCE:,} characters of components"
+    sc.error(doc, loc + ("use",), f"the scene {what}, counting each use inside a component and each component once "
+                                  f"per use ({sc.uses:,} uses and {sc.expanded_source:,} characters at this use of "
+                                  f"'{name}': {chain}); each use compiles its component again, so components that "
+                                  f"use other components many times multiply")
+    sc.exhausted = True
+    return False
+
+
+def _source_size(sc, name: str, loaded) -> int:
+    """Characters of what compiling one use of a component reads: its scene, requirements and parameter defaults,
+    written as JSON (comments and layout cost nothing to compile, so they are not counted). Measured once."""
+    size = sc.source_sizes.get(name)
+    if size is None:
+        spec = loaded.spec
+        defaults = {k: p.default for k, p in spec.params.items()}
+        size = sc.source_sizes[name] = len(json.dumps([spec.scene, spec.require, defaults], default=str))
+    return size
 
 
 def _constant_length(c) -> int | None:

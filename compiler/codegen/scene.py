@@ -21,6 +21,13 @@ from ..render.theme import COLOR_WORDS
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 MAX_NODE_DEPTH = 12  # nesting of nodes and components; deeper trees are refused at compile time
+# Each use of a component compiles its body again (for the argument types and lambdas of that use), so a component
+# that uses another many times, which uses another many times, multiplies: five levels of 40 uses are 40^5 bodies.
+# One grammar's scene may compile at most this many component uses, counting the uses inside components, and at
+# most this many characters of components (scene, requirements, defaults as JSON) counted once per use (about one authoring file's worth). The
+# bundled library's largest scene (illustrations.tile_puzzle) compiles 16 uses and about 60,000 characters.
+MAX_COMPONENT_USES = 256
+MAX_EXPANDED_SOURCE = 1_000_000
 
 NODE_KEYS = ("let", "region", "inset", "frame", "background", "title", "caption", "guides", "marks", "layers",
              "panels", "tiles", "use", "with")
@@ -156,6 +163,12 @@ class SceneCompiler:
         self.components = components if components is not None else {}  # name → Loaded (components/*.yaml)
         self.ok = True
         self.stack: list[str] = []  # components being expanded (a component may not use itself)
+        # What expanding components has cost so far (see MAX_COMPONENT_USES): once a bound is broken the rest of
+        # the scene is not compiled, so the one error says why and the compile ends at once.
+        self.uses = 0
+        self.expanded_source = 0
+        self.exhausted = False
+        self.source_sizes: dict[str, int] = {}  # component → characters one use compiles
 
     # -- diagnostics --------------------------------------------------------------------------------------------
     def error(self, doc, loc: tuple, message: str, key: bool = False) -> None:
@@ -229,6 +242,8 @@ class SceneCompiler:
 
     # -- nodes --------------------------------------------------------------------------------------------------
     def node(self, doc, raw, loc: tuple, scope: Scope, depth: int = 0) -> CNode | None:
+        if self.exhausted:
+            return None
         if depth > MAX_NODE_DEPTH:
             self.error(doc, loc, f"scene nodes nest deeper than {MAX_NODE_DEPTH} levels")
             return None

@@ -194,12 +194,17 @@ def _identity(spec, grammar: CompiledGrammar, contract: CompiledContract, querie
     rename = {q: "<q>" for q in queries}
     rename.update({step: f"<s{i}>" for i, step in enumerate(spec.compute)})
     fns = dict(spec.functions)
+    printed: dict[str, str] = {}  # each function printed once for the whole program
+
+    def canon_of(src) -> str:
+        return canonical_tree(src, keep, rename, fns, printed)
+
     canon = {
         "grammar": grammar.id,
-        "compute": [canonical_tree(src, keep, rename, fns) for src in spec.compute.values()],
-        "require": sorted(canonical_tree(src, keep, rename, fns) for src in spec.require.values()),
-        "answer": canonical_tree(spec.answer.value, keep, rename, fns),
-        "witness": [(k, canonical_tree(v, keep, rename, fns)) for k, v in spec.witness.items()],
+        "compute": [canon_of(src) for src in spec.compute.values()],
+        "require": sorted(canon_of(src) for src in spec.require.values()),
+        "answer": canon_of(spec.answer.value),
+        "witness": [(k, canon_of(v)) for k, v in spec.witness.items()],
         "type": contract.type,
         "contract": contract.id,
     }

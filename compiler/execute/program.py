@@ -7,6 +7,7 @@ from typing import Any
 from ..codegen.task import CompiledTask
 from ..errors import EvalError
 from ..expr.compile import Budget, check_value, run, run_checked
+from ..expr.stack import with_headroom
 from ..sample.state import Rejected
 
 
@@ -18,6 +19,7 @@ class ProgramResult:
     work: int = 0  # element evaluations the program needed (a measure of reasoning steps, for level audits)
 
 
+@with_headroom
 def run_program(task: CompiledTask, state: dict, query: dict, level: int, vocab: dict, rng,
                 budget: Budget | None = None) -> ProgramResult:
     """Raises Rejected when a requirement fails (a tie, a degenerate scene): the caller resamples the state.

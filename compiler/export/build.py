@@ -4,7 +4,7 @@ Layout of a finished dataset:
     DIR/manifest.json                                written last: its presence marks a finished dataset
     DIR/README.md                                    the Hugging Face dataset card (card.py), written just before
     DIR/data/<split>-<k:05d>-of-<n:05d>.parquet      shards, each renamed into place only when complete
-    DIR/jsonl/<split>-<k>-of-<n>.jsonl + DIR/images/<split>/<id>.png   (optional)
+    DIR/jsonl/<split>-<k>-of-<n>.jsonl + DIR/images/<split>/<id>.png or .jpg   (optional)
 While a build runs, DIR/.tessera-build/ holds its config hash and per-shard statistics, so an interrupted build
 resumes where it stopped and finishes with exactly the bytes of an uninterrupted one.
 
@@ -17,6 +17,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import threading
@@ -33,8 +34,8 @@ from ..validate.gates import GateInput, run_gates
 from ..validate.phash import dhash, nearest_distance
 from .card import write_card
 from .config import BalanceSpec, BuildConfig, options_only_rules
-from .provenance import Fingerprint, differences, fingerprint, read_record, record_sha256
-from .rows import discard, instance_row, named_io, read_rows, shard_name, write_shard
+from .provenance import TASK_PARTS, Fingerprint, differences, fingerprint, read_record, record_sha256
+from .rows import instance_row, read_rows, shard_name, write_file_atomic, write_shard
 
 MANIFEST = "manifest.json"
 STATE_DIR = ".tessera-build"
@@ -295,13 +296,7 @@ def _sha256_file(path: Path) -> str:
 
 
 def _write_json_atomic(path: Path, value) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
-        tmp.replace(path)
-    except BaseException:
-        discard(tmp)
-        raise
+    write_file_atomic(path, (json.dumps(value, indent=2, sort_keys=True) + "\n").encode())
 
 
 def _read_json(path: Path, what: str):
@@ -325,7 +320,9 @@ class _Shard:
 
 
 def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_address: str | None = None,
-          use_ray: bool = False, progress=None) -> BuildResult:
+          use_ray: bool = False, progress=None, discard_stale: bool = False) -> BuildResult:
+    """discard_stale: where an unfinished build in `out` was made from other inputs (an edited task, config or code,
+    another set of tasks), delete the shards that cannot be kept and build them again, instead of refusing."""
     t0 = time.perf_counter()
     out = Path(out)
     data = out / "data"
@@ -341,6 +338,9 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
         built = {"config_sha256": manifest.get("config_sha256"), "code_sha256": manifest.get("code_sha256"),
                  "versions": manifest.get("versions"), "tasks": (manifest.get("taxonomy") or {}).get("inputs")}
         whole, tasks = differences(built, fp, config.tasks)
+        gone = sorted(set(built["tasks"] or {}) - set(config.tasks))
+        if gone:  # the dataset holds rows of a task this build no longer makes
+            whole.append(_tasks_changed(gone, []))
         if whole or tasks:
             what = whole + [f"task {t}: its {', '.join(parts)} changed" for t, parts in sorted(tasks.items())]
             raise StaleOutput(f"{out} already holds a finished dataset of this config, but built from other "
@@ -351,18 +351,26 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
         raise TesseraError(f"{out} exists and is not a Tessera build folder; choose an empty or new --out folder")
     if (state / "config.json").exists():
         old = _read_json(state / "config.json", "the build state")
-        if not isinstance(old, dict) or old.get("config_sha256") != config.sha256:
-            raise StaleOutput(f"{out} holds an unfinished build of another config "
-                               f"('{old.get('build') if isinstance(old, dict) else '?'}'); "
-                               f"finish it with that config or choose a new --out folder")
+        changed = _plan_changes(old if isinstance(old, dict) else {}, config)
+        if changed and not discard_stale:
+            raise StaleOutput("\n".join([
+                f"{out} holds an unfinished build made from other inputs; resuming would mix old and new rows, so "
+                f"the build stops:", *(f"  {c}" for c in changed),
+                f"to finish that build, rerun with its config and library; to throw its shards away and build this "
+                f"one here, rerun with --discard-stale; or build into a fresh --out folder"]))
+        if changed:  # every shard there belongs to the other plan
+            for folder in (data, out / "jsonl", out / "images", state / "shards"):
+                shutil.rmtree(folder, ignore_errors=True)
     items_by_split = plan(config, taxonomy, workers if not use_ray else 1)
     shards_by_split = {split: _shards(split, items, config.spec.shard_size) for split, items in items_by_split.items()}
-    reusable = _check_resume(out, fp, [sh for shards in shards_by_split.values() for sh in shards])
+    reusable = _check_resume(out, fp, taxonomy, [sh for shards in shards_by_split.values() for sh in shards],
+                             discard_stale)
 
     # The state folder first: it marks the folder as a build's (a failure right after must not make it foreign).
     state.mkdir(parents=True, exist_ok=True)
     _write_json_atomic(state / "config.json", {"build": config.spec.build, "config_sha256": config.sha256,
-                                               "code_sha256": fp.code_sha256})
+                                               "code_sha256": fp.code_sha256, "config": config.spec.recorded(),
+                                               "tasks": config.tasks})
     (state / "shards").mkdir(exist_ok=True)
     data.mkdir(exist_ok=True)
     for stale in list(data.glob(".*.tmp")) + list(state.glob("shards/.*.tmp")) + list(out.glob("jsonl/.*.tmp")) + \
@@ -428,7 +436,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
         raise BuildFailed(_failure_report(failures, bad_rate, stats, config))
 
     if config.spec.jsonl:
-        _drop_orphan_images(out, files)
+        _drop_orphans(out, files)
     manifest = _manifest(config, taxonomy, fp, out, files, stats, items_by_split)
     manifest["card"] = write_card(out, manifest, taxonomy)  # README.md before the manifest, which hashes it
     _write_json_atomic(manifest_path, manifest)  # last: its presence marks the dataset finished
@@ -446,14 +454,68 @@ def _shards(split: str, items: list[Item], size: int) -> list[_Shard]:
     return [_Shard(split, k, shard_name(split, k, n), items[k * size:(k + 1) * size]) for k in range(n)]
 
 
-def _check_resume(out: Path, fp: Fingerprint, shards: list[_Shard]) -> dict[str, dict]:
+def _short(h) -> str:
+    return f"{h[:12]}…" if isinstance(h, str) else "none"
+
+
+def _tasks_changed(gone: list[str], new: list[str]) -> str:
+    parts = []
+    if gone:
+        parts.append(f"task(s) {', '.join(gone[:10])}{' …' if len(gone) > 10 else ''} no longer in the build "
+                     f"(removed from the library, or no longer selected)")
+    if new:
+        parts.append(f"task(s) {', '.join(new[:10])}{' …' if len(new) > 10 else ''} new to the build")
+    return "the build's tasks changed: " + "; ".join(parts)
+
+
+def _plan_changes(old: dict, config: BuildConfig) -> list[str]:
+    """What differs between an unfinished build's state and this build: its config, or the tasks its config
+    selects (a task added to or removed from the library changes which rows every shard holds, not the config)."""
+    changed = []
+    if old.get("config_sha256") != config.sha256:
+        was, now = old.get("config"), config.spec.recorded()
+        keys = sorted(k for k in set(was) | set(now) if was.get(k) != now.get(k)) if isinstance(was, dict) else []
+
+        def shown(k: str) -> str:  # a scalar with its values, a table by its key
+            a, b = was.get(k), now.get(k)
+            scalar = all(isinstance(v, (str, int, float, bool)) or v is None for v in (a, b))
+            return f"{k} {json.dumps(a)[:40]} → {json.dumps(b)[:40]}" if scalar else k
+
+        named = f"{', '.join(shown(k) for k in keys)}; " if keys else ""
+        changed.append(f"the build config changed ({named}config sha256 {_short(old.get('config_sha256'))} → "
+                       f"{_short(config.sha256)})")
+    elif isinstance(old.get("tasks"), list) and old["tasks"] != config.tasks:
+        changed.append(_tasks_changed(sorted(set(old["tasks"]) - set(config.tasks)),
+                                      sorted(set(config.tasks) - set(old["tasks"]))))
+    return changed
+
+
+def _part_source(taxonomy, task: str, part: str) -> str:
+    """Where an author changes `part` of `task`: what a refusal names beside the hashes."""
+    t = taxonomy.tasks[task]
+    return {"program": str(t.source), "grammar": str(t.grammar.source), "contract": f"contract {t.contract.id}",
+            "components": "the components its scene uses", "vocab": "the vocabulary"}.get(part, part)
+
+
+SHARD_FILE = re.compile(r"[a-z][a-z0-9_]*-\d{5}-of-\d{5}\.parquet")
+
+
+def _check_resume(out: Path, fp: Fingerprint, taxonomy, shards: list[_Shard],
+                  discard_stale: bool = False) -> dict[str, dict]:
     """Finished shards of an interrupted build that this build may keep (name → their statistics). A shard built
-    from other specs, code or versions is refused with the tasks and shards named: keeping it would mix rows."""
+    from other specs, code or versions, or not in this build's plan at all, is refused with the tasks, files and
+    hashes named: keeping it would mix rows. With `discard_stale`, such shards are deleted and built again."""
     data, state = out / "data", out / STATE_DIR / "shards"
     reusable: dict[str, dict] = {}
     whole: dict[str, list[str]] = defaultdict(list)  # what differs → shards
-    changed: dict[str, set] = defaultdict(set)  # task → parts that changed
+    changed: dict[str, dict] = defaultdict(dict)  # task → part → (old hash, new hash)
     stale: dict[str, list[str]] = defaultdict(list)  # task → shards holding its old rows
+    planned = {sh.name for sh in shards}
+    if data.is_dir():  # a finished shard of another plan (other tasks or counts) would sit beside this build's
+        for path in sorted(data.iterdir()):
+            if SHARD_FILE.fullmatch(path.name) and path.name not in planned:
+                whole["not a shard of this build's plan (the selected tasks or their counts changed)"].append(
+                    path.name)
     for sh in shards:
         if not (data / sh.name).exists() or not (state / f"{sh.name}.json").exists():
             continue  # not finished: rebuilt
@@ -470,26 +532,44 @@ def _check_resume(out: Path, fp: Fingerprint, shards: list[_Shard]) -> dict[str,
             what.append("its tasks differ from this build's")
         for w in what:
             whole[w].append(sh.name)
+        was = record.get("tasks") if isinstance(record.get("tasks"), dict) else {}
         for t, parts in tasks.items():
-            changed[t].update(parts)
+            for p in parts:
+                old = was.get(t).get(p) if isinstance(was.get(t), dict) else None
+                changed[t][p] = (old, fp.tasks[t].get(p))
             stale[t].append(sh.name)
         if not what and not tasks:
             reusable[sh.name] = shard_stats
     if not whole and not changed:
         return reusable
     named = sorted({n for names in list(whole.values()) + list(stale.values()) for n in names})
+    if discard_stale:
+        for n in named:
+            _discard_shard(out, n)
+        return reusable
     lines = [f"{out} holds finished shards of an interrupted build made from other inputs; resuming would mix "
              f"old and new rows, so the build stops:"]
     for what, names in sorted(whole.items()):
         lines.append(f"  {what} ({len(names)} shard(s))")
     for t in sorted(changed):
-        lines.append(f"  task {t}: its {', '.join(p for p in sorted(changed[t]))} changed "
-                     f"({len(stale[t])} shard(s))")
+        for p, (old, new) in sorted(changed[t].items()):
+            if p not in TASK_PARTS:  # the record does not list the task at all
+                lines.append(f"  task {t}: {p} ({len(stale[t])} shard(s))")
+                continue
+            lines.append(f"  task {t}: its {p} changed ({_part_source(taxonomy, t, p)}: sha256 {_short(old)} → "
+                         f"{_short(new)}; {len(stale[t])} shard(s))")
     listed = " ".join(str(data / n) for n in named[:20])
     more = f" … and {len(named) - 20} more" if len(named) > 20 else ""
-    lines.append(f"to rebuild only those, delete the named shards and rerun: rm {listed}{more}")
+    lines.append(f"to rebuild only those, rerun with --discard-stale (or delete them and rerun: rm {listed}{more})")
     lines.append("or build into a fresh --out folder")
     raise StaleOutput("\n".join(lines))
+
+
+def _discard_shard(out: Path, name: str) -> None:
+    """A finished shard that cannot be kept, with its statistics and JSONL (its images go with the orphans)."""
+    for path in (out / "data" / name, out / STATE_DIR / "shards" / f"{name}.json",
+                 out / "jsonl" / name.replace(".parquet", ".jsonl")):
+        path.unlink(missing_ok=True)
 
 
 def _absorb_stats(stats: dict[str, TaskStats], shard: dict) -> None:
@@ -625,37 +705,27 @@ def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
     (out / "jsonl").mkdir(exist_ok=True)
     lines = []
     for r in rows:
-        png = images / f"{r['instance_id']}.png"
-        part = png.with_name(f".{png.name}.tmp")
-        try:  # whole or absent (a full disk leaves no half picture), and an error that names the file
-            with named_io(png):
-                part.write_bytes(r["image"]["bytes"])
-            part.replace(png)
-        except BaseException:
-            discard(part)
-            raise
+        png = images / r["image"]["path"]  # <id>.png, or <id>.jpg (variety strong)
+        write_file_atomic(png, r["image"]["bytes"])
         rec = {k: v for k, v in r.items() if k not in ("image", "trace", "phash")}
         rec["phash"] = r["phash"].hex()
-        rec["image"] = f"images/{split}/{r['instance_id']}.png"
+        rec["image"] = f"images/{split}/{png.name}"
         lines.append(canonical_json(rec))
-    target = out / "jsonl" / shard.replace(".parquet", ".jsonl")
-    tmp = target.with_name(f".{target.name}.tmp")
-    try:
-        tmp.write_text("\n".join(lines) + "\n")
-        tmp.replace(target)
-    except BaseException:
-        discard(tmp)
-        raise
+    write_file_atomic(out / "jsonl" / shard.replace(".parquet", ".jsonl"), ("\n".join(lines) + "\n").encode())
 
 
-def _drop_orphan_images(out: Path, files: dict[str, list[dict]]) -> None:
-    """A shard left unfinished wrote its images before it stopped; rebuilt from an edited task, its rows have other
-    ids. images/ keeps exactly the images of the dataset's rows."""
+def _drop_orphans(out: Path, files: dict[str, list[dict]]) -> None:
+    """A shard left unfinished wrote its images and JSONL before it stopped; rebuilt from an edited task, its rows
+    have other ids, and in another plan (a task removed) it has another name. images/ and jsonl/ keep exactly the
+    files of the dataset's shards and rows."""
+    keep_jsonl = {e["name"].replace(".parquet", ".jsonl") for entries in files.values() for e in entries}
+    for path in (out / "jsonl").glob("*.jsonl"):
+        if path.name not in keep_jsonl:
+            path.unlink()
     for split, entries in files.items():
-        keep = {f"{r['instance_id']}.png" for e in entries for r in read_rows(out / "data" / e["name"],
-                                                                            ["instance_id"])}
-        for png in (out / "images" / split).glob("*.png"):
-            if png.name not in keep:
+        keep = {r["instance_id"] for e in entries for r in read_rows(out / "data" / e["name"], ["instance_id"])}
+        for png in (out / "images" / split).glob("*"):
+            if png.suffix in (".png", ".jpg") and png.stem not in keep:
                 png.unlink()
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import TesseraError
-from .rows import _HF_FEATURES, SCHEMA, _fsync, discard
+from .rows import _HF_FEATURES, SCHEMA, write_file_atomic
 
 CARD = "README.md"
 MANIFEST_NAME = "manifest.json"  # build.MANIFEST (build imports this module)
@@ -47,7 +47,7 @@ COLUMN_MEANINGS = {
     "label": "JSON object: the verifier label (type, answer, key, contract, tolerance, normalize, items); "
              "pass it to the reward function with the response",
     "witness": "JSON: the evidence for the answer in the image (the regions a correct reading looks at)",
-    "image": "the rendered scene, PNG",
+    "image": "the rendered scene: a PNG, or a JPEG for pictures built with variety strong",
     "phash": "256-bit dHash of the image (32 bytes), used to keep splits apart",
     "trace": "JSON object: the full generation trace; `tessera replay` rebuilds the row from it byte for byte",
 }
@@ -176,7 +176,7 @@ def render_card(manifest: dict, taxonomy) -> str:
               "One split alone: `datasets.Dataset.from_parquet(\"data/" + splits[0] + "-*.parquet\")`. "
               "`tessera validate DIR` checks the shards, hashes, rows and this card against `manifest.json`; "
               "`tessera replay DIR` rebuilds every row from its trace."
-              + (" `jsonl/` and `images/` hold the same rows as JSON lines with PNG files beside them (the card's "
+              + (" `jsonl/` and `images/` hold the same rows as JSON lines with the picture files (PNG, or JPEG under variety strong) beside them (the card's "
                  "configs name only the Parquet shards)." if manifest["config"].get("jsonl") else ""), "",
               "## Verifier and reward contract", "",
               "A response is scored against the row's `label` by the contract it names (`tessera score LABEL "
@@ -218,14 +218,7 @@ def write_card(out: Path, manifest: dict, taxonomy) -> dict:
     if len(text) > MAX_CARD_BYTES:  # validate would refuse it: say so now, not after the user ships the dataset
         raise TesseraError(f"{path.parent}: the dataset card would be {len(text)} bytes, over the {MAX_CARD_BYTES} "
                            f"that `tessera validate` reads; select fewer tasks per build")
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_bytes(text)
-        _fsync(tmp)
-        tmp.replace(path)
-    except BaseException:
-        discard(tmp)
-        raise
+    write_file_atomic(path, text, durable=True)
     return {"name": CARD, "sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}
 
 

@@ -11,6 +11,7 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..render.png import image_suffix
 from ..trace.instance import Instance, canonical_json
 
 STRING_COLUMNS = ("instance_id", "split", "task", "domain", "grammar", "bucket", "answer_type", "contract")
@@ -74,7 +75,7 @@ def instance_row(inst: Instance, split: str, phash: bytes) -> dict:
         "bucket": t.bucket, "answer_type": t.answer_type, "contract": t.contract.id, "operations": list(t.operations),
         "query": canonical_json(inst.trace["query"]), "level": inst.trace["level"], "seed": inst.trace["seed"],
         "prompt": inst.prompt, "answer": canonical_json(inst.answer), "label": canonical_json(inst.label),
-        "witness": canonical_json(inst.witness), "image": {"bytes": inst.png, "path": f"{inst.instance_id}.png"},
+        "witness": canonical_json(inst.witness), "image": {"bytes": inst.png, "path": inst.instance_id + image_suffix(inst.png)},
         "phash": phash, "trace": canonical_json(inst.trace),
     }
 
@@ -97,6 +98,28 @@ def write_shard(rows: list[dict], path: Path, record: dict | None = None) -> Non
             tmp.replace(path)
     except BaseException:
         discard(tmp)  # a disk-full write leaves no half file behind
+        raise
+
+
+def write_file_atomic(path: Path, data: bytes, durable: bool = False) -> None:
+    """Write `data` to `path` whole or not at all: under a temporary name beside it (`.NAME.tmp`), synced when
+    `durable`, then renamed. Every build file but the shards goes through here, so a full disk leaves no half file
+    with a final name, and the error names the file: write(2)'s ENOSPC reaches Python without one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with named_io(tmp):
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+            try:
+                view = memoryview(data)
+                while view:  # a write may take part of the bytes (the last blocks of a disk)
+                    view = view[os.write(fd, view):]
+                if durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)
         raise
 
 

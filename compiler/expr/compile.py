@@ -10,6 +10,7 @@ per type tuple), so there are no function values at run time and nothing to stor
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import operator
 from dataclasses import dataclass
@@ -74,6 +75,13 @@ class Budget:
         self.left -= n
         if self.left < 0:
             raise EvalError(f"expression evaluation exceeded {self.limit} steps{self.why}")
+
+    def charge_work(self, n: int, what: str) -> None:
+        """Charge n steps of work that is not an expression's (drawing: render/work.py); `what` names that work in
+        the message when the steps run out."""
+        self.left -= n
+        if self.left < 0:
+            raise EvalError(f"{what} exceeded {self.limit} steps{self.why}")
 
     def charge_bytes(self, n: int) -> None:
         self.bytes_left -= n
@@ -1123,13 +1131,17 @@ def new_env(values: dict, rng=None, budget: Budget | None = None) -> dict:
 
 
 def canonical_tree(source: Any, keep: set[str], rename: dict[str, str],
-                   functions: dict[str, Any] | None = None) -> str:
+                   functions: dict[str, Any] | None = None, printed: dict[str, str] | None = None) -> str:
     """A print of the expression for task identity: literals become <lit>; names in `rename` are replaced; names
     in `keep` (state fields, level, vocab) stay; any other name (lambda, let or loop variable) becomes <v>.
 
-    A call of one of `functions` (name → lambda source) prints the function's body in its place, so two programs
-    that differ only in what they call a helper (or in its parameter names) print the same."""
+    A call of one of `functions` (name → lambda source) prints a digest of the function's own print in its place, so
+    two programs that differ only in what they call a helper (or in its parameter names) print the same. Each
+    function is printed once (into `printed`, which callers printing several expressions of one program share) and
+    its callers print its digest, not its body: a chain of functions each calling the one before twice
+    (`e_i = x -> e_{i-1}(e_{i-1}(x))`) prints in time linear in the chain, not in 2^length."""
     functions = functions or {}
+    printed = {} if printed is None else printed
     if not isinstance(source, str):
         return "<lit>"
     try:
@@ -1140,13 +1152,17 @@ def canonical_tree(source: Any, keep: set[str], rename: dict[str, str],
     body_keep = set(BASE_NAMES)
 
     def inline(name: str, expanding: tuple) -> str:
+        if name in printed:
+            return printed[name]
         try:
             fn_tree = _parse_cached(functions[name]) if isinstance(functions[name], str) else None
         except UnexpectedInput:
             fn_tree = None
         if fn_tree is None or name in expanding:  # malformed or self-referent: reported by the compiler itself
             return name
-        return "fn(" + walk(fn_tree, body_keep, {}, expanding + (name,)) + ")"
+        body = walk(fn_tree, body_keep, {}, expanding + (name,))
+        printed[name] = "fn(" + hashlib.sha256(body.encode()).hexdigest()[:32] + ")"
+        return printed[name]
 
     def walk(n, keep_names: set, renames: dict, expanding: tuple) -> str:
         def sub(c) -> str:

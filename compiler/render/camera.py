@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import skia
 
 from ..errors import EvalError
-from .frames import Frame, _number
+from .frames import MAX_DEVICE_PX, Frame, _number, device_px
 from .marks import MARKS, Ctx, RenderRejected, paint
-from .space import (ISO_AZIMUTH, ISO_ELEVATION, Camera, Solid, box_corners, face_points, fit, paint_order, project_px,
-                    visibility_flat)
+from .space import (ISO_AZIMUTH, ISO_ELEVATION, Camera, OrderCharge, Solid, box_corners, face_points, fit,
+                    paint_order, project_px, visibility_flat)
+from .work import (CANDIDATE_STEPS, CROSSINGS_PER_STEP, FACE_STEPS, MAX_SOLIDS, PAIR_STEPS, PIXELS_PER_STEP,
+                   POINT3_STEPS, SOLID_STEPS, VOTE_STEPS)
 
 VISIBLE_MIN = 0.25  # an object less visible than this is no witness: it stays out of the render map
 FIT_MARGIN = 6.0  # pixels kept clear around the projected bounds
@@ -49,6 +52,7 @@ class CameraFrame(Frame):
         except ValueError as exc:
             raise EvalError(f"camera frame: {exc}") from None
         self.entries: list[tuple] = []  # (mark, values, bound object, item) registered by 3-D marks
+        self.solids = 0  # how many of the entries are solids (bounded by work.MAX_SOLIDS)
         self.scheduled = False
 
     # -- positions ------------------------------------------------------------------------------------------------
@@ -58,18 +62,23 @@ class CameraFrame(Frame):
             u, v, _ = self.camera.project(_number(x, "x"), _number(y, "y"), _number(z, "z"))
         except ValueError as exc:
             raise EvalError(f"camera frame: {exc}") from None
-        return self.fit.to_px(u, v)
+        return device_px(self.fit.to_px(u, v), "the point")
 
     def point(self, x, y) -> tuple[float, float]:
         """2-D marks draw on the ground: (x, y) is the world point (x, y, 0)."""
         return self.point3(x, y, 0.0)
 
     def length(self, v) -> float:
-        return _number(v, "a length") * self.fit.scale
+        return device_px(_number(v, "a length") * self.fit.scale, "a length")
 
     # -- the batch of 3-D marks -----------------------------------------------------------------------------------
     def batch(self, comp, cm, values: dict, obj, item) -> None:
         """Register one 3-D mark; the first registration schedules the one operation that draws them all."""
+        if MARKS[cm.kind].batch == "solid":
+            self.solids += 1
+            if self.solids > MAX_SOLIDS:
+                raise EvalError(f"{cm.kind} mark at {cm.where_text}: a camera frame holds at most {MAX_SOLIDS} solids "
+                                f"(this one is solid {self.solids})")
         self.entries.append((cm, values, obj, item))
         if not self.scheduled:
             self.scheduled = True
@@ -86,7 +95,10 @@ class CameraFrame(Frame):
                 continue
             try:
                 shape = spec.draw(ctx, values, cm.options)
+                comp.charge(SOLID_STEPS + sum(FACE_STEPS + POINT3_STEPS * len(f.points) for f in shape.faces),
+                            "drawing the 3-D solids")
                 solid = Solid(len(solids), tuple(shape.faces))
+                self._check_px(solid)
                 style = _style(ctx, values)
             except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
                 raise EvalError(f"{cm.kind} mark at {cm.where_text}: {type(exc).__name__}: {exc}") from None
@@ -96,19 +108,44 @@ class CameraFrame(Frame):
             owners.append((cm, obj, shape))
             styles.append(style)
         if solids:
+            # Ordering, painting and measuring work on all the solids together: what runs out is named by the first
+            # solid mark (and how many solids there are).
+            first = owners[0][0]
+            what = f"drawing {len(solids)} 3-D solids"
             try:
-                order = paint_order(solids, self.camera)
+                order = paint_order(solids, self.camera, OrderCharge(
+                    lambda n: comp.charge(n * CANDIDATE_STEPS, what), lambda n: comp.charge(n * PAIR_STEPS, what),
+                    lambda n: comp.charge(n * VOTE_STEPS, what)))
+                pts, counts = face_points(order)
+                px = project_px(pts, self.camera, self.fit)
+                comp.charge(_covered(px, counts, p) // PIXELS_PER_STEP, what)
+                self._paint_faces(p, order, px, counts, solids, styles, owners)
+                p.marks += len(solids)
+                vis = visibility_flat([pf.id for pf in order], px, counts,
+                                      (0.0, 0.0, float(p.width), float(p.height)), RESOLUTION,
+                                      lambda n: comp.charge(n // CROSSINGS_PER_STEP, what))
             except ValueError as exc:
-                raise EvalError(f"camera frame: {exc}") from None
-            pts, counts = face_points(order)
-            px = project_px(pts, self.camera, self.fit)
-            self._paint_faces(p, order, px, counts, solids, styles, owners)
-            p.marks += len(solids)
-            vis = visibility_flat([pf.id for pf in order], px, counts, (0.0, 0.0, float(p.width), float(p.height)),
-                                  RESOLUTION)
+                raise EvalError(f"{first.kind} mark at {first.where_text}: camera frame: {exc}") from None
+            except EvalError as exc:
+                raise EvalError(f"{first.kind} mark at {first.where_text}: {exc}") from None
             self._bind(comp, solids, owners, vis)
         for cm, values, obj, item in overlays:
             comp.draw(cm, values, obj, item, Ctx(p, self, cm.options.get("sizes", "px"), comp.keep_strokes))
+
+    def _check_px(self, solid: Solid) -> None:
+        """Every corner of the solid is a finite world point whose pixel lies within frames.MAX_DEVICE_PX (the order,
+        the paint and the visibility cells all work on these numbers)."""
+        verts = solid._verts
+        if not np.isfinite(verts).all():
+            raise EvalError(f"a corner of the solid is not a finite point: {verts[~np.isfinite(verts).all(axis=1)][0]}")
+        try:
+            px = project_px(verts, self.camera, self.fit)
+        except ValueError as exc:
+            raise EvalError(f"camera frame: {exc}") from None
+        bad = ~(np.abs(px) <= MAX_DEVICE_PX).all(axis=1)
+        if bad.any():
+            k = int(np.argmax(bad))
+            device_px(tuple(px[k].tolist()), f"the corner {tuple(verts[k].tolist())}")
 
     def _paint_faces(self, p, order, px, counts, solids, styles, owners) -> None:
         """Paint the faces in order: fill × the face's shade, then the ink outline. One path per face, drawn once or
@@ -182,6 +219,20 @@ class CameraFrame(Frame):
                 k = p.scale
                 geometry["corners"] = [[round(c * k, 2) for c in self.point3(*pt)] for pt in box_corners(lo, hi)]
             entry.setdefault("geometry", geometry)
+
+
+def _covered(px: np.ndarray, counts: np.ndarray, p) -> int:
+    """Device pixels of the canvas the faces' boxes cover (painting fills each of them)."""
+    if not len(counts):
+        return 0
+    starts = np.cumsum(counts) - counts
+    keep = counts > 0
+    starts = starts[keep]
+    x0 = np.clip(np.minimum.reduceat(px[:, 0], starts), 0, p.width)
+    x1 = np.clip(np.maximum.reduceat(px[:, 0], starts), 0, p.width)
+    y0 = np.clip(np.minimum.reduceat(px[:, 1], starts), 0, p.height)
+    y1 = np.clip(np.maximum.reduceat(px[:, 1], starts), 0, p.height)
+    return int(((x1 - x0) * (y1 - y0)).sum() * p.scale * p.scale)
 
 
 def _facet_outline(tag: str, poly, facing: set, sides: int) -> "skia.Path":

@@ -21,16 +21,17 @@ import skia
 
 from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse
 from ..errors import EvalError, has_position, located
-from ..expr.compile import run
+from ..expr.compile import Budget, run
 from ..expr.lib_place import segment_hits_box
 from ..expr.template import Template
 from . import guides as G
 from .frames import (BandScale, CanvasFrame, CartesianFrame, Frame, GridFrame, LinearScale, LogScale, PlaneFrame,
-                     PolarFrame)
+                     PolarFrame, device_px)
 from .marks import MARKS, Ctx, Drawn, RenderRejected
 from .painter import Painter
+from .work import (CHAR_STEPS, CURVE_POINT_STEPS, MARK_STEPS, MAX_MARKS, PIXELS_PER_STEP, POINT_STEPS,
+                   SEGMENT_STEPS, STROKE_STEPS, TEXT_STEPS)
 
-MAX_MARKS = 20_000  # marks drawn by one scene
 MAX_PANELS = 256
 TITLE_PX = 30.0
 CAPTION_PX = 22.0
@@ -50,6 +51,11 @@ class Composer:
     keep_strokes: bool = True  # False when no text of the scene asks to stay clear of strokes
     unbinding: int = 0  # > 0 while a tiles node draws its uncut sub-scene: its marks bind nothing
     here: str = ""  # position of the node, frame, guide, mark or use being evaluated ("grammars/x.yaml:12:7")
+    budget: Budget | None = None  # the scene's evaluation budget: drawing is charged to it (render/work.py)
+
+    def charge(self, steps: int, what: str) -> None:
+        if self.budget is not None:
+            self.budget.charge_work(steps, what)
 
     def op(self, z: float, fn, where: str | None = None) -> None:
         """Defer a drawing operation; an error it raises names `where` (by default what is being evaluated now)."""
@@ -414,7 +420,8 @@ class Composer:
                 obj = None
             self.drawn += 1
             if self.drawn > MAX_MARKS:
-                raise EvalError(f"the scene draws more than {MAX_MARKS} marks")
+                raise EvalError(f"{cm.kind} mark at {cm.where_text}: the scene draws more than {MAX_MARKS} marks "
+                                f"(this mark's item {i + 1} of {len(items)} is mark {self.drawn})")
             if spec.batch is not None:  # a 3-D mark: its frame draws all of them together (camera.py)
                 if not hasattr(frame, "batch"):
                     raise EvalError(f"a {cm.kind} mark at {cm.where_text} draws only in a camera frame")
@@ -427,6 +434,7 @@ class Composer:
     def draw(self, cm: CMark, values: dict, obj, item, ctx: Ctx) -> None:
         spec = MARKS[cm.kind]
         try:
+            self.charge(_mark_steps(cm.kind, values), "drawing the scene")
             options = cm.options
             if values.get("spots") is not None:
                 values = self.first_clear_spot(cm, values, item, ctx)
@@ -435,6 +443,8 @@ class Composer:
                     # (a halo in the background colour), so no axis or rim runs through its letters.
                     options = {**options, "halo": True}
             drawn: Drawn = spec.draw(ctx, values, options)
+            check_drawn(drawn)
+            self.charge(self.covered(drawn.bbox) // PIXELS_PER_STEP, "drawing the scene")
         except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
             raise EvalError(f"{cm.kind} mark at {cm.where_text}: {type(exc).__name__}: {exc}") from None
         except EvalError as exc:
@@ -445,6 +455,8 @@ class Composer:
         if cm.clear is True and drawn.text_box is not None:
             self.texts.append((drawn.text_box, key, cm.where_text))
         p = self.painter
+        if cm.group is not None:
+            p.group_sites.setdefault(cm.group, cm.where_text)
         if self.unbinding:
             obj = None
         bound = obj is not None and id(obj) in self.paths
@@ -463,6 +475,13 @@ class Composer:
             circle = tuple(v * k for v in drawn.circle) if drawn.circle else None
             p.no_overlap_groups.setdefault(cm.group, []).append((f"{cm.kind} mark at {cm.where_text} #{self.unbound}",
                                                                  box, circle))
+
+    def covered(self, box: tuple) -> int:
+        """Device pixels of the canvas a box (logical units) covers: what filling or sampling it costs."""
+        p = self.painter
+        w = max(0.0, min(box[2], p.width) - max(box[0], 0.0))
+        h = max(0.0, min(box[3], p.height) - max(box[1], 0.0))
+        return int(w * h * p.scale * p.scale)
 
     def first_clear_spot(self, cm: CMark, values: dict, item, ctx: Ctx) -> dict:
         """Label placement: the first of (x, y) and the `spots` where the text is inside the canvas, crossed by no
@@ -523,7 +542,9 @@ class Composer:
         n = len(self.strokes)
         if n == 0:
             return False
+        self.charge(n * STROKE_STEPS // 8 + 1, "checking text against strokes")  # one vectorised test per stroke
         if self._index is None or self._index[0] != n:
+            self.charge(n * STROKE_STEPS, "checking text against strokes")  # the arrays are rebuilt from the list
             segs = np.array([seg for seg, _ in self.strokes], dtype=np.float64)
             lo = np.minimum(segs[:, :2], segs[:, 2:])
             hi = np.maximum(segs[:, :2], segs[:, 2:])
@@ -536,6 +557,7 @@ class Composer:
     def crossings(self, box: tuple, key) -> int:
         """How many strokes drawn so far for other items cross the inside of the box."""
         x0, y0, x1, y1 = box
+        self.charge(len(self.strokes) * STROKE_STEPS, "checking text against strokes")
         return sum(1 for seg, k in self.strokes
                    if k != key and min(seg[0], seg[2]) < x1 and max(seg[0], seg[2]) > x0
                    and min(seg[1], seg[3]) < y1 and max(seg[1], seg[3]) > y0 and _segment_hits_box(*seg, box))
@@ -543,7 +565,11 @@ class Composer:
     def check_text_clear(self) -> None:
         for box, key, where in self.texts:
             x0, y0, x1, y1 = box
-            if self.crosses((x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5), key):
+            try:
+                crossed = self.crosses((x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5), key)
+            except EvalError as exc:
+                raise EvalError(f"text mark at {where}: {exc}") from None
+            if crossed:
                 raise RenderRejected(f"text of the mark at {where} is crossed by a stroke: crossed")
 
 
@@ -687,8 +713,33 @@ def _asks_clear(node: CNode | None) -> bool:
     return any(_asks_clear(n) for n in node.layers)
 
 
+def _mark_steps(kind: str, values: dict) -> int:
+    """What drawing one 2-D mark costs before its pixels (render/work.py): a base, its points or segments, its
+    characters."""
+    steps = MARK_STEPS
+    for key in ("points", "segments", "spots"):
+        v = values.get(key)
+        if isinstance(v, list):
+            steps += len(v) * (CURVE_POINT_STEPS if kind == "path" and key == "points" else
+                               SEGMENT_STEPS if key == "segments" else POINT_STEPS)
+    if "text" in values:
+        text = values["text"]
+        steps += TEXT_STEPS + (len(text) * CHAR_STEPS if isinstance(text, str) else 0)
+    return steps
+
+
+def check_drawn(drawn: Drawn) -> None:
+    """What a mark drew lies at finite pixels near the canvas (frames.MAX_DEVICE_PX): its box goes into the render
+    map, the legibility checks and the raster edits, which turn it into whole pixels."""
+    device_px(drawn.bbox, "the mark's box")
+    if drawn.circle is not None:
+        device_px(drawn.circle, "the mark's circle")
+    if drawn.text_box is not None:
+        device_px(drawn.text_box, "the text's box")
+
+
 def render_composed(scene: CNode, painter: Painter, paths: dict[int, str], env: dict) -> dict:
-    comp = Composer(painter, paths, keep_strokes=_asks_clear(scene))
+    comp = Composer(painter, paths, keep_strokes=_asks_clear(scene), budget=env.get("$budget"))
     comp.node(scene, env, (0.0, 0.0, float(painter.width), float(painter.height)), record=True)
     comp.finish()
     return comp.decisions

@@ -65,6 +65,13 @@ class Scale:
         return []
 
 
+def _span(lo: float, hi: float, what: str) -> None:
+    """A range that positions divide by: its width must be a finite, positive float (not [-1e308, 1e308], whose
+    width overflows, nor [1e300, 1e300 + 1], whose ends are one float)."""
+    if not (math.isfinite(hi - lo) and hi - lo > 0):
+        raise EvalError(f"{what} [{lo:g}, {hi:g}] has no finite, positive width as a float")
+
+
 class LinearScale(Scale):
     kind = "linear"
 
@@ -72,12 +79,16 @@ class LinearScale(Scale):
         lo, hi = _number(lo, "a linear scale's lower bound"), _number(hi, "a linear scale's upper bound")
         if hi < lo:
             lo, hi = hi, lo
+        # (a domain of one value widens by 1 below: not where adding 1 changes nothing)
+        if not math.isfinite(hi - lo) or (hi == lo and lo + 1 == lo):
+            _span(lo, hi, "a linear scale's domain")
         if nice:
             lo, hi, step = nice_ticks(lo, hi, max_ticks)
         else:
             if hi == lo:
                 hi = lo + 1
             step = nice_ticks(lo, hi, max_ticks)[2]
+        _span(lo, hi, "a linear scale's domain")
         self.lo, self.hi, self.step = lo, hi, step
 
     def fraction(self, v) -> float:
@@ -163,6 +174,22 @@ class BandScale(Scale):
         return [((i + 0.5) * self.band, c) for i, c in enumerate(self.categories)]
 
 
+# A mark's pixel coordinates (canvas units, before the pixel scale) stay within this distance of the canvas origin:
+# a canvas is at most 2,048 a side, and the library's marks stay within about 1,000. Past it a coordinate is an error,
+# not a mark drawn far away: skia draws in 32-bit floats (1e39 is already infinite there), and boxes become whole
+# pixels in the render map, the legibility checks and the raster edits.
+MAX_DEVICE_PX = 1_000_000.0
+
+
+def device_px(v, what: str):
+    """v (a pixel coordinate or a tuple of them) when it is finite and within ±MAX_DEVICE_PX, else an EvalError."""
+    for c in (v if isinstance(v, tuple) else (v,)):
+        if not -MAX_DEVICE_PX <= c <= MAX_DEVICE_PX:  # False for NaN too
+            raise EvalError(f"{what} lands at {c:g} px; a mark's pixel coordinates and sizes must stay within "
+                            f"±{MAX_DEVICE_PX:,.0f} px")
+    return v
+
+
 # -- frames -----------------------------------------------------------------------------------------------------
 @dataclass
 class Frame:
@@ -180,7 +207,7 @@ class Frame:
         return self.box[3] - self.box[1]
 
     def point(self, x, y) -> tuple[float, float]:
-        return self.box[0] + _number(x, "x"), self.box[1] + _number(y, "y")
+        return device_px((self.box[0] + _number(x, "x"), self.box[1] + _number(y, "y")), "the point")
 
     def span_x(self, x, x2=None) -> tuple[float, float]:
         a = self.point(x, 0)[0]
@@ -191,7 +218,7 @@ class Frame:
         return (a, a) if y2 is None else (a, self.point(0, y2)[1])
 
     def length(self, v) -> float:
-        return _number(v, "a length")
+        return device_px(_number(v, "a length"), "a length")
 
     def angle(self, deg: float) -> float:
         """A frame angle (degrees) as a screen angle (clockwise from east, y down)."""
@@ -218,10 +245,10 @@ class CartesianFrame(Frame):
         return {"x": self.x, "y": self.y}.get(channel)
 
     def _px(self, f: float) -> float:
-        return self.box[0] + f * self.width
+        return device_px(self.box[0] + f * self.width, "x")
 
     def _py(self, f: float) -> float:
-        return self.box[3] - f * self.height if self.y_up else self.box[1] + f * self.height
+        return device_px(self.box[3] - f * self.height if self.y_up else self.box[1] + f * self.height, "y")
 
     def point(self, x, y) -> tuple[float, float]:
         return self._px(self.x.fraction(x)), self._py(self.y.fraction(y))
@@ -244,7 +271,7 @@ class CartesianFrame(Frame):
         # Only meaningful when both scales are linear; uses x's pixels per unit.
         if not isinstance(self.x, LinearScale):
             raise EvalError("sizes in frame units need a linear x scale")
-        return _number(v, "a length") * self.width / (self.x.hi - self.x.lo)
+        return device_px(_number(v, "a length") * self.width / (self.x.hi - self.x.lo), "a length")
 
 
 class PlaneFrame(Frame):
@@ -258,17 +285,19 @@ class PlaneFrame(Frame):
         (x0, x1), (y0, y1) = sorted(map(float, x)), sorted(map(float, y))
         if x1 <= x0 or y1 <= y0:
             raise EvalError(f"a plane frame needs increasing ranges, got x {x} and y {y}")
+        _span(x0, x1, "a plane frame's x range")
+        _span(y0, y1, "a plane frame's y range")
         self.x0, self.x1, self.y0, self.y1 = x0, x1, y0, y1
         self.unit = min(self.width / (x1 - x0), self.height / (y1 - y0))
         self.ox = box[0] + (self.width - self.unit * (x1 - x0)) / 2
         self.oy = box[3] - (self.height - self.unit * (y1 - y0)) / 2
 
     def point(self, x, y) -> tuple[float, float]:
-        return (self.ox + (_number(x, "x") - self.x0) * self.unit,
-                self.oy - (_number(y, "y") - self.y0) * self.unit)
+        return device_px((self.ox + (_number(x, "x") - self.x0) * self.unit,
+                          self.oy - (_number(y, "y") - self.y0) * self.unit), "the point")
 
     def length(self, v) -> float:
-        return _number(v, "a length") * self.unit
+        return device_px(_number(v, "a length") * self.unit, "a length")
 
     def scale(self, channel: str) -> Scale | None:
         lo, hi = (self.x0, self.x1) if channel == "x" else (self.y0, self.y1)
@@ -277,6 +306,7 @@ class PlaneFrame(Frame):
     @staticmethod
     def axis_scale(lo: float, hi: float) -> "LinearScale":
         """The scale an axis guide reads along one of a plane's ranges (also before the frame is fitted)."""
+        _span(lo, hi, "a plane frame's range")
         return LinearScale(lo, hi, nice=False, max_ticks=max(2, min(20, int(hi - lo))))
 
 
@@ -317,11 +347,14 @@ class PolarFrame(Frame):
 
     def screen_angle(self, x) -> float:
         f = self.theta.fraction(x)
-        return self.start + (1 if self.clockwise else -1) * f * self.sweep
+        a = self.start + (1 if self.clockwise else -1) * f * self.sweep
+        if not math.isfinite(a):
+            raise EvalError(f"the angle of {x!r} is {a:g} degrees, not a finite number")
+        return a
 
     def radial(self, y) -> float:
         f = self.r.fraction(y)
-        return self.radius * (self.inner + (1 - self.inner) * f)
+        return device_px(self.radius * (self.inner + (1 - self.inner) * f), "the radius")
 
     def point(self, x, y) -> tuple[float, float]:
         a = math.radians(self.screen_angle(x))
@@ -329,7 +362,8 @@ class PolarFrame(Frame):
         return self.cx + rr * math.cos(a), self.cy + rr * math.sin(a)
 
     def length(self, v) -> float:
-        return _number(v, "a length") * self.radius * (1 - self.inner) / max(1e-9, self._r_span())
+        return device_px(_number(v, "a length") * self.radius * (1 - self.inner) / max(1e-9, self._r_span()),
+                         "a length")
 
     def _r_span(self) -> float:
         return (self.r.hi - self.r.lo) if isinstance(self.r, LinearScale) else 1.0
@@ -363,11 +397,12 @@ class GridFrame(Frame):
     def point(self, x, y) -> tuple[float, float]:
         x, y = _number(x, "a column"), _number(y, "a row")
         if not self.hex:
-            return self.ox + x * self.cell, self.oy + y * self.cell
+            return device_px((self.ox + x * self.cell, self.oy + y * self.cell), "the point")
         row = math.floor(y)
         shift = 0.5 if row % 2 else 0.0
         top = 1 / SQRT3  # centre of row 0 sits half a hexagon's height below the top
-        return self.ox + (x + shift) * self.cell, self.oy + (top + (y - 0.5) * SQRT3 / 2) * self.cell
+        return device_px((self.ox + (x + shift) * self.cell, self.oy + (top + (y - 0.5) * SQRT3 / 2) * self.cell),
+                         "the point")
 
     def cell_polygon(self, col: int, row: int) -> list[tuple[float, float]]:
         if not self.hex:
@@ -380,7 +415,7 @@ class GridFrame(Frame):
                 for k in range(6)]
 
     def length(self, v) -> float:
-        return _number(v, "a length") * self.cell
+        return device_px(_number(v, "a length") * self.cell, "a length")
 
     def scale(self, channel: str) -> Scale | None:
         n = self.cols if channel == "x" else self.rows

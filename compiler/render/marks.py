@@ -18,7 +18,7 @@ from typing import Callable
 import skia
 
 from ..errors import EvalError
-from .frames import Frame, GridFrame, PolarFrame, _number
+from .frames import Frame, GridFrame, PolarFrame, _number, device_px
 from .painter import SHAPES, Painter, face_font
 from .typefaces import face_for
 from .pictograms import PICTOGRAMS, pictogram
@@ -132,7 +132,7 @@ class Ctx:
         v = _number(v, what)
         if v < 0:
             raise EvalError(f"{what} cannot be negative, got {v:g}")
-        return self.frame.length(v) if self.sizes == "frame" else v
+        return self.frame.length(v) if self.sizes == "frame" else device_px(v, what)
 
     def color(self, v) -> RGB | None:
         return self.theme.resolve(v)
@@ -155,7 +155,7 @@ def _bounds(pts) -> tuple[float, float, float, float]:
 
 
 def _offset(v: dict) -> tuple[float, float]:
-    return _number(v.get("dx", 0.0), "dx"), _number(v.get("dy", 0.0), "dy")
+    return device_px((_number(v.get("dx", 0.0), "dx"), _number(v.get("dy", 0.0), "dy")), "the offset dx, dy")
 
 
 def points_of(value, what: str) -> list[tuple]:

@@ -72,6 +72,7 @@ class Painter:
         self.marks = 0
         # group → [(path, bbox, circle or None)]: answer-bearing marks that must not touch each other
         self.no_overlap_groups: dict[str, list[tuple[str, tuple, tuple | None]]] = {}
+        self.group_sites: dict[str, str] = {}  # group → where its first mark is declared (file:line:col)
 
     # -- binding -------------------------------------------------------------------------------------------------
     def bind(self, obj, box: tuple[float, float, float, float], group: str | None = None,

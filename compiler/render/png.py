@@ -125,3 +125,79 @@ def png_size(data: bytes) -> tuple[int, int]:
     """(width, height) of a PNG, from its IHDR chunk."""
     width, height = struct.unpack(">II", data[16:24])
     return width, height
+
+
+# -- picture files of either format ------------------------------------------------------------------------------
+# Pictures are PNGs (encode_png), except under variety strong, where the raster edits end by storing a JPEG
+# (render.raster's file edit). These read either, by their signature.
+JPEG_SIGNATURE = b"\xff\xd8\xff"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SUFFIXES = {"png": ".png", "jpeg": ".jpg"}
+
+
+def image_format(data: bytes) -> str:
+    """'png' or 'jpeg' from the file's signature; ValueError for anything else."""
+    if data[:8] == PNG_SIGNATURE:
+        return "png"
+    if data[:3] == JPEG_SIGNATURE:
+        return "jpeg"
+    raise ValueError("not a PNG or JPEG file (no signature)")
+
+
+def image_suffix(data: bytes) -> str:
+    """The file name suffix of a picture: .png or .jpg."""
+    return SUFFIXES[image_format(data)]
+
+
+def jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's first start-of-frame segment; None when there is none where a JPEG has it."""
+    frame = jpeg_frame(data)
+    return None if frame is None else frame[:2]
+
+
+def jpeg_frame(data: bytes) -> tuple[int, int, int, int, int] | None:
+    """(width, height, marker, bits, components) of a JPEG's first start-of-frame segment (marker 0xC0 for the
+    baseline files Tessera writes), walking the segments from the start; None when the file is not a JPEG or has no
+    frame header where a JPEG has it."""
+    if not data.startswith(JPEG_SIGNATURE):
+        return None
+    pos = 2
+    while pos + 4 <= len(data):
+        if data[pos] != 0xFF:
+            return None
+        marker = data[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # segments without a length
+            pos += 2
+            continue
+        (length,) = struct.unpack(">H", data[pos + 2:pos + 4])
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+            if pos + 10 > len(data):
+                return None
+            bits, height, width, components = struct.unpack(">BHHB", data[pos + 4:pos + 10])
+            return width, height, marker, bits, components
+        if marker in (0xD9, 0xDA) or length < 2:  # end of image or start of scan before any frame
+            return None
+        pos += 2 + length
+    return None
+
+
+def image_size(data: bytes) -> tuple[int, int]:
+    """(width, height) of a PNG or JPEG picture."""
+    if image_format(data) == "png":
+        return png_size(data)
+    size = jpeg_size(data)
+    if size is None:
+        raise ValueError("a JPEG without a start-of-frame segment")
+    return size
+
+
+def decode_image_rgb(data: bytes) -> np.ndarray:
+    """(h, w, 3) RGB pixels of a picture file of either format (a JPEG through libjpeg-turbo's accurate IDCT)."""
+    if image_format(data) == "png":
+        return decode_png_rgb(data)
+    from .raster import decode_jpeg
+
+    return decode_jpeg(data)

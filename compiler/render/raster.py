@@ -26,7 +26,7 @@ import numpy as np
 from .marks import RenderRejected
 
 # Applied in this order (a photo look combines warp, tone, vignette and noise with stronger bounds).
-EDITS = ("warp", "blur", "jpeg", "tone", "vignette", "scanlines", "gauss", "salt_pepper", "photo")
+EDITS = ("warp", "blur", "jpeg", "tone", "vignette", "scanlines", "gauss", "salt_pepper", "photo", "file")
 LEVELS = {"none": 0, "mild": 1, "strong": 2}
 
 # Per strength: the chance each edit is drawn and the bounds of its parameters. These bounds are the promise the
@@ -51,10 +51,18 @@ BOUNDS = {
         "scanlines": (0.2, {"depth": 0.1}),
         "gauss": (0.15, {"sigma": 9.0}),
         "salt_pepper": (0.25, {"fraction": 0.006}),
+        # strong pictures are stored as JPEG files (the file edit, last): this chance and range are those of a
+        # visibly compressed file; the others are written at FILE_QUALITY
         "jpeg": (0.35, {"quality": (35, 85)}),
         "photo": (0.15, {"angle": 2.5, "persp": 0.07, "amount": 0.4, "sigma": 7.0, "grain": 0.5}),
     },
 }
+# Strengths whose pictures are stored as JPEG files (full colour, no chroma subsampling) rather than PNG: a
+# photographed, noisy, warped picture costs a lossless coder 3–10× its plain bytes (bench/bench_png_size.py: 77 kB
+# a strong picture as PNG against 17 kB for the reference library's plain ones), and a photograph is a JPEG. The
+# file is part of the variety: what a model sees is the decoded file, and the legibility check judges those pixels.
+FILE_STRENGTHS = ("strong",)
+FILE_QUALITY = (80, 92)  # a strong picture without the jpeg edit: a good camera's or scanner's file
 # Surfaces a photographed sheet lies on (the photo look fills the uncovered corners with one).
 SURFACES = [(92, 84, 76), (58, 60, 66), (120, 104, 86), (40, 42, 40)]
 
@@ -93,7 +101,7 @@ def draw_edits(rng, strength: str, skip=()) -> list[dict]:
         if rng.random() < b["grain"]:  # grain on half of them: noise adds 60–100 kB to a 50–70 kB picture
             edits.append({"edit": "gauss", "sigma": round(rng.uniform(0.4, 1.0) * b["sigma"], 3),
                           "seed": rng.next64()})
-        return edits
+        return _with_file(edits, rng, strength, skip)
     if drawn("warp"):
         b = bounds["warp"][1]
         edits.append({"edit": "warp", "angle": sym(b["angle"]), "shear": sym(b["shear"]), "px": sym(b["persp"]),
@@ -120,11 +128,23 @@ def draw_edits(rng, strength: str, skip=()) -> list[dict]:
         edits.append({"edit": "salt_pepper",
                       "fraction": round(rng.uniform(0.2, 1.0) * bounds["salt_pepper"][1]["fraction"], 5),
                       "seed": rng.next64()})
-    if any(e["edit"] == "gauss" for e in edits):
+    if strength not in FILE_STRENGTHS and any(e["edit"] == "gauss" for e in edits):
         # One per-pixel degradation of the two costly ones: JPEG's blocks under dense noise are barely seen, yet
         # each costs the PNG its own bytes (noise about 100 kB a picture, JPEG 30 kB; bench/bench_png_size.py).
         edits = [e for e in edits if e["edit"] != "jpeg"]
-    return edits
+    return _with_file(edits, rng, strength, skip)
+
+
+def _with_file(edits: list[dict], rng, strength: str, skip=()) -> list[dict]:
+    """A strength in FILE_STRENGTHS stores its picture as a JPEG file: the file edit, always the last, at the jpeg
+    edit's quality when that was drawn (a visibly compressed file; the jpeg edit itself goes), else at a quality
+    from FILE_QUALITY (the one draw this adds to the stream). A grammar that skips `file` keeps PNG files (and
+    then the jpeg edit, as under mild)."""
+    if strength not in FILE_STRENGTHS or "file" in skip:
+        return edits
+    jpeg = [e for e in edits if e["edit"] == "jpeg"]
+    quality = jpeg[0]["quality"] if jpeg else rng.randint(*FILE_QUALITY)
+    return [e for e in edits if e["edit"] != "jpeg"] + [{"edit": "file", "format": "jpeg", "quality": quality}]
 
 
 def _tone_value(v: int, brightness: float, contrast: float, gamma: float) -> int:
@@ -498,6 +518,40 @@ def _jpeg(img: np.ndarray, quality: int, own: bool = False) -> np.ndarray:
     return cv2.subtract(out, cv2.cvtColor(down, cv2.COLOR_GRAY2RGB), dst=out)
 
 
+def _pillow_jpeg():
+    from PIL import Image, features
+
+    if not features.check_codec("jpg"):  # a Pillow built from source without libjpeg: say so, not a traceback
+        from ..errors import TesseraError
+
+        raise TesseraError("variety mild and strong need Pillow's JPEG codec, which this Pillow was built without: "
+                           "reinstall a Pillow wheel (pip install --force-reinstall pillow)")
+    return Image
+
+
+def encode_jpeg(img: np.ndarray, quality: int) -> bytes:
+    """A baseline JPEG of an (h, w, 3) RGB picture through libjpeg-turbo (Pillow's codec): full-colour 4:4:4 (thin
+    coloured lines keep their colour), the accurate integer DCT and the standard Huffman tables, no metadata. Its
+    bytes depend only on the pixels, the quality and libjpeg-turbo's version (in every trace)."""
+    import io
+
+    Image = _pillow_jpeg()
+    h, w, _ = img.shape
+    out = io.BytesIO()
+    Image.frombuffer("RGB", (w, h), np.ascontiguousarray(img), "raw", "RGB", 0, 1).save(
+        out, "JPEG", quality=int(quality), subsampling=0, optimize=False, progressive=False)
+    return out.getvalue()
+
+
+def decode_jpeg(data: bytes) -> np.ndarray:
+    """The (h, w, 3) RGB pixels of a JPEG (libjpeg-turbo's accurate integer IDCT, Pillow's default)."""
+    import io
+
+    Image = _pillow_jpeg()
+    with Image.open(io.BytesIO(data)) as im:
+        return np.asarray(im.convert("RGB"))
+
+
 # -- the pipeline ---------------------------------------------------------------------------------------------
 # Each takes the picture, the edit and whether it may write into the picture (`own`: not the clean drawing).
 PHOTOMETRIC = {
@@ -516,8 +570,16 @@ def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], backgroun
     """The edited picture (h × w × 3 RGB uint8; no edits: `rgba` as it is) and the render map moved with it; RenderRejected when a mark of
     the render map is no longer legible (`check` false: a redraw of an accepted picture, not judged again). Integer
     arithmetic throughout, so the bytes are the same everywhere."""
+    out, moved, _ = apply_edits_to_file(rgba, render_map, edits, background, check)
+    return out, moved
+
+
+def apply_edits_to_file(rgba: np.ndarray, render_map: dict, edits: list[dict], background,
+                        check: bool = True) -> tuple[np.ndarray, dict, bytes | None]:
+    """apply_edits, and the picture's file when the edits end with the file edit (a JPEG; None: the caller writes
+    a PNG). The pixels returned are then the decoded file's, and the legibility check judges those."""
     if not edits:
-        return rgba, render_map
+        return rgba, render_map, None
     h, w, _ = rgba.shape
     moved = render_map
     clean = _rgb(rgba)  # contiguous RGB: every step after reads it faster than a strided view of the RGBA picture
@@ -527,13 +589,16 @@ def apply_edits(rgba: np.ndarray, render_map: dict, edits: list[dict], backgroun
             clean = _warp(clean, hmat, e["fill"] if e["fill"] is not None else background)
             moved = _move_map(moved, hmat)
     # the drawing after geometry only: what every photometric edit is measured against
-    out = clean
+    out, file = clean, None
     for e in edits:
-        if e["edit"] != "warp":  # the first writes a new picture; the ones after it work in place
+        if e["edit"] == "file":
+            file = encode_jpeg(out, e["quality"])
+            out = decode_jpeg(file)
+        elif e["edit"] != "warp":  # the first writes a new picture; the ones after it work in place
             out = PHOTOMETRIC[e["edit"]](out, e, out is not clean)
     if check:
         check_legible(clean, out, moved, photometric=any(e["edit"] != "warp" for e in edits))
-    return out, moved
+    return out, moved, file
 
 
 def _rgb(rgba: np.ndarray) -> np.ndarray:

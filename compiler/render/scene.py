@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from ..codegen.grammar import CompiledGrammar
 from ..expr.compile import Budget
 from ..expr.lib_place import PlacementFailed
+from ..expr.stack import with_headroom
 from .backgrounds import MIN_MARK_CONTRAST, MIN_TEXT_RATIO, mark_is_hidden, text_is_hidden
 from .compose import render_composed
 from .painter import Painter
 from .png import encode_png
-from .raster import apply_edits, draw_edits, keep_colour_words, strength_for
+from .raster import apply_edits_to_file, draw_edits, keep_colour_words, strength_for
 from .theme import pick_theme
+from .work import STROKE_STEPS
 
 MIN_MARK_PX = 2.0
 GAP_PX = 1.0  # answer-bearing marks of one group keep at least this much clear space between them
@@ -23,11 +25,11 @@ from .marks import RenderRejected  # noqa: E402  (re-exported: trace/instance.py
 
 @dataclass
 class RenderResult:
-    png: bytes
+    png: bytes  # the picture's file: a PNG, or a JPEG under variety strong (render.png.image_format tells which)
     render_map: dict[str, dict]
     decisions: dict
-    rgb: object = None  # the pixels the PNG encodes (numpy, height × width × 4 RGBA, or × 3 RGB after raster
-    # edits), kept for gates and hashes
+    rgb: object = None  # the pixels the file holds (numpy, height × width × 4 RGBA, or × 3 RGB after raster
+    # edits; a JPEG's decoded pixels), kept for gates and hashes
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
@@ -36,8 +38,8 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
     and applies raster edits; every choice comes from `rng` and is returned in the decisions. With "none" nothing
     extra is drawn from the stream, so the picture is the plain one, byte for byte."""
     drawn = draw_scene(grammar, state, level, vocab, rng, paths, scale, budget, variety)
-    return RenderResult(encode_png(drawn.rgb, drawn.noisy, fast=variety != "none"), drawn.render_map,
-                        drawn.decisions, drawn.rgb)
+    file = drawn.file if drawn.file is not None else encode_png(drawn.rgb, drawn.noisy)
+    return RenderResult(file, drawn.render_map, drawn.decisions, drawn.rgb)
 
 
 @dataclass
@@ -46,8 +48,10 @@ class DrawnScene:
     render_map: dict[str, dict]
     decisions: dict
     noisy: bool  # per-pixel noise among the raster edits (the PNG is written for it)
+    file: bytes | None = None  # the picture's file when the raster edits wrote one (a JPEG: the file edit)
 
 
+@with_headroom
 def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
                scale: float = 1.0, budget: Budget | None = None, variety: str = "none", zoom: int = 1,
                check: bool = True) -> DrawnScene:
@@ -59,8 +63,8 @@ def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, r
     width, height, canvas = grammar.width, grammar.height, None
     if variety != "none" and "canvas" not in state:  # a state that sets its own canvas keeps it
         width, height, scale, canvas = pick_canvas(grammar, rng, variety, scale)
-    env = {**state, "level": level, "vocab": vocab, "$budget": budget if budget is not None else Budget(),
-           "$rng": rng}
+    budget = budget if budget is not None else Budget()
+    env = {**state, "level": level, "vocab": vocab, "$budget": budget, "$rng": rng}
     if grammar.fonts is not None:
         env["$fonts"] = grammar.fonts
     if theme.ramp is not None:
@@ -73,19 +77,19 @@ def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, r
         # A placement operator found no legible arrangement from this render stream: draw again.
         raise RenderRejected(f"{exc}: placement") from None
     if check:
-        _check_legibility(painter)
+        _check_legibility(painter, budget)
     rgb = painter.pixels()
     if painter.backdrop is not None and check:  # themes and textures (variety): contrast before the raster edits
         _check_contrast(painter, rgb)
     render_map = painter.render_map
-    extra, noisy = {}, False
+    extra, noisy, file = {}, False, None
     if variety != "none":
         edits = keep_colour_words(draw_edits(rng, strength_for(variety, grammar.raster_strength), grammar.raster_skip),
                                   theme.palette())
-        rgb, render_map = apply_edits(rgb, render_map, edits, theme.background, check)
+        rgb, render_map, file = apply_edits_to_file(rgb, render_map, edits, theme.background, check)
         extra, noisy = {"canvas": canvas, "raster": edits}, any(e["edit"] == "gauss" for e in edits)
     return DrawnScene(rgb, render_map, {"theme": theme.to_trace(), "marks": painter.marks, **decisions, **extra},
-                      noisy)
+                      noisy, file)
 
 
 # How much of a grammar's declared canvas range each variety uses (mild: half of it, around the plain canvas).
@@ -118,7 +122,7 @@ def pick_canvas(grammar: CompiledGrammar, rng, variety: str, scale: float) -> tu
                                         "pixel_scale": pixel_scale}
 
 
-def _check_legibility(p: Painter) -> None:
+def _check_legibility(p: Painter, budget: Budget) -> None:
     for path, entry in p.render_map.items():
         x0, y0, x1, y1 = entry["bbox"]
         if x0 < -0.5 or y0 < -0.5 or x1 > p.pixel_width + 0.5 or y1 > p.pixel_height + 0.5:
@@ -127,10 +131,13 @@ def _check_legibility(p: Painter) -> None:
             raise RenderRejected(f"{path} is smaller than {MIN_MARK_PX} px")
     for group, marks in p.no_overlap_groups.items():
         marks = sorted(marks, key=lambda m: m[1][0])
+        what = f"checking that the marks of group '{group}' (the first at {p.group_sites.get(group, '?')}) keep apart"
         for i, (pa, a, ca) in enumerate(marks):
+            budget.charge_work(STROKE_STEPS, what)
             for pb, b, cb in marks[i + 1:]:
                 if b[0] >= a[2] + GAP_PX:
                     break  # sorted by left edge: nothing further right can touch a
+                budget.charge_work(STROKE_STEPS, what)
                 if ca and cb:
                     touching = math.hypot(ca[0] - cb[0], ca[1] - cb[1]) < ca[2] + cb[2] + GAP_PX
                 else:

@@ -36,7 +36,7 @@ import functools
 import heapq
 import math
 from dataclasses import dataclass, field
-from typing import Hashable, NamedTuple, Sequence
+from typing import Callable, Hashable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -365,6 +365,16 @@ class Solid:
 
 
 # -- depth ordering ----------------------------------------------------------------------------------------------
+class OrderCharge(NamedTuple):
+    """Callbacks paint_order tells of its work before doing it: `candidates` of the array work on pairs of solids
+    (screen boxes that overlap along u, then the separating-axis test scaled by silhouette size), `pairs` of the pairs
+    that go on to the Python loop, `votes` of those among them that need face planes (_plane_vote). Each may raise to
+    stop the order."""
+    candidates: Callable[[int], None]
+    pairs: Callable[[int], None]
+    votes: Callable[[int], None]
+
+
 class PaintFace(NamedTuple):
     id: Hashable  # the solid's id
     face: Face
@@ -542,11 +552,11 @@ def _silhouettes_overlap(hulls: list[list[Vec2]], I: np.ndarray, J: np.ndarray, 
 
 
 def _box_pairs(umin: np.ndarray, umax: np.ndarray, vmin: np.ndarray, vmax: np.ndarray,
-               tol: float) -> tuple[np.ndarray, np.ndarray]:
+               tol: float, charge: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The pairs (i < j) of screen boxes that share interior (more than `tol` on both axes), in row-major order as
     np.nonzero of the all-pairs test would list them. A sweep along u: boxes sorted by their left edge, each box is
     tested only against the boxes that start before its right edge, so the work grows with the pairs that overlap
-    in u rather than with all n² pairs."""
+    in u rather than with all n² pairs. `charge` is told how many candidate pairs there are before they are listed."""
     n = len(umin)
     by_left = np.argsort(umin, kind="stable")
     left = umin[by_left]
@@ -556,6 +566,8 @@ def _box_pairs(umin: np.ndarray, umax: np.ndarray, vmin: np.ndarray, vmax: np.nd
     first = np.arange(n) + 1
     count = np.maximum(stop - first, 0)
     total = int(count.sum())
+    if charge is not None:
+        charge(total)
     if total == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     p = np.repeat(np.arange(n), count)
@@ -569,13 +581,17 @@ def _box_pairs(umin: np.ndarray, umax: np.ndarray, vmin: np.ndarray, vmax: np.nd
     return i[order], j[order]
 
 
-def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
+def paint_order(items: Sequence[Solid], camera: Camera, charge: "OrderCharge | None" = None) -> list[PaintFace]:
     """The visible faces (after back-face culling) to paint back to front, each with its solid's id.
 
     Solids are ordered by a topological sort of "A may hide B ⇒ B is painted first" over the pairs whose screen
     silhouettes overlap (see _axis_votes, _plane_vote). Among solids free to go next, the farthest centroid goes first,
     ties broken by id; should the relation have a cycle (three mutually overlapping rods), the farthest remaining
-    solid is painted next regardless. A solid's faces stay together, farthest first."""
+    solid is painted next regardless. A solid's faces stay together, farthest first.
+
+    The work grows with the pairs of solids whose screen boxes overlap (up to all n² of them, as for a pile of solids
+    in one place), and most with the pairs no world axis separates; `charge`, when given, is told of each kind of
+    pair before the work on them is done, so a budget can stop it."""
     ids = [s.id for s in items]
     if len(set(ids)) != len(ids):
         raise ValueError("solid ids must be unique")
@@ -594,7 +610,7 @@ def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
         umin, vmin = np.minimum.reduceat(uvd[:, 0], starts), np.minimum.reduceat(uvd[:, 1], starts)
         umax, vmax = np.maximum.reduceat(uvd[:, 0], starts), np.maximum.reduceat(uvd[:, 1], starts)
         tol = 1e-9 * max(1.0, float(np.abs(uvd[:, :2]).max()))
-        I, J = _box_pairs(umin, umax, vmin, vmax, tol)
+        I, J = _box_pairs(umin, umax, vmin, vmax, tol, charge.candidates if charge is not None else None)
         lo, hi = np.minimum.reduceat(every, starts, axis=0), np.maximum.reduceat(every, starts, axis=0)
         verdict, separated = _axis_votes(lo, hi, I, J, camera)
         # A pair that a world axis separates with no verdict (neither can hide the other) adds no edge whether or not
@@ -605,8 +621,14 @@ def paint_order(items: Sequence[Solid], camera: Camera) -> list[PaintFace]:
             involved = np.unique(np.concatenate([I, J]))  # hulls only for the solids in some pair
             slot = np.zeros(n, dtype=np.int64)
             slot[involved] = np.arange(len(involved))
-            keep = _silhouettes_overlap([prep[k].hull for k in involved.tolist()], slot[I], slot[J], tol)
+            hulls = [prep[k].hull for k in involved.tolist()]
+            if charge is not None:  # the separating-axis test costs (hull vertices)² per pair
+                charge.candidates(len(I) * (1 + max(len(h) for h in hulls) ** 2 // 64))
+            keep = _silhouettes_overlap(hulls, slot[I], slot[J], tol)
             I, J, verdict, separated = I[keep], J[keep], verdict[keep], separated[keep]
+        if charge is not None:
+            charge.pairs(len(I))
+            charge.votes(int((~separated).sum()))
         for i, j, o, sep in zip(I.tolist(), J.tolist(), verdict.tolist(), separated.tolist()):
             if not sep:
                 o = _plane_vote(prep[i], prep[j], camera)
@@ -701,7 +723,8 @@ def _spans(polys: list[np.ndarray], w: int, h: int) -> tuple[np.ndarray, np.ndar
     return _spans_flat(np.concatenate(polys), np.array([len(p) for p in polys]), w, h)
 
 
-def _spans_flat(g: np.ndarray, counts: np.ndarray, w: int, h: int) -> tuple[np.ndarray, ...]:
+def _spans_flat(g: np.ndarray, counts: np.ndarray, w: int, h: int,
+                charge: Callable[[int], None] | None = None) -> tuple[np.ndarray, ...]:
     """Scan-convert polygons (in cell coordinates) on a w × h grid: the runs of cells, per polygon and row, whose
     centres lie inside by the even-odd rule. → (polygon, row, first column, end column) arrays, one entry per run.
 
@@ -720,6 +743,8 @@ def _spans_flat(g: np.ndarray, counts: np.ndarray, w: int, h: int) -> tuple[np.n
     r_lo = np.clip(np.ceil(a[:, 1] - 0.5), 0, h).astype(np.int64)
     r_hi = np.clip(np.ceil(b[:, 1] - 0.5), 0, h).astype(np.int64)
     n_rows = np.maximum(r_hi - r_lo, 0)
+    if charge is not None:
+        charge(int(n_rows.sum()))
     edge = np.repeat(np.arange(len(g)), n_rows)
     row = np.repeat(r_lo, n_rows) + np.arange(len(edge)) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
     dy = b[:, 1] - a[:, 1]
@@ -813,9 +838,12 @@ def visibility(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: 
 
 
 def visibility_flat(ids: Sequence[Hashable], pts: np.ndarray, counts: np.ndarray, pixel_box: Sequence[float],
-                    resolution: float = 1.0) -> dict[Hashable, VisibleInfo]:
+                    resolution: float = 1.0,
+                    charge: Callable[[int], None] | None = None) -> dict[Hashable, VisibleInfo]:
     """`visibility` for faces given as one (N, 2) array of pixel points, the number of points of each face and the
-    solid id of each face (in paint order), as the camera frame holds them: no polygon list to convert."""
+    solid id of each face (in paint order), as the camera frame holds them: no polygon list to convert. `charge`,
+    when given, is told how many crossings of face edges with rows of cells there are before they are listed (the
+    work grows with them)."""
     x0, y0, x1, y1 = pixel_box
     w, h = max(1, math.ceil((x1 - x0) * resolution)), max(1, math.ceil((y1 - y0) * resolution))
     index: dict[Hashable, int] = {}
@@ -827,7 +855,7 @@ def visibility_flat(ids: Sequence[Hashable], pts: np.ndarray, counts: np.ndarray
     if not drawn.all():
         g = g[np.repeat(drawn, counts)]
         counts = counts[drawn]
-    runs = _spans_flat(g, counts, w, h) if len(counts) else (np.zeros(0, np.int64),) * 4
+    runs = _spans_flat(g, counts, w, h, charge) if len(counts) else (np.zeros(0, np.int64),) * 4
     face, row, c_lo, c_hi = runs
     # Projected area: per solid and row, the union of its faces' runs (faces of a non-convex solid may overlap).
     solid = solid_of_face[face] if len(face) else face

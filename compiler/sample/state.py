@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..codegen.grammar import CompiledGrammar
 from ..errors import EvalError, TesseraError
 from ..expr.compile import MAX_STEPS, Budget, run, run_checked
+from ..expr.stack import with_headroom
 
 # Steps one `sample` may spend on states and programs over all its attempts together. A step is a unit of work, not
 # of time, so where a sample stops is the same on every machine and every run. One attempt may still use MAX_STEPS
@@ -74,6 +75,7 @@ class Rejected(Exception):
         self.detail = detail
 
 
+@with_headroom
 def sample_state(grammar: CompiledGrammar, level: int, vocab: dict, rng, query: dict | None = None,
                  budget: Budget | None = None) -> dict:
     """One attempt: returns the state, or raises Rejected. `query` holds the task's drawn query variables; the state

@@ -155,9 +155,9 @@ class ToolSession:
     def _entry(self, raw: str, result: ToolResult) -> dict:
         image = None
         if result.png is not None:
-            from ..render.png import png_size
+            from ..render.png import image_size
 
-            w, h = png_size(result.png)
+            w, h = image_size(result.png)
             image = {"sha256": sha256(result.png), "width": w, "height": h}
         entry = {"raw": raw, "tool": result.tool, "args": result.args, "text": result.text, "image": image}
         if result.timed_out:
@@ -184,9 +184,9 @@ class ToolSession:
         self._region_size(x1 - x0, y1 - y0, "crop")
         rgb = self.instance.rgb
         if rgb is None:  # an instance without its pixels: the PNG holds them
-            from ..render.png import decode_png_rgb
+            from ..render.png import decode_image_rgb
 
-            rgb = decode_png_rgb(self.instance.png)
+            rgb = decode_image_rgb(self.instance.png)
         png = _png_of(rgb[y0:y1, x0:x1], self.instance)
         return ToolResult(f"crop [{x0}, {y0}, {x1}, {y1}]: {x1 - x0} × {y1 - y0} pixels of the image as shown",
                           png, "crop", args)

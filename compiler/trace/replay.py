@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import TesseraError
+from ..render.png import image_suffix
 from ..validate.untrusted import (INSTANCE_ID, MAX_IMAGE_BYTES, MAX_TRACE_BYTES, TASK_ID, UntrustedInput, check_name,
                                   check_row, is_int, read_bytes, read_json, shard_split, shown)
 from ..verify.score import FORMATS
@@ -138,7 +139,8 @@ def _differs(recorded, rebuilt) -> str:
 
 
 def replay_files(trace_path: Path, taxonomy) -> ReplayResult:
-    """Replay `<id>.trace.json` and compare `<id>.png` and `<id>.json` beside it (as `tessera sample` writes them)
+    """Replay `<id>.trace.json` and compare the picture (`<id>.png`, or `<id>.jpg` for a JPEG) and `<id>.json` beside
+    it (as `tessera sample` writes them)
     with the rebuilt image and instance record. A side file that is absent is not checked, and the result says so;
     one that is present but not a regular file, too large or malformed is refused (TesseraError)."""
     trace_path = Path(trace_path)
@@ -158,7 +160,7 @@ def replay_files(trace_path: Path, taxonomy) -> ReplayResult:
     stem = trace_path.name[: -len(TRACE_SUFFIX)]
     if INSTANCE_ID.fullmatch(stem) and stem != inst.instance_id:  # a file named as an instance holds that instance
         result.differences.append(f"file name: {shown(trace_path.name)} holds instance {inst.instance_id}")
-    png_path = trace_path.with_name(f"{stem}.png")
+    png_path = trace_path.with_name(stem + image_suffix(inst.png))
     if os.path.lexists(png_path):
         if read_bytes(png_path, MAX_IMAGE_BYTES, "image") != inst.png:
             result.differences.append(f"{png_path.name}: the image bytes differ from the rebuilt image")
@@ -244,9 +246,9 @@ def _replay_row(args) -> ReplayResult:
             if png != expected["image"]["bytes"]:
                 recorded_hash = parsed["trace"].get("hashes", {})
                 if isinstance(recorded_hash, dict) and hashlib.sha256(png).hexdigest() != recorded_hash.get("image"):
-                    result.differences.insert(0, "image: the stored PNG bytes differ from the trace's image hash")
+                    result.differences.insert(0, "image: the stored picture's bytes differ from the trace's image hash")
                 else:
-                    result.differences.insert(0, "image: the stored PNG bytes differ from the rebuilt image")
+                    result.differences.insert(0, "image: the stored picture's bytes differ from the rebuilt image")
             if row["image"]["path"] != expected["image"]["path"]:
                 result.differences.append(f"image.path: recorded {shown(row['image']['path'])}, "
                                           f"rebuilt {shown(expected['image']['path'])}")

@@ -33,7 +33,7 @@ import numpy as np
 from .phash import BYTES as HASH_BYTES, SIDE as HASH_SIDE, dhash
 from .shortcuts import (OPTION_LINE, OPTION_RULES, answer_index, as_fraction, edit_distance, fraction_slips, numbers,
                         option_texts)
-from .untrusted import (MAX_SHARD_BYTES, MAX_SHARD_ROWS, Shard, UntrustedInput, check_row, decode_png_bounded,
+from .untrusted import (MAX_SHARD_BYTES, MAX_SHARD_ROWS, Shard, UntrustedInput, check_row, decode_image_bounded,
                         is_int, read_bytes, read_manifest, row_where, sha256_file, shown)
 
 AUDIT_FORMAT = "tessera.audit/1"
@@ -308,7 +308,7 @@ def read_dataset(dataset: Path, out: Path, progress=None) -> tuple[dict, list[Ro
                         row = _row(raw, parsed, where, split)
                         if cached is None:
                             try:
-                                row.phash = dhash(decode_png_bounded(raw["image"]["bytes"]))
+                                row.phash = dhash(decode_image_bounded(raw["image"]["bytes"]))
                             except UntrustedInput as exc:
                                 raise AuditInputError(f"{where}: image does not decode: {exc}") from None
                             cost["decoded_images"] += 1

@@ -14,7 +14,7 @@ from ..export.rows import SCHEMA
 from .balance_check import BalanceTally
 from .gates import GateInput, run_gates
 from .phash import dhash, nearest_distance
-from .untrusted import (MAX_SHARD_BYTES, Shard, UntrustedInput, check_row, decode_png_bounded, is_int, png_size,
+from .untrusted import (MAX_SHARD_BYTES, Shard, UntrustedInput, check_row, decode_image_bounded, is_int, picture_size,
                         read_manifest, regular_file, row_where, sha256_file, shown)
 
 
@@ -145,11 +145,11 @@ def _check_row(rep, where, split, row, ids, per_task, hashes, tally=None) -> Non
     if not isinstance(r, dict) or not all(is_int(r.get(k)) for k in ("width", "height")):
         rep.problems.append(f"{where}: field 'trace': render.width and render.height should be integers")
         return
-    if png_size(png) != (r["width"], r["height"]):
-        rep.problems.append(f"{where}: image is {png_size(png)}, the trace says {r['width']}×{r['height']}")
+    if picture_size(png) != (r["width"], r["height"]):
+        rep.problems.append(f"{where}: image is {picture_size(png)}, the trace says {r['width']}×{r['height']}")
         return
     try:
-        rgb = decode_png_bounded(png)
+        rgb = decode_image_bounded(png)
     except UntrustedInput as exc:
         rep.problems.append(f"{where}: image does not decode: {exc}")
         return

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..render.png import decode_png_rgb
+from ..render.png import decode_image_rgb
 from .phash import luma
 from ..verify.score import canonical_response, score, wrong_answer
 
@@ -33,7 +33,7 @@ class GateInput:
 
     def pixels(self) -> np.ndarray:
         if self.rgb is None:
-            self.rgb = decode_png_rgb(self.png)
+            self.rgb = decode_image_rgb(self.png)
         return self.rgb
 
     def gray(self) -> np.ndarray:

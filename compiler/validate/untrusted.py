@@ -364,6 +364,41 @@ def png_size(png: bytes) -> tuple[int, int] | None:
     return struct.unpack(">II", png[16:24])
 
 
+def picture_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) of a PNG (IHDR) or JPEG (frame header), or None when it is neither."""
+    from ..render.png import jpeg_size
+
+    return jpeg_size(data) if data.startswith(b"\xff\xd8") else png_size(data)
+
+
+def decode_image_bounded(data: bytes):
+    """The pixels of a picture as Tessera writes them, a PNG (decode_png_bounded) or a baseline 8-bit 3-channel JPEG
+    (variety strong), checked against the size limits before a byte is decoded. UntrustedInput otherwise."""
+    if not data.startswith(b"\xff\xd8"):
+        return decode_png_bounded(data)
+    from ..render.png import jpeg_frame
+
+    frame = jpeg_frame(data)
+    if frame is None:
+        raise UntrustedInput("not a JPEG as Tessera writes them (no frame header)")
+    w, h, *kind = frame
+    if not (1 <= w <= MAX_IMAGE_SIDE and 1 <= h <= MAX_IMAGE_SIDE and w * h <= MAX_IMAGE_PIXELS):
+        raise UntrustedInput(f"a {w}×{h} JPEG is over the {MAX_IMAGE_SIDE}-pixel side / {MAX_IMAGE_PIXELS} pixel limit")
+    # baseline (one scan: decoding is linear in the file), 8 bits, 3 components: a progressive file's scans could
+    # make a small file cost far more to decode than its size says
+    if kind != [0xC0, 8, 3]:
+        raise UntrustedInput("not a baseline 8-bit colour JPEG as Tessera writes them")
+    from ..render.raster import decode_jpeg
+
+    try:
+        pixels = decode_jpeg(data)
+    except Exception as exc:  # noqa: BLE001 - Pillow's errors for a damaged file vary by version
+        raise UntrustedInput(f"the JPEG does not decode ({type(exc).__name__}: {exc})") from None
+    if pixels.shape != (h, w, 3):
+        raise UntrustedInput(f"the JPEG decodes to {pixels.shape[1]}×{pixels.shape[0]}, its header states {w}×{h}")
+    return pixels
+
+
 def decode_png_bounded(png: bytes):
     """The pixels of a PNG as our encoder writes it (RGB, 8 bits, filter 0, Sub or Up), decompressing no more than its IHDR
     promises, so a small file cannot inflate into gigabytes. UntrustedInput otherwise."""
@@ -463,17 +498,21 @@ def _image(value, row):
         return "image.bytes: the row holds no image bytes (a dataset carries its images; paths are never read)"
     if len(png) > MAX_IMAGE_BYTES:
         return f"image.bytes: {_size(len(png))}, over the {_size(MAX_IMAGE_BYTES)} limit"
-    size = png_size(png)
+    size = picture_size(png)
     if size is None:
-        return "image.bytes: not a PNG (no signature and IHDR)"
+        return "image.bytes: not a PNG or JPEG (no signature with an IHDR or frame header)"
+    kind = "JPEG" if png.startswith(b"\xff\xd8") else "PNG"
     if not (1 <= size[0] <= MAX_IMAGE_SIDE and 1 <= size[1] <= MAX_IMAGE_SIDE and size[0] * size[1] <= MAX_IMAGE_PIXELS):
-        return f"image.bytes: a {size[0]}×{size[1]} PNG, over the {MAX_IMAGE_SIDE}-pixel side / " \
+        return f"image.bytes: a {size[0]}×{size[1]} {kind}, over the {MAX_IMAGE_SIDE}-pixel side / " \
                f"{MAX_IMAGE_PIXELS} pixel limit"
     path = value.get("path")
     iid = row.get("instance_id")
-    # The builder writes the bare name <instance_id>.png for `datasets`; nothing reads it, and anything else is forged.
-    if path is not None and path != f"{iid}.png":
-        return f"image.path: {shown(path)} is not the builder's '<instance_id>.png' (paths are never read)"
+    # The builder writes the bare name <instance_id>.png (.jpg for a JPEG) for `datasets`; nothing reads it, and
+    # anything else is forged.
+    suffix = ".jpg" if kind == "JPEG" else ".png"
+    if path is not None and path != f"{iid}{suffix}":
+        return (f"image.path: {shown(path)} is not the builder's '<instance_id>{suffix}' for a {kind} "
+                f"(paths are never read)")
     return None
 
 

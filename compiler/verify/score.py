@@ -9,7 +9,8 @@ Where the answer is read (see docs/AUTHORING.md, "How the verifier reads a respo
   * the **answer object**: the last `{...}` in the response that holds the label's key. It is read leniently (single
     or curly quotes, a trailing comma, unquoted keys and words, key case: `{'Answer': 'D',}`); text may follow it;
   * without one, a final statement on the response's last line: `Answer: 12`, `The answer is 12`, `\\boxed{12}`,
-    `<answer>12</answer>`;
+    `<answer>12</answer>`, opening the line or a sentence on it ("I count the bars. The answer is 12.") or
+    concluding after a comma (", so the answer is 12"); statements on that line must agree;
   * every answer statement in the text after the answer object must agree with it (a restated or revised answer is
     checked too), and two answers under one key are refused: listing candidates never earns credit.
 The label's `format` (FORMATS; absent means json) is the convention the prompt asked for. Under `boxed` or `tag` the
@@ -218,6 +219,7 @@ class _Found:
     format: float = 0.0
     reason: str = ""
     where: str = "answer object"  # what the answer was read from, for a reason
+    disagree: str = ""  # the reason when `also` disagrees with the value, if not "the text after `where` ..."
 
 
 def _key_matches(written: str, key: str) -> bool:
@@ -256,15 +258,21 @@ _ANSWER_TAG = re.compile(r"<answer>(.{0,400}?)</answer>", re.IGNORECASE)
 _FENCE_ONLY = re.compile(r"^\W*$")
 
 
+_LEAD_WORDS = r"(?:so|thus|therefore|hence|finally|again|actually|wait|sorry|correction)"
+
+
 @lru_cache(maxsize=64)
 def _statement_patterns(key: str):
     word = re.escape(key).replace("_", "[ _]")
-    lead = r"(?:(?:so|thus|therefore|hence|finally|again|actually|wait|sorry|correction)\W+)?"
-    body = r"(?:(?:the|my|our)\s+)?(?:(?:final|correct)\s+)?" + word + r"\s*(?:is\s*:?|:|=)\s*(?P<v>.+)$"
-    # a last line must open with its statement ("I think the answer is 3" is a hedge); after an answer object any
-    # statement counts, so a revision in the trailing text is checked too
-    opening = re.compile(r"^\W*" + lead + body, re.IGNORECASE)
-    anywhere = re.compile(r"(?:^\W*|\b(?=(?:the|my|our|final|correct)\s))" + body, re.IGNORECASE)
+    lead = r"(?:" + _LEAD_WORDS + r"\W{1,4})?"
+    head = r"(?:(?:the|my|our)\s+)?(?:(?:final|correct)\s+)?" + word + r"\s*(?:is\s*:?|:|=)\s*"
+    # On a last line a statement must open the line or a sentence ("I count the bars. The answer is 3."), or
+    # follow a comma as a conclusion (", so the answer is 3"): "I think the answer is 3" and "If it wraps, the
+    # answer is 3" are hedges. After an answer object any statement counts, so a revision in the trailing text is
+    # checked too. Every quantifier outside the key is bounded or anchored, so finditer stays linear.
+    opening = re.compile(r"(?:^\W*|[.!?;:][)\]\"'”’]{0,3}\s{1,8}\W{0,3}|,\s{1,8}(?:and\s{1,4})?(?=" + _LEAD_WORDS
+                         + r"\b))" + lead + head, re.IGNORECASE)
+    anywhere = re.compile(r"(?:^\W*|\b(?=(?:the|my|our|final|correct)\s))" + head, re.IGNORECASE)
     mention = re.compile(r"\b" + word + r"\W{0,3}\s*(?:is\b|[:=])|\\boxed|<answer>", re.IGNORECASE)
     return opening, anywhere, mention
 
@@ -282,29 +290,33 @@ def _boxed_values(line: str) -> list[str]:
     return out
 
 
-def _statement(line: str, key: str, anywhere: bool = False) -> list | None:
-    """The answers one line states: `Answer: X`, `The answer is X`, `\\boxed{X}`, `<answer>X</answer>`; None when it
-    holds a broken answer object (`{"answer": 13`); [] when it states none."""
+def _statement(line: str, key: str, anywhere: bool = False) -> tuple[list | None, bool]:
+    """(the answers one line states, whether they are statements) — `Answer: X`, `The answer is X` (each runs to
+    the next statement on the line or the line's end), `\\boxed{X}`, `<answer>X</answer>`; the answers are None when
+    the line holds a broken answer object (`{"answer": 13`), [] when it states none."""
     opening, inside, mention = _statement_patterns(key)
     if not mention.search(line):
-        return []
+        return [], False
     tags = _ANSWER_TAG.findall(line)
     if tags:
-        return tags
+        return tags, False
     boxed = _boxed_values(line)
     if boxed:
-        return boxed
+        return boxed, False
     text = _MARKUP.sub("", line).strip()
-    m = inside.search(text) if anywhere else opening.match(text)
-    if m:
-        return [m.group("v")]
-    return None if re.search(r"[\"'”’]\s*[:=]", line) else []
+    heads = list((inside if anywhere else opening).finditer(text))
+    ends = [m.start() for m in heads[1:]] + [len(text)]
+    values = [text[m.end():end].strip() for m, end in zip(heads, ends)]
+    values = [v for v in values if v]  # "Answer: The answer is 3" states one answer
+    if values:
+        return values, True
+    return (None if re.search(r"[\"'”’]\s*[:=]", line) else []), False
 
 
-def _last_line_statement(tail: str, key: str) -> list:
+def _last_line_statement(tail: str, key: str) -> tuple[list, bool]:
     lines = [ln for ln in tail.splitlines() if not _FENCE_ONLY.match(ln)]
-    values = _statement(lines[-1], key) if lines else []
-    return values if values and None not in values else []
+    values, said = _statement(lines[-1], key) if lines else ([], False)
+    return (values, said) if values and None not in values else ([], False)
 
 
 # -- the final-answer conventions a contract can ask for ---------------------------------------------------------
@@ -378,7 +390,7 @@ def _convention_answer(tail: str, key: str, answer_format: str) -> _Found | None
     fmt = 1.0 if strict and values[0].strip() and len(values[0]) <= MAX_VALUE else 0.0
     also: list = []
     for line in trailer.splitlines():
-        stated = _statement(line, key, anywhere=True)
+        stated, _said = _statement(line, key, anywhere=True)
         also += [None] if stated is None else stated
     if None in also or len(also) > MAX_STATEMENTS:
         return _Found(found=True, format=fmt, reason=f"the text after the {what} states another answer")
@@ -415,14 +427,15 @@ def _find_json_answer(tail: str, key: str) -> _Found:
             return _Found(found=True, format=fmt, reason=f"the answer object gives '{key}' twice")
         also: list = []
         for line in trailer.splitlines():
-            values = _statement(line, key, anywhere=True)
+            values, _said = _statement(line, key, anywhere=True)
             also += [None] if values is None else values
         if None in also or len(also) > MAX_STATEMENTS:
             return _Found(found=True, format=fmt, reason="the text after the answer object states another answer")
         return _Found(hits[0], True, tuple(also), fmt)
-    stated = _last_line_statement(tail, key)
-    if stated and len(stated) == 1:
-        return _Found(stated[0], True)
+    stated, said = _last_line_statement(tail, key)
+    if len(stated) == 1 or said and len(stated) <= MAX_STATEMENTS:
+        # statements on one line ("The answer is 3. So the answer is 3.") must agree, like those after an object
+        return _Found(stated[-1], True, tuple(stated[:-1]), disagree="the last line states more than one answer")
     if stated:
         return _Found(found=True, reason="the last line states more than one answer")
     if saw_object:
@@ -444,12 +457,43 @@ _LATEX_SUBS = (("\\left", ""), ("\\right", ""), ("\\dfrac", "\\frac"), ("\\tfrac
                ("\\}", "}"), ("\\cdot", "·"))
 
 
+# Arabic-Indic punctuation and the ideographic space; the full-width forms U+FF01..U+FF5E are the ASCII ones shifted.
+_SCRIPT_PUNCT = {"\u066b": ".", "\u066c": ",", "\u066a": "%", "\u060c": ",", "\u061b": ";", "\u3000": " "}
+
+
+def _fold_digits(s: str) -> str:
+    """Digits of any script (Arabic-Indic ٠-٩, extended ۰-۹, Devanagari, ...) and full-width forms (１２, ：, Ａ) as
+    the ASCII characters they are; everything else as written."""
+    if s.isascii():
+        return s
+    out = []
+    for ch in s:
+        if ch.isdecimal():  # exactly the Unicode decimal digits (Nd); not ² or ½
+            out.append(chr(48 + unicodedata.decimal(ch)))
+        elif "\uff01" <= ch <= "\uff5e":
+            out.append(chr(ord(ch) - 0xFEE0))
+        else:
+            out.append(_SCRIPT_PUNCT.get(ch, ch))
+    return "".join(out)
+
+
+_INNER_BRACKET = re.compile(r"[\[\](){}]")
+
+
+def _unbracket(s: str) -> str:
+    """`[2]` as 2: one value in square brackets written as text (a JSON list stays a list; `[(3, -2)]` and
+    `[[a, b]]` hold a bracketed value, so they keep theirs)."""
+    if len(s) >= 2 and s[0] == "[" and s[-1] == "]" and not _INNER_BRACKET.search(s, 1, len(s) - 1):
+        return s[1:-1]
+    return s
+
+
 def _clean(v: str) -> str:
     """The answer a value states, without the dressing models put around it."""
     if len(v) > MAX_VALUE:
         raise _Bad("value too long")
     s = _JSON_LATEX.sub(lambda m: "\\" + {"\x08": "b", "\x0c": "f", "\t": "t"}[m.group()], v)
-    s = s.translate(_MINUS).replace("*", "").replace("`", "")
+    s = _fold_digits(s).translate(_MINUS).replace("*", "").replace("`", "")
     for old, new in _LATEX_SUBS:
         s = s.replace(old, new)
     for _ in range(8):
@@ -465,6 +509,7 @@ def _clean(v: str) -> str:
         m = _COMMAND.match(s)
         if m and s.endswith("}") and _balanced(s[m.end():-1]):
             s = s[m.end():-1]
+        s = _unbracket(s)
         if s == before:
             break
     return s.strip()
@@ -572,7 +617,8 @@ def _norm_int(v) -> int:
         raise _Bad("not an integer")
     if isinstance(v, str):
         value, _pct = _read_number(v, "integer", approx_ok=False)
-        if isinstance(value, float) and not (value.is_integer() and "/" not in v and "frac" not in v):
+        written = _clean(v)  # "４／２" is a fraction too
+        if isinstance(value, float) and not (value.is_integer() and "/" not in written and "frac" not in written):
             raise _Bad("not an integer")
         return int(value)
     raise _Bad("not an integer")
@@ -597,8 +643,9 @@ def _norm_num(v, form: str = "number") -> float:
 _PUNCT_TO_SPACE = str.maketrans({c: " " for c in string.punctuation + "‘’“”–—·…"})
 _WS = re.compile(r"\s+")
 _ARTICLES = re.compile(r"^(the|a|an)\s+")
-_CLOCK = re.compile(r"^(\d{1,2})\s*[:.h]\s*(\d{2})(?::00)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
-_OCLOCK = re.compile(r"^(\d{1,2})\s*(?:o'?\s*clock)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
+_CLOCK = re.compile(r"^([0-9]{1,2})\s*[:.h]\s*([0-9]{2})(?::00)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
+# A whole hour as the dial shows it: "5", "five", "5 o'clock", "five o'clock", "5 pm" (hours 1 to 12 only).
+_OCLOCK = re.compile(r"^([0-9]{1,2}|[a-z]{3,6})\s*(o'?\s*clock)?\s*(?:([ap])\.?\s*m\.?)?$", re.IGNORECASE)
 
 
 def _synonym_table(norm: dict) -> dict[str, str]:
@@ -642,12 +689,15 @@ _CLOCK_MINUTES = {**_NUMBER_WORDS, "quarter": 15, "a quarter": 15, "half": 30, "
 
 def _clock_word(w: str, table: dict) -> int | None:
     w = w.strip().casefold()
-    return int(w) if w.isdigit() and len(w) <= 2 else table.get(w)
+    return int(w) if w.isascii() and w.isdigit() and len(w) <= 2 else table.get(w)
 
 
 def _norm_clock(v: str) -> str:
-    """A time of day as a 12-hour clock shows it: 'h:mm' with h in 1..12 (24-hour and am/pm forms accepted, and
-    "half past eight", "quarter to four", "ten past two")."""
+    """A time of day as a 12-hour clock shows it: 'h:mm' with h in 1..12. Accepted: 24-hour forms ("17:00" is 5:00:
+    a 12-hour dial does not tell the halves of the day apart, so either reading is right), am/pm forms (hour 1..12),
+    a whole hour as the dial shows it, 1 to 12, alone or with o'clock or am/pm ("5", "five", "five o'clock",
+    "5 pm"), and "half past eight", "quarter to four", "ten past two". A 24-hour hour without its minutes ("17",
+    "17 o'clock", "0") is refused: no one reads a dial that way, and "17" is as likely a count as a time."""
     s = v.strip().replace("’", "'")
     if len(s) > 40:
         raise _Bad("not a time of day (h:mm)")
@@ -655,8 +705,12 @@ def _norm_clock(v: str) -> str:
     phrase = None if m else _CLOCK_PHRASE.match(s)
     if m and m.re is _CLOCK:
         hour, minute = int(m.group(1)), int(m.group(2))
+        if m.group(3) and not 1 <= hour <= 12:  # "17:00 pm" says two things
+            raise _Bad("not a time of day (h:mm)")
     elif m:
-        hour, minute = int(m.group(1)), 0
+        hour, minute = _clock_word(m.group(1), _NUMBER_WORDS), 0
+        if hour is None or not 1 <= hour <= 12:
+            raise _Bad("not a time of day (h:mm)")
     elif phrase:
         minute = _clock_word(phrase.group(1), _CLOCK_MINUTES)
         hour = _clock_word(phrase.group(3), _NUMBER_WORDS)
@@ -681,11 +735,15 @@ _BOOL_AGAINST = {True: re.compile(rf"\b(?:no|false|{_HEDGE})\b", re.IGNORECASE),
 
 
 def _norm_bool(v) -> bool:
-    """true/false or yes/no, also "Yes." and "No, they do not overlap." (a reason that names no other answer)."""
+    """true/false or yes/no (y/n alone), also "Yes." and "No, they do not overlap." (a reason that names no other
+    answer)."""
     if isinstance(v, bool):
         return v
     if isinstance(v, str):
-        m = _BOOL.match(_clean(v))
+        text = _clean(v)
+        if text.casefold() in ("y", "n"):  # alone only: "y = 3" or "n/a" is not an answer
+            return text.casefold() == "y"
+        m = _BOOL.match(text)
         if m:
             said = m.group(1).casefold() in ("yes", "true")
             if not _BOOL_AGAINST[said].search(m.group(2) or ""):
@@ -721,8 +779,10 @@ def _norm_option(v) -> str:
 _POINT_NAME = re.compile(r"^\(?\s*x\s*,\s*y\s*(?:,\s*z\s*)?\)?\s*=\s*", re.IGNORECASE)  # "(x, y) = (3, -2)"
 _COORD_NAME = re.compile(r"^[a-z]\s*[=:]\s*", re.IGNORECASE)  # "x = 3"
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
-# Items written as text: "a, b", "a; b", one per line, "a → b", "a, b and c"; never bare spaces ("1 2" is not [1, 2]).
-_ITEM_SEP = re.compile(r"\s*(?:[,;\n]|→|->|⟶)\s*(?:and\s+)?|\s+and\s+")
+# Items written as text: "a, b", "a; b", one per line, "a → b", "a -> b", "a > b" (a chain, in the order written),
+# "a, b and c"; never bare spaces ("1 2" is not [1, 2]). "a < b" is no separator: read in the order written it would
+# reverse what an ascending chain says, so it stays one item (wrong) rather than a guess.
+_ITEM_SEP = re.compile(r"\s*(?:[,;\n]|→|->|⟶|>)\s*(?:and\s+)?|\s+and\s+")
 
 
 def _norm_items(v, item_type: str, label: dict) -> list:
@@ -810,7 +870,8 @@ def score(label: dict, response: Any) -> Score:
         except _Bad as exc:
             return Score(0.0, fmt, W_FORMAT * fmt, None, str(exc))
         ok = ok and not revised
-        why = f"the text after the {found.where} states a different answer" if revised else "wrong answer"
+        why = (found.disagree or f"the text after the {found.where} states a different answer") if revised \
+            else "wrong answer"
         ans = 1.0 if ok else 0.0
         shown = value if isinstance(value, (int, float, bool)) or value is None else str(value)[:200] \
             if not isinstance(value, list) else value[:50]

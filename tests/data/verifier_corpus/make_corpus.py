@@ -38,6 +38,19 @@ REASONING = [
 ]
 
 
+ARABIC, PERSIAN, WIDE = "٠١٢٣٤٥٦٧٨٩", "۰۱۲۳۴۵۶۷۸۹", "０１２３４５６７８９"
+
+
+def digits_in(text, script: str, point: str = ".") -> str:
+    """`text` with its ASCII digits written in another script (and its decimal point as `point`)."""
+    return str(text).translate(str.maketrans("0123456789.", script + point))
+
+
+def wide(text) -> str:
+    """`text` in full-width forms (U+FF01..U+FF5E), spaces as they are."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in str(text))
+
+
 def literal(value) -> str:
     return str(value) if isinstance(value, Raw) else json.dumps(value, ensure_ascii=False)
 
@@ -90,6 +103,20 @@ ENVELOPES = [
     ("the same object twice", lambda p, v: f'{p}\n{{"answer": {literal(v)}}}\n\n```json\n{{"answer": {literal(v)}}}\n```'),
     ("curly quotes", lambda p, v: None if not isinstance(v, str) or isinstance(v, Raw) or '"' in v else
      f"{p}\n{{“answer”: “{v}”}}"),
+    # the final statement after a sentence on the same line (0.8.0 read it only where it opened the line)
+    ("sentence then 'the answer is' on one line", lambda p, v: None if plain(v) is None else
+     f"{p}\n\nI count them one by one. The answer is {plain(v)}."),
+    ("reasoning line ending with the answer", lambda p, v: None if plain(v) is None else
+     f"{p} So the answer is {plain(v)}."),
+    ("sentence then 'Final answer:' on one line", lambda p, v: None if plain(v) is None else
+     f"{p}\nChecking once more, it all adds up. Final answer: {plain(v)}"),
+    ("conclusion after a comma", lambda p, v: None if plain(v) is None else
+     f"{p}\nEverything checks out, so the answer is {plain(v)}."),
+    ("sentence then a bold final answer", lambda p, v: None if plain(v) is None else
+     f"{p}\nThat settles it! **Final answer:** {plain(v)}"),
+    # (not for a value that is itself \\boxed{}: two boxes on one line score 0, agreeing or not)
+    ("answer restated on the same line", lambda p, v: None if plain(v) is None or "boxed" in plain(v) else
+     f"{p}\nThe answer is {plain(v)}. So the answer is {plain(v)}."),
 ]
 PLAIN_ENVELOPES = ENVELOPES[:1]  # near-miss values go in the plainest envelope and a few others, cycling
 NEAR_ENVELOPES = [ENVELOPES[i] for i in (0, 1, 3, 4, 5, 13)]
@@ -115,6 +142,19 @@ def envelope_misses(right, wrong) -> list[tuple[str, str]]:
             ("hedged last line, no object", f"Hard to tell. I think the answer is {plain(right)}"),
             ("two boxed answers", f"So $\\boxed{{{plain(right)}}}$ or $\\boxed{{{plain(wrong) or 'x'}}}$."),
             ("no answer stated", f"Counting gives {plain(right)} in the end, I believe."),
+        ]
+    if plain(right) is not None and plain(wrong) is not None:
+        r, w = plain(right), plain(wrong)
+        out += [
+            ("a wrong answer after the right one on its line", f"I count them. The answer is {r}. Actually, the answer is {w}."),
+            ("the right answer after a wrong one on its line", f"The answer is {w}. Wait, the answer is {r}."),
+            ("two answers on the last line", f"Let me see. The answer is {r}. The answer is {w}."),
+            ("candidates listed on the last line", f"It could be {r}. Or maybe the answer is {w}."),
+            ("hedged sentence after a sentence", f"I counted twice. I think the answer is {r}."),
+            ("conditional answer after a sentence", f"I counted twice. If the edge counts, the answer is {r}."),
+            ("the wrong value stated, the right one rejected", f"I count them. The answer is {w}, not {r}."),
+            ("the right value doubted, the wrong one stated", f"I don't think the answer is {r}. The answer is {w}."),
+            ("the right value only mentioned", f"Some would say the answer is {r}, but the answer is {w}."),
         ]
     return out
 
@@ -152,6 +192,11 @@ def integer_forms():
         ("bare word", lambda t: Raw(str(t))),
         ("percent sign as a unit", lambda t: f"{t}%" if t >= 0 else None),
         ("trailing zeros", lambda t: f"{t}.00"),
+        ("Arabic-Indic digits", lambda t: digits_in(t, ARABIC)),
+        ("extended Arabic-Indic digits", lambda t: digits_in(t, PERSIAN)),
+        ("full-width digits", lambda t: digits_in(t, WIDE)),
+        ("Arabic thousands separator", lambda t: digits_in(f"{t:,}", ARABIC).replace(",", "\u066c") if t >= 1000 else None),
+        ("in square brackets", lambda t: f"[{t}]"),
     ]
     wrong = [
         ("off by one", lambda t: t + 1),
@@ -195,6 +240,14 @@ def integer_forms():
         ("'up to'", lambda t: f"up to {t}"),
         ("a product", lambda t: f"{t} x 2"),
         ("unit then a hedge", lambda t: f"{t} pieces, maybe {t + 1}"),
+        ("off by one, Arabic-Indic", lambda t: digits_in(t + 1, ARABIC)),
+        ("off by one, full-width", lambda t: digits_in(t - 1, WIDE)),
+        ("Arabic-Indic digits split by a space", lambda t: " ".join(digits_in(t, ARABIC)) if t >= 10 else None),
+        ("Arabic-Indic candidates", lambda t: f"{digits_in(t, ARABIC)} or {digits_in(t + 1, ARABIC)}"),
+        ("full-width fraction equal to it", lambda t: wide(f"{2 * t}/2")),
+        ("two candidates in brackets", lambda t: f"[{t}, {t + 1}]"),
+        ("nested brackets", lambda t: f"[[{t}]]"),
+        ("superscript digit", lambda t: f"{t // 10}²" if t >= 20 and t % 10 == 2 else None),
     ]
     return truths, right, wrong
 
@@ -230,6 +283,10 @@ def number_forms():
         ("percent sign as a unit", lambda t: f"{t}%" if t > 0 else None),
         ("leading dot", lambda t: f".{str(t)[2:]}" if 0 < t < 1 else None),
         ("square units", lambda t: f"{t} square units" if t > 0 else None),
+        ("Arabic-Indic digits", lambda t: digits_in(t, ARABIC, "\u066b")),
+        ("extended Arabic-Indic digits", lambda t: digits_in(t, PERSIAN, "\u066b")),
+        ("full-width digits", lambda t: wide(t)),
+        ("in square brackets", lambda t: f"[{t}]"),
     ]
     wrong = [
         ("just outside the tolerance", lambda t: round(t + 0.07, 4)),
@@ -258,6 +315,9 @@ def number_forms():
         ("a product", lambda t: f"{t} x 10"),
         ("roughly", lambda t: f"{t} or so"),
         ("misplaced thousands comma", lambda t: f"{int(t) // 10},{int(t) % 10}{str(t).split('.')[1]}" if abs(t) >= 10 else None),
+        ("off by one, Arabic-Indic", lambda t: digits_in(round(t + 1, 4), ARABIC, "\u066b")),
+        ("decimal point dropped, full-width", lambda t: wide(str(t).replace(".", "")) if not float(t).is_integer() else None),
+        ("two candidates in brackets", lambda t: f"[{t}, {t + 1}]"),
     ]
     return truths, right, wrong
 
@@ -294,6 +354,10 @@ def probability_forms():
         ("boxed fraction", lambda t: f"\\boxed{{{frac(t)}}}"),
         ("approximately", lambda t: f"approximately {t:.2f}"),
         ("fraction then full stop", lambda t: f"{frac(t)}."),
+        ("Arabic-Indic fraction", lambda t: digits_in(frac(t), ARABIC)),
+        ("Arabic-Indic percentage", lambda t: digits_in(pct(t), ARABIC, "\u066b").replace("%", "\u066a")),
+        ("full-width fraction", lambda t: wide(frac(t))),
+        ("extended Arabic-Indic decimal", lambda t: digits_in(f"{t:.2f}", PERSIAN, "\u066b")),
     ]
     wrong = [
         ("percentage without the sign", lambda t: pct(t).rstrip("%")),
@@ -315,6 +379,9 @@ def probability_forms():
         ("text", lambda t: "likely"),
         ("boolean", lambda t: True),
         ("ten times too big", lambda t: round(t * 10, 4)),
+        ("complement, Arabic-Indic", lambda t: None if t == 0.5 else
+         digits_in(f"{int(frac(t).split('/')[1]) - int(frac(t).split('/')[0])}/{frac(t).split('/')[1]}", ARABIC)),
+        ("inverted, full-width", lambda t: wide("/".join(reversed(frac(t).split("/"))))),
     ]
     return [t for t, _, _ in truths], right, wrong
 
@@ -349,6 +416,16 @@ def clock_forms():
         ("ten to", lambda t: f"ten to {words[hm(t)[0] % 12 + 1]}" if hm(t)[1] == 50 else None),
         ("twenty to", lambda t: f"twenty to {words[hm(t)[0] % 12 + 1]}" if hm(t)[1] == 40 else None),
         ("'the time is' phrasing in LaTeX", lambda t: f"$\\text{{{t}}}$"),
+        ("o'clock in words", lambda t: f"{words[hm(t)[0]]} o'clock" if hm(t)[1] == 0 else None),
+        ("o'clock, capitalised words", lambda t: f"{words[hm(t)[0]].capitalize()} o’clock" if hm(t)[1] == 0 else None),
+        ("whole hour with pm", lambda t: f"{hm(t)[0]} pm" if hm(t)[1] == 0 else None),
+        ("hour alone for a whole hour", lambda t: str(hm(t)[0]) if hm(t)[1] == 0 else None),
+        ("hour in words alone", lambda t: words[hm(t)[0]] if hm(t)[1] == 0 else None),
+        ("24-hour whole hour", lambda t: f"{hm(t)[0] % 12 + 12}:00" if hm(t)[1] == 0 else None),
+        ("Arabic-Indic digits", lambda t: digits_in(t, ARABIC)),
+        ("extended Arabic-Indic digits", lambda t: digits_in(t, PERSIAN)),
+        ("full-width digits and colon", lambda t: wide(t)),
+        ("in square brackets", lambda t: f"[{t}]"),
     ]
     wrong = [
         ("hands swapped", lambda t: f"{hm(t)[1] // 5 or 12}:{hm(t)[0] * 5 % 60:02d}"
@@ -368,6 +445,12 @@ def clock_forms():
         ("quarter past instead of to", lambda t: f"quarter past {words[hm(t)[0] % 12 + 1]}" if hm(t)[1] == 45 else None),
         ("negated", lambda t: f"not {t}"),
         ("approximately", lambda t: f"about {t}"),
+        ("24-hour hour alone", lambda t: str(hm(t)[0] % 12 + 12)),
+        ("24-hour o'clock", lambda t: f"{hm(t)[0] % 12 + 12} o'clock" if hm(t)[1] == 0 else None),
+        ("24-hour with pm", lambda t: f"{hm(t)[0] + 12}:{hm(t)[1]:02d} pm" if hm(t)[0] < 12 else None),
+        ("o'clock, an hour off", lambda t: f"{words[hm(t)[0] % 12 + 1]} o'clock" if hm(t)[1] == 0 else None),
+        ("five minutes off, Arabic-Indic", lambda t: digits_in(f"{hm(t)[0]}:{(hm(t)[1] + 5) % 60:02d}", ARABIC)),
+        ("an hour off, full-width", lambda t: wide(f"{hm(t)[0] % 12 + 1}:{hm(t)[1]:02d}")),
         ("a list", lambda t: [t]),
     ]
     return truths, right, wrong
@@ -404,6 +487,8 @@ def option_forms():
         ("'Answer: (X)'", T(lambda x, _: f"Answer: ({x})")),
         ("bare letter", T(lambda x, _: Raw(x))),
         ("'Choice X'", T(lambda x, _: f"Choice {x}")),
+        ("full-width letter", T(lambda x, _: wide(x))),
+        ("full-width letter in brackets", T(lambda x, _: wide(f"({x})"))),
     ]
     wrong = [
         ("another letter", T(lambda x, _: other[x])),
@@ -427,6 +512,8 @@ def option_forms():
         ("a word", T(lambda x, _: "none")),
         ("letter, then a revision", T(lambda x, _: f"{x}: no, {other[x]}")),
         ("letter, then 'actually'", T(lambda x, _: f"{x}. Actually {other[x]}")),
+        ("another letter, full-width", T(lambda x, _: wide(other[x]))),
+        ("two letters in brackets", T(lambda x, _: f"[{x}, {other[x]}]")),
     ]
     return truths, right, wrong
 
@@ -461,6 +548,10 @@ def boolean_forms():
         ("bare word", lambda t: Raw(yes(t))),
         ("'The answer is yes'", lambda t: f"The answer is {yes(t)}"),
         ("quoted in the string", lambda t: f"'{yes(t)}'"),
+        ("y/n", lambda t: "y" if t else "n"),
+        ("Y./N.", lambda t: "Y." if t else "N."),
+        ("full-width", lambda t: wide(yes(t))),
+        ("in square brackets", lambda t: f"[{yes(t)}]"),
     ]
     wrong = [
         ("opposite", lambda t: not t),
@@ -486,6 +577,10 @@ def boolean_forms():
         ("yes, then the other answer", lambda t: f"{yes(t).capitalize()}. {'No' if t else 'Yes'}."),
         ("revised inside the value", lambda t: f"{yes(t).capitalize()}? {'No' if t else 'Yes'}."),
         ("opposite Python literal", lambda t: Raw("False" if t else "True")),
+        ("opposite letter", lambda t: "n" if t else "y"),
+        ("both letters", lambda t: "y/n"),
+        ("letter and the other word", lambda t: f"{'y' if t else 'n'} or {'no' if t else 'yes'}"),
+        ("opposite, full-width", lambda t: wide("no" if t else "yes")),
     ]
     return truths, right, wrong
 
@@ -516,6 +611,8 @@ def string_forms():
         ("bare word", lambda t: Raw(t)),
         ("boxed", lambda t: f"\\boxed{{{t}}}"),
         ("exclamation", lambda t: f"{t}!"),
+        ("full-width", lambda t: wide(t)),
+        ("in square brackets", lambda t: f"[{t}]"),
     ]
     wrong = [
         ("another label", lambda t: others[t]),
@@ -537,6 +634,8 @@ def string_forms():
         ("label then another sentence", lambda t: f"{t}. Or perhaps {others[t]}"),
         ("hedged", lambda t: f"maybe {t}"),
         ("every vocabulary word", lambda t: f"{t} {others[t]} lime plum grape"),
+        ("another label, full-width", lambda t: wide(others[t])),
+        ("two labels in brackets", lambda t: f"[{t}, {others[t]}]"),
     ]
     return truths, right, wrong
 
@@ -563,6 +662,9 @@ def sequence_forms():
         ("upper case text", lambda t: ", ".join(t).upper()),
         ("Python list in a string", lambda t: str(t)),
         ("full stops", lambda t: [f"{x}." for x in t]),
+        ("greater-than chain", lambda t: " > ".join(t)),
+        ("greater-than chain without spaces", lambda t: ">".join(t)),
+        ("full-width items", lambda t: ", ".join(wide(x) for x in t)),
     ]
     wrong = [
         ("reversed", lambda t: t[::-1]),
@@ -578,10 +680,11 @@ def sequence_forms():
         ("nested lists", lambda t: [[x] for x in t]),
         ("empty list", lambda t: []),
         ("reversed text", lambda t: ", ".join(t[::-1])),
-        ("greater-than chain", lambda t: " > ".join(t)),
         ("numbers", lambda t: list(range(len(t)))),
         ("boolean", lambda t: True),
         ("sorted alphabetically", lambda t: sorted(t) if sorted(t) != t else None),
+        ("reversed greater-than chain", lambda t: " > ".join(t[::-1])),
+        ("less-than chain", lambda t: " < ".join(t)),
     ]
     return truths, right, wrong
 
@@ -606,6 +709,9 @@ def set_forms():
         ("bold items", lambda t: [f"**{x}**" for x in t]),
         ("single item as text", lambda t: t[0] if len(t) == 1 else None),
         ("semicolons", lambda t: "; ".join(t)),
+        ("greater-than chain", lambda t: " > ".join(t)),
+        ("full-width items", lambda t: ", ".join(wide(x) for x in t)),
+        ("Arabic commas", lambda t: "، ".join(t)),
     ]
     wrong = [
         ("one missing", lambda t: t[:-1] if len(t) > 1 else None),
@@ -623,6 +729,8 @@ def set_forms():
         ("boolean", lambda t: True),
         ("number", lambda t: len(t)),
         ("half of it", lambda t: t[: len(t) // 2] if len(t) > 2 else None),
+        ("one missing, greater-than chain", lambda t: " > ".join(t[:-1]) if len(t) > 1 else None),
+        ("an extra item, full-width", lambda t: ", ".join(wide(x) for x in t + ["Z"])),
     ]
     return truths, right, wrong
 
@@ -652,6 +760,9 @@ def point_forms():
         ("bold", lambda t: f"**({t[0]}, {t[1]})**"),
         ("padded", lambda t: f"( {t[0]} , {t[1]} )"),
         ("full stop", lambda t: f"({t[0]}, {t[1]})."),
+        ("Arabic-Indic digits", lambda t: f"({digits_in(t[0], ARABIC)}, {digits_in(t[1], ARABIC)})"),
+        ("Arabic-Indic digits and comma", lambda t: f"({digits_in(t[0], ARABIC)}، {digits_in(t[1], ARABIC)})"),
+        ("full-width", lambda t: wide(f"({t[0]}, {t[1]})")),
         ("'and'", lambda t: f"{t[0]} and {t[1]}"),
     ]
     wrong = [
@@ -673,6 +784,9 @@ def point_forms():
         ("non-integers", lambda t: [t[0] + 0.5, t[1]]),
         ("hedge inside", lambda t: f"({t[0]}, {t[1]} or {t[1] + 1})"),
         ("text", lambda t: "the origin" if t != [0, 0] else "the top"),
+        ("swapped, Arabic-Indic", lambda t: f"({digits_in(t[1], ARABIC)}, {digits_in(t[0], ARABIC)})" if t[0] != t[1] else None),
+        ("digits run together, full-width", lambda t: wide(f"({t[0]}{t[1]})")),
+        ("a point in a list, as text", lambda t: f"[({t[0]}, {t[1]})]"),
     ]
     return truths, right, wrong
 
@@ -693,6 +807,10 @@ def int_set_forms():
          if max(t) <= 10 else None),
         ("bracketed text", lambda t: str(t)),
         ("single number", lambda t: t[0] if len(t) == 1 else None),
+        ("Arabic-Indic digits", lambda t: "، ".join(digits_in(x, ARABIC) for x in t)),
+        ("extended Arabic-Indic digits", lambda t: ", ".join(digits_in(x, PERSIAN) for x in t)),
+        ("full-width digits", lambda t: wide(", ".join(map(str, t)))),
+        ("in square brackets as text", lambda t: "[" + ", ".join(map(str, t)) + "]"),
     ]
     wrong = [
         ("one missing", lambda t: t[:-1] if len(t) > 1 else None),
@@ -707,6 +825,8 @@ def int_set_forms():
         ("empty", lambda t: []),
         ("hedge", lambda t: ", ".join(map(str, t[:-1] + [f"{t[-1]} or {t[-1] + 1}"]))),
         ("count instead", lambda t: len(t) if len(t) not in t or len(t) > 1 else None),
+        ("an extra item, Arabic-Indic", lambda t: "، ".join(digits_in(x, ARABIC) for x in t + [max(t) + 1])),
+        ("digits run together, full-width", lambda t: wide("".join(map(str, t))) if len(t) > 1 else None),
     ]
     return truths, right, wrong
 
@@ -724,6 +844,9 @@ def number_list_forms():
         ("units", lambda t: [f"{x} cm" for x in t]),
         ("Unicode minus", lambda t: [str(x).replace("-", "\u2212") for x in t] if min(t) < 0 else None),
         ("semicolons", lambda t: "; ".join(map(str, t))),
+        ("Arabic-Indic digits", lambda t: "؛ ".join(digits_in(x, ARABIC, "\u066b") for x in t)),
+        ("full-width digits", lambda t: wide("; ".join(map(str, t)))),
+        ("greater-than chain", lambda t: " > ".join(map(str, t))),
     ]
     wrong = [
         ("outside tolerance", lambda t: [round(t[0] + 0.2, 4)] + t[1:]),
@@ -736,6 +859,8 @@ def number_list_forms():
         ("spaces only", lambda t: " ".join(map(str, t))),
         ("scalar", lambda t: t[0]),
         ("points removed", lambda t: [str(x).replace(".", "") for x in t]),
+        ("outside tolerance, Arabic-Indic", lambda t: "، ".join(digits_in(round(x + 0.2, 4), ARABIC, "\u066b") for x in t)),
+        ("one missing, full-width", lambda t: wide(", ".join(map(str, t[:-1])))),
     ]
     return truths, right, wrong
 
@@ -858,6 +983,9 @@ CONVENTION_ENVELOPES = {
         ("draft box then final box", lambda p, x, v: f"{p}\nAt first I wrote \\boxed{{?}}; checking again.\n\\boxed{{{x}}}"),
         ("boxed then polite text", lambda p, x, v: f"{p}\n\\boxed{{{x}}}\n\nLet me know if you need more help!"),
         ("boxed text", lambda p, x, v: f"{p}\n\\boxed{{\\text{{{x}}}}}"),
+        ("sentence then boxed on one line", lambda p, x, v: f"{p}\nI count them one by one, so the answer is \\boxed{{{x}}}."),
+        ("sentence then 'the answer is' (read, no format point)", lambda p, x, v:
+         f"{p}\nI count them one by one. The answer is {x}."),
         ("json object instead (read, no format point)", lambda p, x, v: f'{p}\n{{"answer": {literal(v)}}}'),
     ],
     "tag": [
@@ -869,6 +997,9 @@ CONVENTION_ENVELOPES = {
         ("draft tag then final tag", lambda p, x, v: f"{p}\nMaybe <answer>?</answer>; checking again.\n<answer>{x}</answer>"),
         ("tag then polite text", lambda p, x, v: f"{p}\n<answer>{x}</answer>\n\nLet me know if you need more help!"),
         ("bold label then tag", lambda p, x, v: f"{p}\n**Final answer:** <answer>{x}</answer>"),
+        ("sentence then tag on one line", lambda p, x, v: f"{p}\nI count them one by one. <answer>{x}</answer>"),
+        ("sentence then 'the answer is' (read, no format point)", lambda p, x, v:
+         f"{p}\nI count them one by one. The answer is {x}."),
         ("json object instead (read, no format point)", lambda p, x, v: f'{p}\n{{"answer": {literal(v)}}}'),
     ],
 }
@@ -896,6 +1027,9 @@ def convention_misses(convention: str, right, wrong, scalar: bool) -> list[tuple
             ("a json object after it disagrees", f'{box(r)}\n{{"answer": {literal(wrong)}}}'),
             ("the other convention after it disagrees", f"{box(r)}\n" + (
                 f"<answer>{w}</answer>" if convention == "boxed" else f"\\boxed{{{w}}}")),
+            ("revised on the same line", f"I count them. {box(r)} Actually, the answer is {w}."),
+            ("no final answer, two statements on the last line", f"I count them. The answer is {r}. The answer is {w}."),
+            ("no final answer, the right value rejected", f"I count them. The answer is {w}, not {r}."),
         ]
         if scalar:
             out.append(("two candidates in one answer", box(f"{r} or {w}")))
