@@ -13,6 +13,24 @@ def one_line(text: str) -> str:
     return _BREAKS_LINE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+# A source position inside a message: `path:line:col`, the path holding a dot, a slash or a bracket (a file such as
+# grammars/x.yaml, or <expr>), so that a time such as 1:30:00 quoted in a message is not taken for one.
+_POSITION_IN_TEXT = re.compile(r"[^\s:`'\"()\[\]]*[./<][^\s:`'\"()\[\]]*:\d+:\d+")
+
+
+def has_position(message: str) -> bool:
+    """Does the message already name a source position (path:line:col)?"""
+    return _POSITION_IN_TEXT.search(message) is not None
+
+
+def located(message: str, where: str | None) -> str:
+    """The message, prefixed with `where` (path:line:col) unless it names a position already: a run-time error
+    keeps the most precise position it got (an operator's, an expression's) and gains its node's otherwise."""
+    if not where or has_position(message):
+        return message
+    return f"{where}: {message}"
+
+
 @dataclass(frozen=True, order=True)
 class Position:
     path: str

@@ -193,10 +193,12 @@ def test_operators_charge_in_proportion_to_their_work(src, steps):
 def test_equality_and_membership_on_big_lists_hit_the_budget():
     # 1,000 pairs of distinct but equal 5,000-item lists: 5M item comparisons, free before.
     src = "let r = range(5000), s = range(5000) in [r for i in range(1000)] == [s for i in range(1000)]"
-    assert failure(src).startswith(f"expression evaluation exceeded {MAX_STEPS} steps")
+    # (the error names the expression that ran out: e.yaml:1:1)
+    assert failure(src).startswith(f"e.yaml:1:1: expression evaluation exceeded {MAX_STEPS} steps")
     assert failure("count(range(1000), i -> (i + 10000) in range(10000))").startswith(
-        f"expression evaluation exceeded {MAX_STEPS} steps")
-    assert failure("len(unique([range(5000) for i in range(500)]))").startswith("expression evaluation exceeded")
+        f"e.yaml:1:1: expression evaluation exceeded {MAX_STEPS} steps")
+    assert failure("len(unique([range(5000) for i in range(500)]))").startswith("e.yaml:1:1: expression evaluation "
+                                                                                "exceeded")
 
 
 def test_lambdas_and_comprehensions_charge_their_bodies():
@@ -211,7 +213,7 @@ def test_lambdas_and_comprehensions_charge_their_bodies():
 def test_scatter_charges_inside_its_loop():
     # 400 points 0.3 apart never fit: the tries stop at the budget, not after 120,300 of them.
     assert failure("scatter(400, 0.3)", Budget(10_000)) == \
-        "expression evaluation exceeded 10000 steps (in `scatter(400, 0.3)`)"
+        "e.yaml:1:1: expression evaluation exceeded 10000 steps (in `scatter(400, 0.3)`)"
     _, used = evaluate("scatter(10, 0.01)")
     assert used >= 10 * 11 / 2  # each try measures against every point placed so far
 
@@ -243,7 +245,7 @@ def test_strings_built_count_against_the_byte_budget():
     big = "let s = join(map(range(1000), x -> 'abcd'), '') in "
     assert evaluate(big + "len(s + s)")[0] == 8000
     msg = failure(big + "len([s + str(x) for x in range(3000)])")  # 3,000 distinct strings of 4,000+ characters
-    assert msg.startswith(f"expressions built more than {MAX_BYTES} bytes of strings and list items")
+    assert msg.startswith(f"e.yaml:1:1: expressions built more than {MAX_BYTES} bytes of strings and list items")
 
 
 @pytest.mark.parametrize("src,message", [

@@ -118,9 +118,9 @@ def test_spring_layout_fails_with_placement_failed():
     # Possible by area, but neither the springs nor a ring (chords of 0.105) keep 30 nodes 0.2 apart.
     with pytest.raises(PlacementFailed) as exc:
         value("spring_layout(30, [], 0.2)")
-    assert str(exc.value).startswith("spring_layout(): no placement of 30 nodes and 0 edges keeps every two nodes "
-                                     "0.2 apart and every edge 0.1 clear of the nodes it does not join (last try: "
-                                     "nodes ")
+    assert str(exc.value).startswith("e.yaml:1:1: spring_layout(): no placement of 30 nodes and 0 edges keeps every "
+                                     "two nodes 0.2 apart and every edge 0.1 clear of the nodes it does not join (last "
+                                     "try: nodes ")
     assert isinstance(exc.value, EvalError)  # the renderer redraws; anything else treating EvalError still works
 
 
@@ -146,7 +146,7 @@ def test_spring_layout_work_is_bounded_by_the_budget():
 def test_spring_layout_run_time_errors(src, values, message):
     with pytest.raises(EvalError) as exc:
         value(src, values)
-    assert str(exc.value) == f"{message} (in `{src}`)"
+    assert str(exc.value) == f"e.yaml:1:1: {message} (in `{src}`)"  # the expression's position
 
 
 # -- tree_layout ------------------------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ def test_layer_forest_directly():
 def test_tree_layout_run_time_errors(ids, parents, message):
     with pytest.raises(EvalError) as exc:
         value("tree_layout(ids, parents)", {"ids": ids, "parents": parents})
-    assert str(exc.value) == f"{message} (in `tree_layout(ids, parents)`)"
+    assert str(exc.value) == f"e.yaml:1:1: {message} (in `tree_layout(ids, parents)`)"
 
 
 # -- scatter_layout ---------------------------------------------------------------------------------------------
@@ -239,8 +239,8 @@ def test_scatter_layout_keeps_gap_and_margin(seed):
 def test_scatter_layout_refuses_what_cannot_fit():
     with pytest.raises(PlacementFailed) as exc:  # static: 100 · 0.2² · 0.6 = 2.4 > 0.8² = 0.64
         value("scatter_layout(100, 0.2, 0.1)")
-    assert str(exc.value) == ("scatter_layout(): the area inside the margin (0.8 × 0.8) cannot hold 100 points 0.2 "
-                              "apart (in `scatter_layout(100, 0.2, 0.1)`)")
+    assert str(exc.value) == ("e.yaml:1:1: scatter_layout(): the area inside the margin (0.8 × 0.8) cannot hold 100 "
+                              "points 0.2 apart (in `scatter_layout(100, 0.2, 0.1)`)")
     with pytest.raises(PlacementFailed, match=r"scatter_layout\(\): placed \d+ of 100 points 0.1 apart in 10100 "
                                               r"tries"):
         value("scatter_layout(100, 0.1, 0.0)")  # passes the area check, but random filling jams before 100
@@ -319,7 +319,7 @@ def test_maze_walls_and_passages_cover_every_grid_edge_once():
 def test_maze_walls_run_time_errors(src, message):
     with pytest.raises(EvalError) as exc:
         value(src)
-    assert str(exc.value) == f"{message} (in `{src}`)"
+    assert str(exc.value) == f"e.yaml:1:1: {message} (in `{src}`)"  # the expression's position
 
 
 # -- label_spots ------------------------------------------------------------------------------------------------

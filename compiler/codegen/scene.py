@@ -62,6 +62,7 @@ class CFrame:
     scales: dict[str, CScale] = field(default_factory=dict)
     exprs: dict[str, Compiled] = field(default_factory=dict)
     flags: dict[str, Any] = field(default_factory=dict)
+    where_text: str = ""  # the frame's kind key, "grammars/x.yaml:12:7", for run-time errors
 
 
 @dataclass
@@ -89,6 +90,7 @@ class CGuide:
     each: Compiled | None = None
     as_name: str = "it"
     columns: list[dict] = field(default_factory=list)  # tables: [{header: Template, text/fill: Compiled}]
+    where_text: str = ""
 
 
 @dataclass
@@ -101,6 +103,7 @@ class CPanels:
     panel: "CNode | None" = None
     items: list["CNode"] = field(default_factory=list)
     max: int = 64
+    where_text: str = ""
 
 
 @dataclass
@@ -148,6 +151,7 @@ class CNode:
     panels: CPanels | None = None
     tiles: CTiles | None = None
     use: CUse | None = None
+    where_text: str = ""  # the node's position: run-time errors of its region, inset, titles, lets and layout
 
 
 class SceneCompiler:
@@ -246,7 +250,7 @@ class SceneCompiler:
         raw = self.mapping(doc, raw, loc, NODE_KEYS, "a scene node")
         if raw is None:
             return None
-        out = CNode()
+        out = CNode(where_text=str(doc.pos(loc)))
         scope = Scope(dict(scope.names), True, scope.what)
         lets = self.mapping(doc, raw.get("let"), loc + ("let",), tuple(raw.get("let") or ()), "let")
         for name, src in (lets or {}).items():
@@ -340,7 +344,7 @@ class SceneCompiler:
         if body is None:
             return None
         here = loc + (kind,)
-        out = CFrame(kind)
+        out = CFrame(kind, where_text=str(doc.key_pos(here)))
         if kind == "cartesian":
             for ch in ("x", "y"):
                 if ch not in body:
@@ -506,7 +510,7 @@ class SceneCompiler:
         body = self.mapping(doc, body, here, allowed, f"a {kind} guide")
         if body is None:
             return None
-        out = CGuide(kind, {}, {}, {})
+        out = CGuide(kind, {}, {}, {}, where_text=str(doc.key_pos(here)))
         inner = scope
         if spec.each:
             if "each" not in body:
@@ -562,7 +566,7 @@ class SceneCompiler:
         if raw is None:
             return None
         cols = self.typed(doc, raw["cols"], loc + ("cols",), scope, "int", "'cols'") if "cols" in raw else None
-        out = CPanels(cols, self.number(doc, raw, "gap", loc, 8.0, 0.0, 400.0))
+        out = CPanels(cols, self.number(doc, raw, "gap", loc, 8.0, 0.0, 400.0), where_text=str(doc.pos(loc)))
         out.max = int(self.number(doc, raw, "max", loc, 64, 1, 256))
         if ("each" in raw) == ("items" in raw):
             self.error(doc, loc, "panels take either 'each' + 'panel' (one panel per item) or 'items' (a list of "

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..errors import Diagnostics, EvalError, Position
+from ..errors import Diagnostics, EvalError, Position, located
 from . import fastparse
 from .types import ANY, BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, accepts, is_numeric, unify
 
@@ -1072,10 +1072,11 @@ def run(c: Compiled, env: dict) -> Any:
     try:
         return c.fn(env)
     except EvalError as exc:
-        # Same class, so callers can tell a PlacementFailed (redraw) from other failures.
-        raise type(exc)(f"{exc} (in `{c.source}`)") from None
+        # Same class, so callers can tell a PlacementFailed (redraw) from other failures. An error that names no
+        # position (a library function's, a limit's) gets the expression's own.
+        raise type(exc)(located(f"{exc} (in `{c.source}`)", c.where)) from None
     except (ZeroDivisionError, IndexError, ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
-        raise EvalError(f"{type(exc).__name__}: {exc} (in `{c.source}`)") from None
+        raise EvalError(located(f"{type(exc).__name__}: {exc} (in `{c.source}`)", c.where)) from None
 
 
 def check_value(value: Any, budget: Budget, what: str) -> Any:
@@ -1110,7 +1111,10 @@ def check_value(value: Any, budget: Budget, what: str) -> Any:
 
 def run_checked(c: Compiled, env: dict, what: str) -> Any:
     """Evaluate and check the value for storing (see check_value); `what` names it: "state field 'n'"."""
-    env["$budget"].charge(c.cost)  # so that an attempt of long expressions without loops still costs its work
+    try:
+        env["$budget"].charge(c.cost)  # so that an attempt of long expressions without loops still costs its work
+    except EvalError as exc:
+        raise type(exc)(located(str(exc), c.where)) from None
     v = run(c, env)
     try:
         return check_value(v, env["$budget"], f"{c.where}: {what}" if c.where else what)

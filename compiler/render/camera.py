@@ -82,7 +82,7 @@ class CameraFrame(Frame):
         self.entries.append((cm, values, obj, item))
         if not self.scheduled:
             self.scheduled = True
-            comp.op(0.0, lambda: self.draw_batch(comp))
+            comp.op(0.0, lambda: self.draw_batch(comp), self.where)
 
     def draw_batch(self, comp) -> None:
         p = comp.painter
@@ -99,13 +99,14 @@ class CameraFrame(Frame):
                             "drawing the 3-D solids")
                 solid = Solid(len(solids), tuple(shape.faces))
                 self._check_px(solid)
+                style = _style(ctx, values)
             except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
                 raise EvalError(f"{cm.kind} mark at {cm.where_text}: {type(exc).__name__}: {exc}") from None
             except EvalError as exc:
                 raise EvalError(f"{cm.kind} mark at {cm.where_text}: {exc}") from None
             solids.append(solid)
             owners.append((cm, obj, shape))
-            styles.append(_style(ctx, values))
+            styles.append(style)
         if solids:
             # Ordering, painting and measuring work on all the solids together: what runs out is named by the first
             # solid mark (and how many solids there are).

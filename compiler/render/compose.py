@@ -5,17 +5,22 @@ Drawing is deferred: every mark and guide becomes an operation with a z value, a
 declaration) order once the whole tree is evaluated, so `z` can lift a mark over marks declared after it. What a
 mark drew is bound to its state object in the render map (witnesses), grouped for the no-overlap rule, and its
 strokes are kept for the rule that text must not be crossed.
+
+Every run-time error names a position in the YAML: the composer knows which node, frame, guide, mark or component
+use it is evaluating (`at`), and each deferred operation remembers the one that made it, so an error raised by the
+render layer (a frame's bounds, a scale's domain, a palette) without a position of its own gets that one.
 """
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 import skia
 
 from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse
-from ..errors import EvalError
+from ..errors import EvalError, has_position, located
 from ..expr.compile import Budget, run
 from ..expr.lib_place import segment_hits_box
 from ..expr.template import Template
@@ -45,23 +50,40 @@ class Composer:
     _index: tuple | None = None  # the strokes as arrays, for crossing checks (rebuilt when strokes grow)
     keep_strokes: bool = True  # False when no text of the scene asks to stay clear of strokes
     unbinding: int = 0  # > 0 while a tiles node draws its uncut sub-scene: its marks bind nothing
+    here: str = ""  # position of the node, frame, guide, mark or use being evaluated ("grammars/x.yaml:12:7")
     budget: Budget | None = None  # the scene's evaluation budget: drawing is charged to it (render/work.py)
 
     def charge(self, steps: int, what: str) -> None:
         if self.budget is not None:
             self.budget.charge_work(steps, what)
 
-    def op(self, z: float, fn) -> None:
-        self.ops.append((z, len(self.ops), fn))
+    def op(self, z: float, fn, where: str | None = None) -> None:
+        """Defer a drawing operation; an error it raises names `where` (by default what is being evaluated now)."""
+        self.ops.append((z, len(self.ops), fn, where or self.here))
 
     def finish(self) -> None:
-        for _, _, fn in sorted(self.ops, key=lambda o: (o[0], o[1])):
-            fn()
+        run_ops(sorted(self.ops, key=lambda o: (o[0], o[1])))
         self.check_text_clear()
+
+    @contextmanager
+    def at(self, where: str):
+        """Evaluate a part of the scene declared at `where`: an EvalError without a position gets this one."""
+        saved = self.here
+        self.here = where or saved
+        try:
+            yield
+        except EvalError as exc:
+            raise _placed(exc, where or saved) from None
+        finally:
+            self.here = saved
 
     # -- nodes --------------------------------------------------------------------------------------------------
     def node(self, cn: CNode, env: dict, box: tuple, depth: int = 0, parent_frame: Frame | None = None,
              record: bool = False) -> None:
+        with self.at(cn.where_text):
+            self._node(cn, env, box, depth, parent_frame, record)
+
+    def _node(self, cn: CNode, env: dict, box: tuple, depth: int, parent_frame: Frame | None, record: bool) -> None:
         env = dict(env)
         for name, c in cn.lets:
             env[name] = run(c, env)
@@ -105,14 +127,22 @@ class Composer:
             self.use(cn.use, env, box, depth, record, parent_frame)
             return
         frame_spec = cn.frame
-        scales = self.scales(frame_spec, env) if frame_spec is not None else {}
-        guides = [self.guide_input(g, env) for g in cn.guides]
+        scales = {}
+        if frame_spec is not None:
+            with self.at(frame_spec.where_text):
+                scales = self.scales(frame_spec, env)
+        guides = []
+        for cg in cn.guides:
+            with self.at(cg.where_text):
+                guides.append(self.guide_input(cg, env))
+        where = {id(g): cg.where_text for g, cg in zip(guides, cn.guides)}
         kind = frame_spec.kind if frame_spec is not None else (parent_frame.kind if parent_frame else "canvas")
         # Legends and ramps take the outer strips, axes the inner ones, so tick labels sit next to the plot.
         for g in sorted(guides, key=lambda g: g.kind == "axis"):
             if g.kind == "table":
                 continue
-            r = G.reserve(p, g, kind, scales)
+            with self.at(where[id(g)]):
+                r = G.reserve(p, g, kind, scales)
             if r is None:
                 continue
             side, px = r
@@ -122,24 +152,33 @@ class Composer:
             box = (box[0] + (0 if "left" in sides else 12), box[1] + (0 if "top" in sides else 10),
                    box[2] - (0 if "right" in sides else 14), box[3] - (0 if "bottom" in sides else 6))
         if frame_spec is not None:
-            frame = self.frame(frame_spec, scales, env, box)
+            with self.at(frame_spec.where_text):
+                frame = self.frame(frame_spec, scales, env, box)
+            frame.where = frame_spec.where_text  # for the operations it defers (a camera's batch of 3-D marks)
         elif parent_frame is not None and parent_frame.box == box:
             frame = parent_frame
         else:
             frame = CanvasFrame(box)
         for g in guides:
-            self.op(-1, lambda g=g, frame=frame, box=box: G.draw(p, g, frame, box, self.bind_plain))
+            self.op(-1, lambda g=g, frame=frame, box=box: G.draw(p, g, frame, box, self.bind_plain), where[id(g)])
         for cm in cn.marks:
-            self.mark(cm, env, frame)
+            with self.at(cm.where_text):
+                self.mark(cm, env, frame)
         for child in cn.layers:
             self.node(child, env, box, depth + 1, frame)
         if cn.panels is not None:
-            self.panels(cn.panels, env, box, depth)
+            with self.at(cn.panels.where_text):
+                self.panels(cn.panels, env, box, depth)
         if cn.tiles is not None:
-            self.tiles(cn.tiles, env, box, depth)
+            with self.at(cn.tiles.where_text):
+                self.tiles(cn.tiles, env, box, depth)
 
     def use(self, cu: CUse, env: dict, box: tuple, depth: int, record: bool = False,
             parent_frame: Frame | None = None) -> None:
+        with self.at(cu.where_text):
+            self._use(cu, env, box, depth, record, parent_frame)
+
+    def _use(self, cu: CUse, env: dict, box: tuple, depth: int, record: bool, parent_frame: Frame | None) -> None:
         args = {}
         for name, c in cu.args.items():
             v = c.render(env).strip() if isinstance(c, Template) else run(c, env)
@@ -248,8 +287,7 @@ class Composer:
             saved, strokes = p.canvas, len(self.strokes)
             p.canvas, self.unbinding = canvas, self.unbinding + 1
             try:
-                for _, _, fn in inner:
-                    fn()
+                run_ops(inner)
             finally:
                 p.canvas, self.unbinding = saved, self.unbinding - 1
                 del self.strokes[strokes:]  # strokes of the uncut scene are not where the tiles put them
@@ -549,6 +587,24 @@ class _DryPainter:
 
     def font(self, *a, **kw):
         return Painter.font(self, *a, **kw)
+
+
+def run_ops(ops) -> None:
+    """Run deferred drawing operations (z, seq, fn, where) in the order given; an EvalError without a position
+    names the part of the scene that deferred the operation."""
+    for _, _, fn, where in ops:
+        try:
+            fn()
+        except EvalError as exc:
+            raise _placed(exc, where) from None
+
+
+def _placed(exc: EvalError, where: str) -> EvalError:
+    """The error itself when it names a position (or nothing is known), else the same kind of error naming `where`."""
+    message = str(exc)
+    if not where or has_position(message):
+        return exc
+    return type(exc)(located(message, where))
 
 
 def _paint(rgb, stroke: float | None = None, dash=None) -> skia.Paint:

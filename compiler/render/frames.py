@@ -196,6 +196,7 @@ class Frame:
     box: Box
     kind = "canvas"
     y_up = False
+    where = ""  # the frame's position in the YAML (set by the composer), named by errors of what it defers
 
     @property
     def width(self) -> float:

@@ -149,10 +149,12 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
     def geom(obj, what: str):
         p = paths.get(id(obj))
         if p is None:
-            raise TesseraError(f"task {task.id}: the witness is not a scene object from the state")
+            raise TesseraError(f"{task.witness.where}: task {task.id}: the witness is not a scene object from the "
+                               f"state")
         entry = render_map.get(p)
         if entry is None:
-            raise TesseraError(f"task {task.id}: witness object {p} was not drawn by the scene (no mark binds it)")
+            raise TesseraError(f"{task.witness.where}: task {task.id}: witness object {p} was not drawn by the scene "
+                               f"(no mark binds it)")
         return p, entry[what]
 
     if kind in ("bbox", "point"):
@@ -160,7 +162,8 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
         return {"kind": kind, "objects": [p], "value": g}
     if kind == "segment":
         if len(value) != 2:
-            raise TesseraError(f"task {task.id}: a segment witness needs exactly two objects, got {len(value)}")
+            raise TesseraError(f"{task.witness.where}: task {task.id}: a segment witness needs exactly two objects, "
+                               f"got {len(value)}")
         (pa, a), (pb, b) = geom(value[0], "point"), geom(value[1], "point")
         return {"kind": kind, "objects": [pa, pb], "value": [a[0], a[1], b[0], b[1]]}
     if kind == "map":
