@@ -143,3 +143,20 @@ def test_build_then_replay_a_dataset_and_a_sample_folder(tmp_path, tax):
     (tmp_path / "empty").mkdir()
     with pytest.raises(tessera.TesseraError, match="no trace files found"):
         tessera.replay(tmp_path / "empty")
+
+
+def test_a_task_samples_with_the_vocabulary_it_was_compiled_against(taxonomy):
+    """Vocab is bound at compile time: generate() without a vocabulary gives the instance generate() with the
+    taxonomy's gives (0.9 sampled with an empty one and failed attempts later with a KeyError)."""
+    from tessera.trace.instance import generate as generate_instance, instance_state
+
+    task = taxonomy.task("charts.bar_chart.extremum_label")
+    assert task.vocab is taxonomy.vocab and task.vocab
+    for seed in (0, 7):
+        bound = generate_instance(task, seed, 3)
+        given = generate_instance(task, seed, 3, vocab=taxonomy.vocab)
+        assert (bound.png, bound.answer, bound.prompt) == (given.png, given.answer, given.prompt)
+        assert instance_state(task, seed, 3) == instance_state(task, seed, 3, taxonomy.vocab)
+        state = instance_state(task, seed, 3)[1]
+        assert state["topic"] in taxonomy.vocab["bar_topics"]  # drawn from the vocabulary
+        assert {bar["label"] for bar in state["bars"]} <= set(state["topic"]["categories"])

@@ -41,6 +41,10 @@ class CompiledTask:
     # task whose program reads the inspected field would have inspect give its answer away (tools.session).
     inspect: dict[str, InspectRule] = field(default_factory=dict)
     inspect_withheld: dict[str, str] = field(default_factory=dict)
+    # The vocabulary the task was compiled against (its query values and the grammar's names come from it): what
+    # generate() samples with unless a caller passes another. Until 0.10 a caller that passed none sampled with an
+    # empty one and failed attempts later with a KeyError.
+    vocab: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def domain(self) -> str:
@@ -146,7 +150,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         id=spec.task, summary=spec.summary, grammar=grammar, contract=contract, operations=list(spec.operations),
         bucket=spec.bucket, queries=queries, compute=compute, require=require, answer=answer, witness_kind=wkind,
         witness=witness, prompts=prompts, identity=_identity(spec, grammar, contract, queries),
-        spec_hash=spec_hash(spec), source=doc.path, inspect=inspect, inspect_withheld=withheld,
+        spec_hash=spec_hash(spec), source=doc.path, inspect=inspect, inspect_withheld=withheld, vocab=vocab,
     )
 
 

@@ -232,10 +232,11 @@ def _sample_program(task: CompiledTask, seed: int, level: int, vocab: dict, seed
                          f"{max_attempts} attempts ({table}){detail}")
 
 
-def sample_answer(task: CompiledTask, seed: int, level: int, query: dict, vocab: dict,
+def sample_answer(task: CompiledTask, seed: int, level: int, query: dict, vocab: dict | None = None,
                   answer_format: str | None = None) -> tuple:
     """(answer, prompt) of one sample without rendering it: what a balanced build's pilot learns answers from.
     Raises SamplingFailed like generate()."""
+    vocab = vocab if vocab is not None else task.vocab
     seeds = {name: derive_seed(seed, task.id, name) for name in STREAMS}
     answer_format = answer_format or task.contract.spec.format
     state, result, _, _ = _sample_program(task, seed, level, vocab, seeds, dict(query), Rng(seeds["query"]), {},
@@ -243,9 +244,10 @@ def sample_answer(task: CompiledTask, seed: int, level: int, query: dict, vocab:
     return result.answer, _prompt(task, state, query, result, level, vocab, seeds["prompt"], answer_format)[1]
 
 
-def instance_state(task: CompiledTask, seed: int, level: int, vocab: dict) -> tuple[dict, dict]:
+def instance_state(task: CompiledTask, seed: int, level: int, vocab: dict | None = None) -> tuple[dict, dict]:
     """(query, state) of the instance generate() builds from this seed and level, without rendering it: the render
     stream never moves the state, so this is the state of the generated instance (for checks of scene size)."""
+    vocab = vocab if vocab is not None else task.vocab
     seeds = {name: derive_seed(seed, task.id, name) for name in STREAMS}
     q_rng = Rng(seeds["query"])
     q = q_rng.choice(task.query_space())
@@ -274,7 +276,7 @@ def generate(task: CompiledTask, seed: int, level: int = 0, query: dict | None =
         raise TesseraError(f"variety must be one of {', '.join(VARIETIES)}, got {variety!r}")
     if not 0.25 <= image_scale <= 4.0:
         raise TesseraError(f"image scale must be between 0.25 and 4, got {image_scale}")
-    vocab = vocab if vocab is not None else {}
+    vocab = vocab if vocab is not None else task.vocab  # the vocabulary the task was compiled against
     rules = None
     if balance is not None:
         if balance.get("options_only"):
