@@ -522,3 +522,59 @@ def test_treemap_of_extreme_values_is_an_evaluation_error_never_a_python_one():
         assert abs(area - 1.0) < 1e-6
         outcomes["tiled"] += 1
     assert outcomes["tiled"] > 100 and outcomes["refused"] > 100, outcomes
+
+
+@pytest.mark.parametrize("src,typ,value", [
+    ("range(0, 10, 3)", "list[int]", [0, 3, 6, 9]),
+    ("range(10, 0, -3)", "list[int]", [10, 7, 4, 1]),
+    ("range(5, 5, 2)", "list[int]", []),
+    ("fold([1, 2, 3], 0, (t, x) -> t + x)", "int", 6),
+    ("fold([], 5, (t, x) -> t + x)", "int", 5),
+    ("fold([1, 2], 0, (t, x) -> t + x / 2)", "float", 1.5),  # an int init widened by a float step
+    ("fold(bars, '', (s, b) -> s + b.label)", "str", "abc"),
+    ("scan([1, 2, 3], 0, (t, x) -> t + x)", "list[int]", [0, 1, 3, 6]),
+    ("scan([], 7, (t, x) -> t + x)", "list[int]", [7]),
+    ("scan(pts, 0.0, (d, p) -> d + p.x)", "list[float]", [0.0, 0.0, 3.0, 4.0]),
+    ("case(level > 5, 'hard', level > 1, 'middle', 'easy')", "str", "middle"),
+    ("case(level > 5, 1, 2.5)", "float", 2.5),
+    ("case(true, 1, 1 // 0)", "int", 1),  # only the chosen value is evaluated
+])
+def test_range_step_fold_scan_and_case(src, typ, value):
+    t, v = ev(src)
+    assert (str(t), v) == (typ, value)
+
+
+def test_fold_charges_its_function_per_item_and_scan_its_list():
+    d = Diagnostics()
+    c = compile_expr("fold(range(5000), 0, (t, x) -> t + x * x)", SCOPE, Site(None, (), "e.yaml"), d)
+    env = new_env(VALUES, Rng(1))
+    env["$budget"] = Budget(steps=20_000)
+    with pytest.raises(EvalError, match="exceeded 20000 steps"):
+        run(c, env)
+    env["$budget"] = Budget()
+    assert run(c, env) == sum(x * x for x in range(5000))
+    assert env["$budget"].used > 5 * 5000  # the lambda's nodes, per item
+
+
+@pytest.mark.parametrize("src,message", [
+    ("fold([1], 0, x -> x)", "e.yaml:1:14: error: the third argument of fold() must be a lambda of two parameters, "
+                             "such as (total, x) -> total + x"),
+    ("fold([1], 0, (t, t) -> t)", "e.yaml:1:18: error: parameter 't' is named twice"),
+    ("scan([1], 'a', (t, x) -> [t])", "e.yaml:1:16: error: scan()'s function must return the accumulator's type str "
+                                      "(the init's), got list[str]"),
+    ("case(true, 1)", "e.yaml:1:1: error: case() takes 3 to 41 arguments (case(cond1, value1, cond2, value2, ..., "
+                      "otherwise)), got 2"),
+    ("case(true, 1, false, 2)", "e.yaml:1:1: error: case() takes condition, value pairs and then the value "
+                                "otherwise: an odd number of arguments, got 4"),
+    ("case(1, 2, 3)", "e.yaml:1:6: error: each condition of case() must be bool, got int"),
+    ("case(true, 1, 'a')", "e.yaml:1:15: error: case()'s values must share a type: int and str do not mix"),
+    ("range(1, 2, 3, 4)", "e.yaml:1:1: error: range() takes 1 to 3 arguments (range(stop), range(start, stop) or "
+                          "range(start, stop, step)), got 4"),
+])
+def test_fold_scan_case_errors_are_positioned(src, message):
+    assert errors(src) == [message]
+
+
+def test_a_zero_range_step_is_a_positioned_evaluation_error():
+    with pytest.raises(EvalError, match=r"e\.yaml:1:1: range\(\)'s step is 0"):
+        ev("range(0, 3, level - 2)")

@@ -179,13 +179,18 @@ def _len(ck, node, args):
     return Compiled(INT, lambda env: len(f(env)))
 
 
-@builtin("range", "range(stop) or range(start, stop)", 1, 2, doc="integers start..stop-1")
+@builtin("range", "range(stop), range(start, stop) or range(start, stop, step)", 1, 3,
+         doc="integers from start (0 by default) up to stop, stop itself excluded, by step (1 by default; negative "
+             "counts down)")
 def _range(ck, node, args):
     cs = [ck.expect(a, INT, "the arguments of range()") for a in args]
     fs = [c.fn for c in cs]
+    where = _where(ck, node)
 
     def impl(env):
         bounds = [f(env) for f in fs]
+        if len(bounds) == 3 and bounds[2] == 0:
+            raise EvalError(f"{where}: range()'s step is 0 (it must count up or down)")
         r = range(*bounds)
         if len(r) > MAX_LIST:
             raise EvalError(f"range of {len(r)} items exceeds the limit of {MAX_LIST}")
@@ -194,6 +199,99 @@ def _range(ck, node, args):
         return list(r)
 
     return Compiled(ListT(INT), impl)
+
+
+# -- folds and cases -------------------------------------------------------------------------------------------
+def _accumulator(ck, args, name: str):
+    """(list fn, init fn, accumulator type, step(env, acc, x)) of fold/scan(list, init, (acc, x) -> acc'), or None.
+    The accumulator's type is the init's, widened once if the step widens it (an int total that gains a float)."""
+    c, elem = _list_arg(ck, args[0], f"the first argument of {name}()")
+    if c is None:
+        return None
+    init = ck.compile(args[1])
+    acc_t = init.type
+    for _ in range(2):
+        res = ck.lambda2_of(args[2], acc_t, elem, f"the third argument of {name}()")
+        if res is None:
+            return None
+        body_t, step = res
+        wider = unify(acc_t, body_t)
+        if wider is None:
+            ck.error(args[2], f"{name}()'s function must return the accumulator's type {acc_t} (the init's), "
+                              f"got {body_t}")
+            return None
+        if wider == acc_t:
+            return c.fn, init.fn, acc_t, step
+        acc_t = wider
+    ck.error(args[2], f"{name}()'s function must return the accumulator's type {acc_t}, got {body_t}")
+    return None
+
+
+@builtin("fold", "fold(list, init, (acc, x) -> acc')", 3,
+         doc="the accumulator after the function has taken each item in turn, starting from init (init for [])")
+def _fold(ck, node, args):
+    parts = _accumulator(ck, args, "fold")
+    if parts is None:
+        return _fail(ck)
+    xf, initf, acc_t, step = parts
+
+    def impl(env):
+        xs = xf(env)
+        _charge(env, len(xs))
+        acc = initf(env)
+        for x in xs:
+            acc = step(env, acc, x)
+        return acc
+
+    return Compiled(acc_t, impl)
+
+
+@builtin("scan", "scan(list, init, (acc, x) -> acc')", 3,
+         doc="every accumulator fold() passes through: init first, then one after each item (len(list) + 1 values)")
+def _scan(ck, node, args):
+    parts = _accumulator(ck, args, "scan")
+    if parts is None:
+        return _fail(ck)
+    xf, initf, acc_t, step = parts
+
+    def impl(env):
+        xs = xf(env)
+        if len(xs) + 1 > MAX_LIST:
+            raise EvalError(f"scan() of {len(xs)} items would make more than {MAX_LIST}")
+        _charge(env, len(xs))
+        _charge_bytes(env, len(xs) + 1)
+        out = [initf(env)]
+        for x in xs:
+            out.append(step(env, out[-1], x))
+        return out
+
+    return Compiled(ListT(acc_t), impl)
+
+
+@builtin("case", "case(cond1, value1, cond2, value2, ..., otherwise)", 3, 41,
+         doc="the value after the first condition that holds, else the last argument; only that value is evaluated")
+def _case(ck, node, args):
+    if len(args) % 2 == 0:
+        return ck.error(node, f"case() takes condition, value pairs and then the value otherwise: an odd number of "
+                              f"arguments, got {len(args)}")
+    conds = [ck.expect(a, BOOL, "each condition of case()") for a in args[:-1:2]]
+    values = [ck.compile(a) for a in args[1::2]] + [ck.compile(args[-1])]
+    t = values[0].type
+    for a, v in zip([*args[1::2], args[-1]], values):
+        wider = unify(t, v.type)
+        if wider is None:
+            return ck.error(a, f"case()'s values must share a type: {t} and {v.type} do not mix")
+        t = wider
+    pairs = [(c.fn, v.fn) for c, v in zip(conds, values)]
+    otherwise = values[-1].fn
+
+    def impl(env):
+        for cf, vf in pairs:
+            if cf(env):
+                return vf(env)
+        return otherwise(env)
+
+    return Compiled(t, impl)
 
 
 # -- aggregation ------------------------------------------------------------------------------------------------

@@ -662,6 +662,42 @@ class _Checker:
         return body.type, call
 
 
+    def lambda2_of(self, node, first: Type, second: Type, what: str):
+        """Compile a two-parameter lambda `(a, b) -> …`, or the name of a two-parameter function, whose parameters
+        have types `first` and `second`; returns (result type, call(env, a, b)), or None after reporting why not."""
+        if isinstance(node, Tree) and node.data == "name" and isinstance(self.scope.names.get(str(node.children[0])),
+                                                                          FnT):
+            fname = str(node.children[0])
+            fn = self.scope.names[fname]
+            if fn.body is not None and len(fn.params) != 2:
+                self.error(node, f"{what} must be a function of two parameters; '{fname}' takes {len(fn.params)} "
+                                 f"({', '.join(fn.params)})")
+                return None
+            body = self.instantiate(fn, fname, (first, second), node)
+            if body is None:
+                return None
+            fbody, cost = body.fn, tree_size(fn.body)
+            return body.type, lambda env, a, b: _call_function(fn, fbody, env, [a, b], cost)
+        if not (isinstance(node, Tree) and node.data == "lambda" and len(node.children) == 3):
+            self.error(node, f"{what} must be a lambda of two parameters, such as (total, x) -> total + x")
+            return None
+        a_tok, b_tok, body_node = node.children
+        if not (self.binder_ok(a_tok) and self.binder_ok(b_tok)):
+            return None
+        a_name, b_name = str(a_tok), str(b_tok)
+        if a_name == b_name:
+            self.error(b_tok, f"parameter '{b_name}' is named twice")
+            return None
+        body = self.compile(body_node, self.scope.child(**{a_name: first, b_name: second}))
+        bf, cost = body.fn, tree_size(body_node)
+
+        def call(env, a, b):
+            env["$budget"].charge(cost)
+            return _bound(env, a_name, a, lambda e: _bound(e, b_name, b, bf))
+
+        return body.type, call
+
+
 def _raise_checked(env):  # pragma: no cover - only reachable if a failed compile were run
     raise EvalError("expression has compile errors")
 
