@@ -302,8 +302,8 @@ def test_let_restores_the_env():
                             "word)"),
     ("let a = 1", "e.yaml:1:10: error: expression ends too early"),
     # A binding's value is not a lambda: `->` reads as minus, then greater-than.
-    ("let a = b -> b in 1", "e.yaml:1:12: error: unexpected '>' in expression (expected '(', '-', '[', '{', a name, "
-                            "a number, a number, a string)"),
+    ("let a = b -> b in 1", "e.yaml:1:12: error: unexpected '>' in expression (expected '(', '-', '.', '[', '{', "
+                            "a name, a number, a string)"),
 ])
 def test_let_errors(src, message):
     assert errors(src) == [message]
@@ -578,3 +578,28 @@ def test_fold_scan_case_errors_are_positioned(src, message):
 def test_a_zero_range_step_is_a_positioned_evaluation_error():
     with pytest.raises(EvalError, match=r"e\.yaml:1:1: range\(\)'s step is 0"):
         ev("range(0, 3, level - 2)")
+
+
+@pytest.mark.parametrize("src,typ,value", [
+    ("sort(bars, .value)", "list[{label: str, value: int}]", [{"label": "a", "value": 3}, {"label": "c", "value": 5},
+                                                              {"label": "b", "value": 7}]),
+    ("map(bars, .label)", "list[str]", ["a", "b", "c"]),
+    ("argmax(bars, .value).label", "str", "b"),
+    ("sum(pts, .x)", "float", 4.0),
+    ("[b.label for b in sort(bars, .value)]", "list[str]", ["a", "c", "b"]),
+])
+def test_a_field_accessor_is_the_lambda_that_reads_the_field(src, typ, value):
+    t, v = ev(src)
+    assert (str(t), v) == (typ, value)
+    assert ev(src.replace(".value)", "b -> b.value)").replace(".label)", "b -> b.label)").replace(".x)", "p -> p.x)")) == (t, v)
+
+
+@pytest.mark.parametrize("src,message", [
+    ("sort(bars, .valu)", "e.yaml:1:13: error: unknown field 'valu' (this record has: label, value)"),
+    (".label", "e.yaml:1:1: error: a field accessor (.label) can only be passed where a function is taken, such as "
+               "sort(xs, .label), argmax or a component's fn parameter"),
+    ("fold(bars, 0, .value)", "e.yaml:1:15: error: the third argument of fold() must be a lambda of two parameters, "
+                              "such as (total, x) -> total + x"),
+])
+def test_field_accessor_errors_name_the_field(src, message):
+    assert errors(src) == [message]

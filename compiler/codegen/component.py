@@ -29,7 +29,7 @@ KIND_CHECK = {
 }
 KIND_WORDS = {"list": "a list", "number": "a number", "int": "an integer", "text": "a string or number",
               "str": "a string", "color": "a colour name", "bool": "a bool", "any": "any value",
-              "fn": "a lambda such as b -> b.value"}
+              "fn": "a lambda such as b -> b.value, or a field accessor such as .value"}
 
 
 def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):

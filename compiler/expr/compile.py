@@ -524,6 +524,10 @@ class _Checker:
         return Compiled(t, lambda env: af(env) if cf(env) else bf(env))
 
     def c_lambda(self, node):
+        if is_accessor(node):
+            field = str(node.children[1].children[1])
+            return self.error(node, f"a field accessor (.{field}) can only be passed where a function is taken, such "
+                                    f"as sort(xs, .{field}), argmax or a component's fn parameter")
         return self.error(node, "a lambda (x -> ...) can only be passed to a function such as count, argmax or sort")
 
     def c_let_expr(self, node):
@@ -934,7 +938,47 @@ def _parse_cached(source: str):
     """The tree of `source`, shared by every caller (none may change it): fastparse's, which is lark's tree, or
     where fastparse declines, lark's own tree or its UnexpectedInput (not cached, so an error is raised again)."""
     tree = fastparse.parse(source)
-    return tree if tree is not None else lark_parser().parse(source)
+    if tree is None:
+        tree = lark_parser().parse(source)
+    return desugar_accessors(tree) if "." in source else tree
+
+
+ACCESSOR_PARAM = "it"  # the parameter a field accessor's lambda binds: `.value` is `it -> it.value`
+
+
+def is_accessor(node) -> bool:
+    """Is this lambda the desugared form of a field accessor `.f` (its parameter token sits on the field's name)?"""
+    children = node.children
+    return (len(children) == 2 and isinstance(children[1], Tree) and children[1].data == "field"
+            and str(children[0]) == ACCESSOR_PARAM and isinstance(children[1].children[1], Token)
+            and children[0].start_pos == children[1].children[1].start_pos)
+
+
+def desugar_accessors(tree):
+    """The tree with every field accessor `.f` replaced by the lambda `it -> it.f`, positioned where the accessor
+    is (so every consumer of lambdas, and every message about them, reads an accessor as the lambda it stands for).
+    Iterative: a tree as deep as the parser allows is never recursed into."""
+    def lambda_for(node):
+        name = node.children[0]
+        param = Token("NAME", ACCESSOR_PARAM, name.start_pos, name.line, name.column, name.end_line,
+                      name.end_column, name.end_pos)
+        body = Tree("field", [Tree("name", [param], node.meta), name], node.meta)
+        return Tree("lambda", [param, body], node.meta)
+
+    if isinstance(tree, Tree) and tree.data == "accessor":
+        return lambda_for(tree)
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        for i, child in enumerate(node.children):
+            if isinstance(child, Tree):
+                if child.data == "accessor":
+                    node.children[i] = lambda_for(child)
+                else:
+                    stack.append(child)
+    return tree
 
 
 def parse(source: str, site: Site, diags: Diagnostics):
@@ -963,7 +1007,7 @@ def _syntax_message(exc: UnexpectedInput, source: str) -> str:
         tok = exc.token
         if tok.type == "$END":
             return "expression ends too early"
-        expected = sorted(_pretty_terminal(t) for t in exc.expected)[:8]
+        expected = sorted({_pretty_terminal(t) for t in exc.expected})[:8]  # INT and FLOAT are both "a number"
         return f"unexpected '{tok}' in expression (expected {', '.join(expected)})"
     return "invalid expression"
 

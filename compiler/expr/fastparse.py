@@ -374,6 +374,8 @@ class _Parser:
             self.pos += 1
             return self.tree(kind + "_lit", [], start)
         self.pos += 1
+        if kind == ".":  # "." NAME -> accessor
+            return self.tree("accessor", [self.name()], start)
         if kind == "(":  # "(" expr ")" -> paren
             inner = self.expr()
             self.expect(")")
