@@ -13,7 +13,8 @@ Three kinds of import are told apart, because they bind differently:
 
 A module is named as Python names it (`tessera.render.marks`; a package's `__init__.py` is the package itself). An
 edge goes to the most specific module an import names: `from .render import marks` is an edge to
-`tessera.render.marks` when that file exists, else to `tessera.render`. The package of a module is its first name
+`tessera.render.marks` when that file exists, else to `tessera.render`. Imports of `tessera.training` (training/)
+and `tessera.library` (the YAML) leave compiler/ and are not in the graph. The package of a module is its first name
 below `tessera` (`render` for `tessera.render.marks`, `api` for `tessera.api`, `tessera` for `tessera` itself).
 `tests/test_layers.py` reads the same graph (`build_graph`) to enforce the layer order in `tessera.layers`.
 """
@@ -108,6 +109,8 @@ def _resolve(source: str, is_package: bool, node: ast.stmt, modules: set[str]) -
             names.append(sub if sub in modules else stem)
     found = []
     for name in names:
+        if name.split(".")[:2] != [PACKAGE] and ".".join(name.split(".")[:2]) not in modules:
+            continue  # tessera.training, tessera.library: other folders, outside this graph
         target = most_specific(name)
         if target is not None and target != source and target not in found:
             found.append(target)
