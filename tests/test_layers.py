@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from bench.import_graph import Edge, build_graph, cycles, package_of
+from bench.import_graph import Edge, build_graph, cycles, package_edges, package_of, strongly_connected
 from tessera.layers import LAYER_OF, LAYERS
 
 # (importing module, imported module, kind): known imports from a lower layer into a higher one. Remove an entry
@@ -63,11 +63,13 @@ def test_codegen_never_imports_render():
     # The type checker reads the scene vocabulary from tessera.spec; before 0.11 codegen.scene imported the skia
     # renderer (render.marks, render.guides, render.theme) to learn it, and render imported codegen back.
     _, edges = build_graph()
-    into_render = {(e.source, e.target) for e in edges
-                   if package_of(e.source) in ("codegen", "check", "expr", "spec") and package_of(e.target) == "render"}
+    into_render = {(e.source, e.target) for e in edges if package_of(e.target) == "render"
+                   and package_of(e.source) in ("codegen", "check", "expr", "spec")}
     assert into_render == set()
-    packages = {package_of(m) for comp in cycles(*build_graph(), ("module", "function")) for m in comp}
-    assert "codegen" not in packages and "render" not in packages
+    packages = sorted({package_of(n) for n in build_graph()[0]})
+    in_package_cycles = {p for comp in strongly_connected(packages, set(package_edges(edges, ("module", "function"))))
+                         for p in comp}
+    assert in_package_cycles.isdisjoint({"check", "codegen", "expr", "render", "spec"})
 
 
 def _package(tmp_path, files: dict[str, str]):
@@ -113,3 +115,33 @@ def test_the_check_sees_function_level_imports_and_skips_type_checking(tmp_path)
     assert upward_imports(edges) == {("tessera.load.files", "tessera.render.draw", "function")}
     assert cycles(nodes, edges, ("module",)) == []
     assert cycles(nodes, edges, ("module", "function")) == [["tessera.load.files", "tessera.render.draw"]]
+
+
+def test_the_renderer_draws_the_spec_exactly():
+    # The spec declares the vocabulary and the renderer binds to it: every mark declared is drawn (with the spec's
+    # own channel table), every theme role the spec names is resolved, every guide has a draw function.
+    from tessera.render import guides, marks, theme
+    from tessera.spec import colors, guides as spec_guides, marks as spec_marks
+
+    assert set(marks.MARKS) == set(spec_marks.MARKS)
+    for name, kind in marks.MARKS.items():
+        spec = spec_marks.MARKS[name]
+        assert (kind.channels, kind.options, kind.summary, kind.batch) == \
+            (spec.channels, spec.options, spec.summary, spec.batch)
+    assert tuple(theme.ROLES) == colors.ROLE_NAMES
+    assert set(guides.DRAW) == set(spec_guides.GUIDES)
+
+
+def test_a_literal_svg_path_is_checked_without_the_renderer():
+    # codegen parses literal path data with tessera.spec.svg; the renderer builds its skia path from the same
+    # commands, so both agree on what is an error and where (before, codegen imported render.marks for this).
+    import pytest
+
+    from tessera.errors import EvalError
+    from tessera.spec.svg import svg_commands
+
+    assert svg_commands("m10,20 l30 0 0 30 z") == (("M", 10.0, 20.0), ("L", 40.0, 20.0), ("L", 40.0, 50.0), ("Z",))
+    with pytest.raises(EvalError, match="draws nothing"):
+        svg_commands("M 1 1 M 2 2")  # skia replaces a moveto that follows a moveto: one point
+    with pytest.raises(EvalError, match=r"'C' takes 6 numbers, at character 9"):
+        svg_commands("M 0 0 C 1")
