@@ -16,6 +16,7 @@ import json
 from ..expr.compile import Scope, Site, compile_expr
 from ..expr.template import compile_template
 from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, is_numeric
+from ..spec.fonts import check_classes
 
 KIND_CHECK = {
     "list": lambda t: isinstance(t, ListT),
@@ -142,8 +143,6 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
         return None
     fonts = None
     if spec.fonts is not None:
-        from ..render.typefaces import check_classes
-
         problem = check_classes(spec.fonts, f"component '{name}' fonts")
         if problem:
             bad = next((i for i, c in enumerate(spec.fonts) if not isinstance(c, str) or problem.find(f"'{c}'") > 0),

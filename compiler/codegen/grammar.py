@@ -10,6 +10,8 @@ from ..expr.compile import Compiled, Scope
 from ..expr.compile import CONSTANTS
 from ..expr.types import BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, type_of_value
 from ..load.library import Loaded
+from ..spec.fonts import FONT_CLASSES
+from ..spec.raster import EDITS
 from .scene import CNode, SceneCompiler
 from .steps import compile_constraints, compile_functions, compile_steps, fields_read
 
@@ -121,8 +123,6 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
                                               "constraint", diags)
     ok = ok_functions and ok_state and ok_require
     if spec.render.fonts is not None:
-        from ..render.typefaces import FONT_CLASSES
-
         if not spec.render.fonts:
             diags.error(doc.pos(("render", "fonts")), f"render.fonts must name at least one font class "
                                                       f"({', '.join(FONT_CLASSES)})")
@@ -154,8 +154,6 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
         canvas_aspect = None
     raster = spec.render.raster
     if raster is not None:
-        from ..render.raster import EDITS
-
         for i, name in enumerate(raster.skip):
             if name not in EDITS:
                 diags.error(doc.pos(("render", "raster", "skip", i)),

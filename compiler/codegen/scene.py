@@ -1,8 +1,9 @@
 """Compile a grammar's `render.scene`: a tree of nodes (frames, marks, guides, layers, panels, components).
 
-Every key is checked against the tables of the render layer (marks.MARKS, guides.GUIDES, FRAME_KEYS below) and
-every expression is type-checked in the scope it will run in: the state, `level`, `vocab`, the node's `let` names,
-the names a `panels`/mark `each` binds, and inside a component its parameters. All mistakes are collected with
+Every key is checked against the scene vocabulary of tessera.spec (spec.marks.MARKS, spec.guides.GUIDES, FRAME_KEYS
+below; the renderer draws by the same tables, and codegen never imports it) and every expression is type-checked in
+the scope it will run in: the state, `level`, `vocab`, the node's `let` names, the names a `panels`/mark `each`
+binds, and inside a component its parameters. All mistakes are collected with
 their positions. The result is a tree of plain dataclasses that render/compose.py evaluates.
 """
 from __future__ import annotations
@@ -15,9 +16,10 @@ from ..errors import Diagnostics, EvalError
 from ..expr.compile import Compiled, Scope, Site, compile_expr
 from ..expr.template import Template, compile_template
 from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, is_numeric
-from ..render.guides import GUIDES
-from ..render.marks import MARKS
-from ..render.theme import COLOR_WORDS
+from ..spec.colors import COLOR_WORDS
+from ..spec.guides import GUIDES
+from ..spec.marks import MARKS
+from ..spec.svg import svg_commands
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 MAX_NODE_DEPTH = 12  # nesting of nodes and components; deeper trees are refused at compile time
@@ -481,8 +483,6 @@ class SceneCompiler:
 
     def svg_data(self, doc, raw, c: Compiled, loc: tuple) -> None:
         """Path data written as a string literal is parsed now, so a mistake in it is an error at its position."""
-        from ..render.marks import parse_svg_path
-
         if not (isinstance(raw, str) and len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\""):
             return
         try:
@@ -490,7 +490,7 @@ class SceneCompiler:
         except Exception:  # noqa: BLE001 - not a plain literal after all: checked when drawn
             return
         try:
-            parse_svg_path(value)
+            svg_commands(value)
         except EvalError as exc:
             self.error(doc, loc, str(exc))
 

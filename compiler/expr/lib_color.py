@@ -1,19 +1,18 @@
 """Colours computed from values: a sequential palette sampled at a value, for heatmaps and choropleths.
 
-`ramp(v, lo, hi, palette)` is the same function the `ramp` guide draws its bar with (render/theme.py), so a cell's
+`ramp(v, lo, hi, palette)` is the same function the `ramp` guide draws its bar with (spec/colors.py), so a cell's
 fill and the legend that explains it always agree.
 """
 from __future__ import annotations
 
 from ..errors import EvalError
+from ..spec.colors import COLORS, PALETTES, ROLE_NAMES, TINT, ramp_rgb
 from .builtins import builtin
 from .compile import Compiled
 from .types import FLOAT, STR
 
 
 def ramp_hex(v: float, lo: float, hi: float, palette: str) -> str:
-    from ..render.theme import PALETTES, ramp_rgb
-
     if palette not in PALETTES:
         raise EvalError(f"unknown palette '{palette}' (known: {', '.join(PALETTES)})")
     if hi <= lo:
@@ -42,14 +41,12 @@ def _ramp(ck, node, args):
 
 def ink_on_color(color: str) -> str:
     """'white' when text on this colour must be light to be read, else 'ink' (the theme's dark text)."""
-    from ..render.theme import COLORS, ROLES, TINT
-
     if color.startswith(TINT):
         # a page tint: pale ones take the theme's ink (light on a dark theme's tint, dark on a light one's)
         return ink_on_color(color[len(TINT):])
     if color in ("ink", "black") or color == "":
         return "white" if color else "ink"
-    if color in ROLES:
+    if color in ROLE_NAMES:
         return "ink"
     if color.startswith("#") and len(color) == 7:
         try:
@@ -74,9 +71,7 @@ def _ink_on(ck, node, args):
 
 
 def tint_color(color: str) -> str:
-    from ..render.theme import COLORS, ROLES, TINT
-
-    if color in COLORS or color in ROLES or color in ("none", "") or color.startswith(TINT):
+    if color in COLORS or color in ROLE_NAMES or color in ("none", "") or color.startswith(TINT):
         return color  # colour words stay true to their names; roles already follow the theme
     if color.startswith("#") and len(color) == 7:
         try:

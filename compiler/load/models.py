@@ -63,7 +63,7 @@ class ToolsSpec(Model):
 
 class RenderSpec(Model):
     canvas: Canvas = Canvas()
-    # Font classes (render.typefaces.FONT_CLASSES) the scene's text may use when variety picks faces; all if unset.
+    # Font classes (spec.fonts.FONT_CLASSES) the scene's text may use when variety picks faces; all if unset.
     fonts: list[str] | None = None
     raster: RasterSpec | None = None
     tools: ToolsSpec | None = None

@@ -1,8 +1,8 @@
 """Marks: the drawable primitives of the scene language, each a table of channels and one draw function.
 
-A mark is declared in YAML as `- KIND: {channel: expression, ...}`; compiler/codegen/scene.py checks the channel
-names and types against `MARKS`, compose.py evaluates the channels per item and calls the draw function here with
-the frame the mark lives in. Positions (`x`, `y`, `x2`, `y2`, `points`) are in frame units; sizes (`r`, `size`,
+A mark is declared in YAML as `- KIND: {channel: expression, ...}`; its channels and options are declared in
+tessera.spec.marks (skia-free), which compiler/codegen/scene.py checks a scene against; compose.py evaluates the
+channels per item and calls the draw function here with the frame the mark lives in. Positions (`x`, `y`, `x2`, `y2`, `points`) are in frame units; sizes (`r`, `size`,
 `width`, ...) are pixels unless the mark says `sizes: frame`. A draw function paints with skia and returns what it
 drew (`Drawn`): the pixel box, and the shapes the legibility rules look at (a bounding circle, stroke segments, a
 text box).
@@ -10,7 +10,6 @@ text box).
 from __future__ import annotations
 
 import math
-import re
 from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Callable
@@ -18,6 +17,8 @@ from typing import Callable
 import skia
 
 from ..errors import EvalError
+from ..spec.marks import MARKS as MARK_SPECS, Channel
+from ..spec.svg import SVG_VIEW, svg_commands
 from .frames import Frame, GridFrame, PolarFrame, _number, device_px
 from .painter import SHAPES, Painter, face_font
 from .typefaces import face_for
@@ -45,14 +46,8 @@ class Drawn:
 
 
 @dataclass(frozen=True)
-class Channel:
-    kind: str  # pos (number or category), num, int, str, text (anything shown as text), color, bool, points, nums
-    required: bool = False
-    default: object = None
-
-
-@dataclass(frozen=True)
 class MarkKind:
+    """A mark of the scene language (its table in tessera.spec.marks) with the function that draws it."""
     name: str
     channels: dict[str, Channel]
     options: dict[str, tuple]  # constant options: name → allowed values (first is the default)
@@ -61,21 +56,15 @@ class MarkKind:
     batch: str | None = None  # "solid" / "overlay": a 3-D mark its frame draws in one batch (camera.py)
 
 
-# Channels every mark has.
-COMMON = {
-    "fill": Channel("color"), "stroke": Channel("color"), "stroke_width": Channel("num", default=1.0),
-    "opacity": Channel("num", default=1.0), "z": Channel("num", default=0.0),
-    "dx": Channel("num", default=0.0), "dy": Channel("num", default=0.0),
-}
-COMMON_OPTIONS = {"sizes": ("px", "frame")}
-
 MARKS: dict[str, MarkKind] = {}
 
 
-def mark(name: str, channels: dict, options: dict | None = None, summary: str = "", batch: str | None = None):
+def mark(name: str):
+    """Bind the decorated function as the draw function of the mark `name` declared in tessera.spec.marks."""
+    spec = MARK_SPECS[name]
+
     def register(fn):
-        MARKS[name] = MarkKind(name, {**COMMON, **channels}, {**COMMON_OPTIONS, **(options or {})}, fn, summary,
-                               batch)
+        MARKS[name] = MarkKind(spec.name, spec.channels, spec.options, fn, spec.summary, spec.batch)
         return fn
 
     return register
@@ -181,11 +170,7 @@ def _segments_of(pts: list[tuple[float, float]], closed: bool) -> list[tuple[flo
 
 
 # -- rect, circle, ellipse --------------------------------------------------------------------------------------
-@mark("rect", {"x": Channel("pos", True), "y": Channel("pos", True), "x2": Channel("pos"), "y2": Channel("pos"),
-               "width": Channel("num"), "height": Channel("num"), "corner": Channel("num", default=0.0),
-               "dash": Channel("nums")},
-      options={"anchor": ("corner", "center")},
-      summary="a box: from (x, y) to (x2, y2), a category's band, or width × height at (x, y); corner radius")
+@mark("rect")
 def draw_rect(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     f = ctx.frame
     x0, x1 = f.span_x(v["x"], v.get("x2"))
@@ -218,9 +203,7 @@ def draw_rect(ctx: Ctx, v: dict, opts: dict) -> Drawn:
                  if v.get("stroke") is not None else [])
 
 
-@mark("circle", {"x": Channel("pos", True), "y": Channel("pos", True), "r": Channel("num", default=5.0),
-                 "dash": Channel("nums")},
-      summary="a disc of radius r around (x, y)")
+@mark("circle")
 def draw_circle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     cx, cy = ctx.frame.point(v["x"], v["y"])
     dx, dy = _offset(v)
@@ -236,9 +219,7 @@ def draw_circle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
                  geometry={"center": [round(cx, 2), round(cy, 2)], "r": round(r, 2)})
 
 
-@mark("ellipse", {"x": Channel("pos", True), "y": Channel("pos", True), "rx": Channel("num", True),
-                  "ry": Channel("num", True), "rotate": Channel("num", default=0.0)},
-      summary="an ellipse with radii rx, ry around (x, y), turned by rotate degrees")
+@mark("ellipse")
 def draw_ellipse(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     cx, cy = ctx.frame.point(v["x"], v["y"])
     dx, dy = _offset(v)
@@ -278,15 +259,7 @@ def _arc_pts(cx, cy, r, start, sweep, steps: int = 32):
              cy + r * math.sin(math.radians(start + sweep * i / steps))) for i in range(steps + 1)]
 
 
-SECTOR_CHANNELS = {
-    "x": Channel("pos", True), "y": Channel("pos"), "x2": Channel("pos"), "y2": Channel("pos"),
-    "r": Channel("num"), "r_inner": Channel("num"), "start": Channel("num"), "end": Channel("num"),
-}
-
-
-@mark("wedge", SECTOR_CHANNELS,
-      summary="a pie or ring sector: in a polar frame from angle x to x2 and radius y to y2; elsewhere around "
-              "(x, y) with r, r_inner and start/end degrees")
+@mark("wedge")
 def draw_wedge(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     cx, cy, ri, r, start, sweep = _sector(ctx, v)
     dx, dy = _offset(v)
@@ -315,8 +288,7 @@ def draw_wedge(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         "label_point": [round(cx + rm * math.cos(mid), 2), round(cy + rm * math.sin(mid), 2)]})
 
 
-@mark("arc", {**SECTOR_CHANNELS, "dash": Channel("nums")}, options={"arrow": ("none", "end", "start", "both")},
-      summary="an open circular arc, same geometry channels as wedge (the outer radius), optional arrowheads")
+@mark("arc")
 def draw_arc(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     cx, cy, ri, r, start, sweep = _sector(ctx, v)
     dx, dy = _offset(v)
@@ -372,10 +344,7 @@ def _stroke_path(ctx: Ctx, v: dict, pts: list, closed: bool, opts: dict, path: s
                  geometry={"points": pts})  # rounded (and scaled) only when bound, in compose._scaled
 
 
-@mark("segments", {"segments": Channel("any", True), "dash": Channel("nums")},
-      options={"cap": ("butt", "round")},
-      summary="many straight segments drawn as one stroke: `segments` is a list of [x, y, x2, y2] (or records with "
-              "x, y, x2, y2) in frame units — grid lines, ticks, walls, hatching")
+@mark("segments")
 def draw_segments(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     raw = v["segments"]
     if not isinstance(raw, list):
@@ -408,14 +377,7 @@ def draw_segments(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     return Drawn((min(xs) - h, min(ys) - h, max(xs) + h, max(ys) + h), segments=segs)
 
 
-@mark("line", {"x": Channel("pos", True), "y": Channel("pos", True), "x2": Channel("pos", True),
-               "y2": Channel("pos", True), "dash": Channel("nums"), "trim": Channel("num", default=0.0),
-               "trim2": Channel("num", default=0.0), "offset": Channel("num", default=0.0),
-               "head": Channel("num")},
-      options={"arrow": ("none", "end", "start", "both"), "cap": ("butt", "round")},
-      summary="a straight segment from (x, y) to (x2, y2); dash [on, off], arrowheads at either end; `trim` / "
-              "`trim2` shorten it by pixels at the start / end (edges that stop at a node's rim), `offset` shifts "
-              "it sideways by pixels (to the right of its direction: two-way arrows stay apart)")
+@mark("line")
 def draw_line(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     dx, dy = _offset(v)
     a = ctx.frame.point(v["x"], v["y"])
@@ -441,15 +403,12 @@ def _frame_points(ctx: Ctx, v: dict) -> list[tuple[float, float]]:
     return [(x + dx, y + dy) for x, y in pts]
 
 
-@mark("polyline", {"points": Channel("points", True), "dash": Channel("nums"), "head": Channel("num")},
-      options={"arrow": ("none", "end", "start", "both"), "cap": ("butt", "round")},
-      summary="a stroke through points in order")
+@mark("polyline")
 def draw_polyline(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     return _stroke_path(ctx, v, _frame_points(ctx, v), False, opts)
 
 
-@mark("polygon", {"points": Channel("points", True), "dash": Channel("nums")},
-      summary="a closed polygon through points (fill and/or stroke)")
+@mark("polygon")
 def draw_polygon(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     pts = _frame_points(ctx, v)
     path = skia.Path()
@@ -495,9 +454,7 @@ def smooth_path(pts: list[tuple[float, float]], curve: str, closed: bool) -> tup
     return path, dense
 
 
-@mark("path", {"points": Channel("points", True), "dash": Channel("nums")},
-      options={"curve": ("catmull", "bezier"), "closed": (False, True), "arrow": ("none", "end", "start", "both")},
-      summary="a smooth curve: a Catmull-Rom spline through the points, or cubic Béziers (controls given)")
+@mark("path")
 def draw_path(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     pts = _frame_points(ctx, v)
     path, dense = smooth_path(pts, opts["curve"], opts["closed"])
@@ -509,110 +466,31 @@ def draw_path(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     return _stroke_path(ctx, v, dense, opts["closed"], opts, path)
 
 
-# -- SVG-like path data -----------------------------------------------------------------------------------------
-SVG_VIEW = 100.0  # path data is written in a 100 × 100 view box, y down (as SVG), then fitted into the mark's box
-_SVG_TOKEN = re.compile(r"\s*(?:([MmLlHhVvCcSsQqTtAaZz])|([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?))\s*,?")
-_SVG_ARGS = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7, "Z": 0}
-MAX_SVG_CHARS = 4000
-
-
+# -- SVG-like path data (parsed in tessera.spec.svg, which the type checker also reads) -------------------------
 @lru_cache(maxsize=512)
 def parse_svg_path(d: str) -> skia.Path:
-    """SVG path data (M L H V C S Q T A Z, absolute and relative) as a skia path in view-box units. A mistake is an
-    EvalError naming the character where it is."""
-    if not isinstance(d, str) or not d.strip():
-        raise EvalError("svg path data 'd' is empty")
-    if len(d) > MAX_SVG_CHARS:
-        raise EvalError(f"svg path data has {len(d)} characters (at most {MAX_SVG_CHARS})")
-    tokens, pos = [], 0
-    while pos < len(d):
-        m = _SVG_TOKEN.match(d, pos)
-        if m is None or m.end() == pos:
-            if d[pos:].strip() == "":
-                break
-            raise EvalError(f"svg path data: unexpected {d[pos]!r} at character {pos + 1}")
-        tokens.append((m.group(1), m.group(2), pos + 1))
-        pos = m.end()
+    """SVG path data as a skia path in view-box units (SVG_VIEW); a mistake is an EvalError naming its character."""
     path = skia.Path()
-    cx = cy = sx = sy = 0.0  # current point, subpath start
-    last_ctrl, last_cmd = None, ""
-    i, cmd = 0, None
-    while i < len(tokens):
-        letter, _, at = tokens[i]
-        if letter is not None:
-            cmd = letter
-            i += 1
-        elif cmd is None:
-            raise EvalError(f"svg path data must start with a command (M), at character {at}")
-        if not path.countPoints() and cmd not in "Mm":
-            raise EvalError(f"svg path data must start with a moveto (M), got '{cmd}' at character {at}")
-        up = cmd.upper()
-        n = _SVG_ARGS[up]
-        args = []
-        for _ in range(n):
-            if i >= len(tokens) or tokens[i][1] is None:
-                where = tokens[i][2] if i < len(tokens) else len(d)
-                raise EvalError(f"svg path data: '{cmd}' takes {n} numbers, at character {where}")
-            args.append(float(tokens[i][1]))
-            i += 1
-        rel = cmd.islower() and up != "Z"
-        ox, oy = (cx, cy) if rel else (0.0, 0.0)
-        if up == "M":
-            cx, cy = ox + args[0], oy + args[1]
-            sx, sy = cx, cy
-            path.moveTo(cx, cy)
-            cmd = "l" if rel else "L"  # further pairs after a moveto are linetos
-        elif up in ("L", "H", "V"):
-            if up == "H":
-                cx = ox + args[0]
-            elif up == "V":
-                cy = (cy if rel else 0.0) + args[0]
-            else:
-                cx, cy = ox + args[0], oy + args[1]
-            path.lineTo(cx, cy)
-        elif up in ("C", "S"):
-            if up == "C":
-                c1 = (ox + args[0], oy + args[1])
-                rest = args[2:]
-            else:  # the first control mirrors the previous cubic's second one
-                c1 = (2 * cx - last_ctrl[0], 2 * cy - last_ctrl[1]) if last_cmd in ("C", "S") else (cx, cy)
-                rest = args
-            c2 = (ox + rest[0], oy + rest[1])
-            cx, cy = ox + rest[2], oy + rest[3]
-            path.cubicTo(c1[0], c1[1], c2[0], c2[1], cx, cy)
-            last_ctrl = c2
-        elif up in ("Q", "T"):
-            if up == "Q":
-                c = (ox + args[0], oy + args[1])
-                end = args[2:]
-            else:
-                c = (2 * cx - last_ctrl[0], 2 * cy - last_ctrl[1]) if last_cmd in ("Q", "T") else (cx, cy)
-                end = args
-            cx, cy = ox + end[0], oy + end[1]
-            path.quadTo(c[0], c[1], cx, cy)
-            last_ctrl = c
-        elif up == "A":
-            cx, cy = ox + args[5], oy + args[6]
-            size = skia.Path.ArcSize.kLarge_ArcSize if args[3] else skia.Path.ArcSize.kSmall_ArcSize
-            direction = skia.PathDirection.kCW if args[4] else skia.PathDirection.kCCW
-            path.arcTo(args[0], args[1], args[2], size, direction, cx, cy)
-        else:  # Z
+    for op, *a in svg_commands(d):
+        if op == "M":
+            path.moveTo(a[0], a[1])
+        elif op == "L":
+            path.lineTo(a[0], a[1])
+        elif op == "C":
+            path.cubicTo(*a)
+        elif op == "Q":
+            path.quadTo(*a)
+        elif op == "A":
+            rx, ry, rotation, large, sweep, x, y = a
+            size = skia.Path.ArcSize.kLarge_ArcSize if large else skia.Path.ArcSize.kSmall_ArcSize
+            direction = skia.PathDirection.kCW if sweep else skia.PathDirection.kCCW
+            path.arcTo(rx, ry, rotation, size, direction, x, y)
+        else:
             path.close()
-            cx, cy = sx, sy
-        last_cmd = up
-        if up == "Z" and i < len(tokens) and tokens[i][0] is None:
-            raise EvalError(f"svg path data: a number after 'Z', at character {tokens[i][2]}")
-    if path.countPoints() < 2:
-        raise EvalError("svg path data draws nothing (fewer than 2 points)")
     return path
 
 
-@mark("svg", {"d": Channel("str", True), "x": Channel("pos", True), "y": Channel("pos", True),
-              "x2": Channel("pos", True), "y2": Channel("pos", True), "flip": Channel("bool", default=False),
-              "dash": Channel("nums")},
-      summary="SVG path data `d` (M L H V C S Q T A Z, absolute or relative) written in a 100 × 100 view box (y "
-              "down) and fitted into the box from (x, y) to (x2, y2) in frame units; `flip` mirrors it left to right "
-              "(a sprite that faces the other way); filled and/or stroked")
+@mark("svg")
 def draw_svg(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     src = parse_svg_path(v["d"])
     f = ctx.frame
@@ -660,16 +538,7 @@ def wrap_words(words: list[str], font: skia.Font, width: float) -> list[str]:
     return lines
 
 
-@mark("text", {"x": Channel("pos", True), "y": Channel("pos", True), "text": Channel("text", True),
-               "size": Channel("num", default=13.0), "rotate": Channel("num", default=0.0),
-               "fit": Channel("num"), "wrap": Channel("num"), "height": Channel("num"),
-               "color": Channel("color"), "spots": Channel("points")},
-      options={"anchor": ("middle", "start", "end"), "baseline": ("middle", "top", "bottom"),
-               "weight": ("normal", "bold"), "halo": (False, True)},
-      summary="text at (x, y): size, weight, anchor, baseline, rotation; `fit` shrinks it to a width, `wrap` "
-              "breaks it into lines of a width (and `height` shrinks the block to fit); `spots` lists other "
-              "anchor points to try, in order, when the text at (x, y) would be crossed (`clear`), touch its "
-              "`group` or leave the canvas")
+@mark("text")
 def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     s = v["text"]
     s = s if isinstance(s, str) else _text_of(s)
@@ -792,10 +661,7 @@ def glyph_points(kind: str, cx: float, cy: float, r: float) -> list[tuple[float,
     return pts
 
 
-@mark("glyph", {"x": Channel("pos", True), "y": Channel("pos", True), "shape": Channel("str", True),
-                "size": Channel("num", default=10.0), "angle": Channel("num", default=0.0)},
-      summary="a shape glyph (circle, square, triangle, diamond, pentagon, hexagon, star) or a pictogram "
-              "(house, tree, car, ...) of radius `size` at (x, y); fill is the colour, stroke the outline")
+@mark("glyph")
 def draw_glyph(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     cx, cy = ctx.frame.point(v["x"], v["y"])
     dx, dy = _offset(v)
@@ -836,11 +702,7 @@ def draw_glyph(ctx: Ctx, v: dict, opts: dict) -> Drawn:
 
 
 # -- angle marks and grid cells ---------------------------------------------------------------------------------
-@mark("angle", {"x": Channel("pos", True), "y": Channel("pos", True), "from": Channel("num", True),
-                "to": Channel("num", True), "r": Channel("num", default=18.0)},
-      options={"square": (True, False)},
-      summary="the arc marking an angle at vertex (x, y) between directions `from` and `to` (frame degrees, "
-              "counter-clockwise in y-up frames); a right angle is drawn as a small square")
+@mark("angle")
 def draw_angle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     cx, cy = ctx.frame.point(v["x"], v["y"])
     r = ctx.size(v.get("r", 18.0), "r")
@@ -874,9 +736,7 @@ def draw_angle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         "label_point": [round(cx + (r + 12) * math.cos(mid), 2), round(cy + (r + 12) * math.sin(mid), 2)]})
 
 
-@mark("cell", {"x": Channel("int", True), "y": Channel("int", True), "inset": Channel("num", default=0.0),
-               "corner": Channel("num", default=0.0)},
-      summary="the cell at column x, row y of a grid frame (a square, or a hexagon in a hex grid), inset by px")
+@mark("cell")
 def draw_cell(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     f = ctx.frame
     if not isinstance(f, GridFrame):

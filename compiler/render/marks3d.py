@@ -16,11 +16,10 @@ from dataclasses import dataclass
 
 from ..errors import EvalError
 from .frames import CanvasFrame, _number
-from .marks import COMMON, MARKS, Channel, Ctx, draw_text, mark, points_of
+from .marks import Ctx, draw_text, mark, points_of
 from .space import Face, box_faces, cylinder_faces, polygon3, prism_faces
 
 CYLINDER_SEGMENTS = 32
-SOLID_OPTIONS = {"occluded": ("allow", "redraw")}
 
 
 @dataclass
@@ -43,11 +42,7 @@ def _positive(v, what: str) -> float:
     return x
 
 
-@mark("box", {"x": Channel("num", True), "y": Channel("num", True), "z": Channel("num", default=0.0),
-              "dx": Channel("num", default=1.0), "dy": Channel("num", default=1.0),
-              "dz": Channel("num", default=1.0)},
-      options=SOLID_OPTIONS, batch="solid",
-      summary="an axis-aligned box from corner (x, y, z) with sizes dx, dy, dz (world units, default 1)")
+@mark("box")
 def draw_box(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     _camera(ctx)
     x, y, z = (_number(v.get(k, 0.0), k) for k in ("x", "y", "z"))
@@ -55,10 +50,7 @@ def draw_box(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     return Shape3(box_faces(x, y, z, dx, dy, dz), ((x, y, z), (x + dx, y + dy, z + dz)))
 
 
-@mark("prism", {"points": Channel("points", True), "z": Channel("num", default=0.0),
-                "height": Channel("num", True)},
-      options=SOLID_OPTIONS, batch="solid",
-      summary="a vertical prism over a base polygon (points in x, y) from z up by height")
+@mark("prism")
 def draw_prism(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     _camera(ctx)
     base = [(_number(x, "x"), _number(y, "y")) for x, y in points_of(v["points"], "points")]
@@ -66,10 +58,7 @@ def draw_prism(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     return Shape3(prism_faces(base, z, z + _positive(v["height"], "height")))
 
 
-@mark("cylinder", {"x": Channel("num", True), "y": Channel("num", True), "z": Channel("num", default=0.0),
-                   "r": Channel("num", default=0.5), "height": Channel("num", default=1.0)},
-      options=SOLID_OPTIONS, batch="solid",
-      summary="an upright cylinder with axis at (x, y), radius r, from z up by height (world units)")
+@mark("cylinder")
 def draw_cylinder(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     _camera(ctx)
     x, y, z = (_number(v.get(k, 0.0), k) for k in ("x", "y", "z"))
@@ -92,22 +81,13 @@ def points3_of(value, what: str) -> list[tuple[float, float, float]]:
     return out
 
 
-@mark("face", {"points3": Channel("points3", True)},
-      options=SOLID_OPTIONS, batch="solid",
-      summary="one flat polygon through 3-D points (records with x, y, z), seen from both sides")
+@mark("face")
 def draw_face(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     _camera(ctx)
     return Shape3(polygon3(points3_of(v["points3"], "points3")))
 
 
-_TEXT = MARKS["text"]
-
-
-@mark("text3", {**{k: c for k, c in _TEXT.channels.items() if k not in COMMON or k in ("dx", "dy")},
-                "x": Channel("num", True), "y": Channel("num", True), "z": Channel("num", default=0.0)},
-      options={k: o for k, o in _TEXT.options.items() if k != "sizes"}, batch="overlay",
-      summary="text at world point (x, y, z), drawn over the 3-D solids of its camera frame; channels and "
-              "options as `text`, dx/dy are pixel offsets")
+@mark("text3")
 def draw_text3(ctx: Ctx, v: dict, opts: dict):
     px, py = _camera(ctx).point3(v["x"], v["y"], v.get("z", 0.0))
     return draw_text(Ctx(ctx.painter, CanvasFrame((px, py, px, py)), ctx.sizes), {**v, "x": 0.0, "y": 0.0}, opts)

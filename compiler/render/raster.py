@@ -24,9 +24,7 @@ from functools import lru_cache
 import numpy as np
 
 from .marks import RenderRejected
-
-# Applied in this order (a photo look combines warp, tone, vignette and noise with stronger bounds).
-EDITS = ("warp", "blur", "jpeg", "tone", "vignette", "scanlines", "gauss", "salt_pepper", "photo", "file")
+from ..spec.raster import EDITS  # applied in this order (a photo look: warp, tone, vignette, noise, stronger bounds)
 LEVELS = {"none": 0, "mild": 1, "strong": 2}
 
 # Per strength: the chance each edit is drawn and the bounds of its parameters. These bounds are the promise the

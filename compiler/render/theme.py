@@ -12,20 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-# name → shades (RGB); shades of one name are perceptually the same colour word.
-COLORS: dict[str, list[tuple[int, int, int]]] = {
-    "red": [(220, 40, 40), (200, 30, 45), (235, 60, 50)],
-    "orange": [(245, 140, 20), (240, 120, 10), (250, 155, 40)],
-    "yellow": [(240, 205, 20), (250, 215, 40), (235, 195, 10)],
-    "green": [(40, 160, 60), (30, 145, 70), (60, 175, 55)],
-    "blue": [(35, 95, 215), (30, 80, 200), (50, 110, 225)],
-    "purple": [(135, 60, 190), (120, 50, 175), (150, 75, 200)],
-    "pink": [(240, 110, 180), (230, 100, 170), (245, 125, 190)],
-    "brown": [(140, 85, 40), (125, 75, 35), (150, 95, 50)],
-    "gray": [(130, 130, 130), (120, 120, 120), (140, 140, 140)],
-    "black": [(25, 25, 25), (35, 35, 35), (15, 15, 15)],
-    "cyan": [(20, 180, 200), (15, 165, 190), (30, 190, 210)],
-}
+from ..spec.colors import COLORS, PALETTES, TINT, ramp_rgb  # noqa: F401  (the colour words live in the spec)
 
 BACKGROUNDS = [(255, 255, 255), (250, 250, 246), (247, 249, 252), (252, 250, 245), (246, 248, 246)]
 SERIES = ["blue", "green", "orange", "purple", "red", "cyan"]  # single-series chart colours
@@ -316,12 +303,12 @@ def pick_theme(rng, variety: str = "none") -> Theme:
     )
 
 
-# A page tint: `tint('#dfe6ee')` in a scene (expr/lib_color.py) is the string TINT + '#dfe6ee'. Without variety it is
-# that colour exactly; under a theme it is the same tint of the theme's paper, so table headers, zebra stripes,
-# panels and highlighted cells read on dark themes as they do on white: on a light paper the colour multiplied by
-# the paper (white paper: the colour itself), on a dark one the paper lifted towards the colour by TINT_DARK_SHARE
-# (a pale tint becomes a slightly lighter panel of the same hue; lightness order between tints is kept).
-TINT = "tint:"
+# A page tint: `tint('#dfe6ee')` in a scene (expr/lib_color.py) is the string TINT + '#dfe6ee' (spec/colors.py).
+# Without variety it is that colour exactly; under a theme it is the same tint of the theme's paper, so table
+# headers, zebra stripes, panels and highlighted cells read on dark themes as they do on white: on a light paper
+# the colour multiplied by the paper (white paper: the colour itself), on a dark one the paper lifted towards the
+# colour by TINT_DARK_SHARE (a pale tint becomes a slightly lighter panel of the same hue; lightness order between
+# tints is kept).
 TINT_DARK_SHARE = 0.25
 
 
@@ -344,20 +331,6 @@ ROLES = {
     "line": lambda t: t.line,
     "series": lambda t: t.color(t.series),
 }
-COLOR_WORDS = frozenset(COLORS) | frozenset(ROLES) | {"none"}
-
-
-# Sequential and diverging palettes for colour ramps (heatmaps, choropleths): anchor colours from light to dark,
-# interpolated linearly in RGB. A cell's colour and the ramp guide read the same function, so they always agree.
-PALETTES: dict[str, list[tuple[int, int, int]]] = {
-    "blues": [(239, 245, 252), (158, 202, 225), (66, 146, 198), (8, 69, 148)],
-    "greens": [(240, 249, 236), (161, 217, 155), (65, 171, 93), (0, 90, 50)],
-    "reds": [(254, 240, 230), (252, 174, 145), (239, 59, 44), (153, 0, 13)],
-    "oranges": [(255, 245, 235), (253, 190, 133), (241, 105, 19), (140, 45, 4)],
-    "purples": [(246, 242, 250), (188, 189, 220), (128, 125, 186), (63, 0, 125)],
-    "viridis": [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)],
-    "diverging": [(33, 102, 172), (146, 197, 222), (247, 247, 247), (244, 165, 130), (178, 24, 43)],
-}
 
 
 # Sequential palettes (light to dark) a theme may swap for one another: a scene's ramp is drawn and explained by
@@ -365,13 +338,3 @@ PALETTES: dict[str, list[tuple[int, int, int]]] = {
 # Viridis (dark to light) and diverging ramps keep their name. None: the palette as the scene names it.
 SEQUENTIAL = ("blues", "greens", "reds", "oranges", "purples")
 RAMP_FAMILIES = (None, None, "blues", "greens", "purples", "oranges", "reds")
-
-
-def ramp_rgb(name: str, t: float) -> tuple[int, int, int]:
-    stops = PALETTES[name]
-    t = min(1.0, max(0.0, t))
-    pos = t * (len(stops) - 1)
-    i = min(int(pos), len(stops) - 2)
-    f = pos - i
-    a, b = stops[i], stops[i + 1]
-    return tuple(round(a[k] + (b[k] - a[k]) * f) for k in range(3))  # type: ignore[return-value]

@@ -20,7 +20,7 @@ import skia
 
 FONT_DIR = Path(__file__).with_name("fonts")
 DEFAULT_FAMILY = "DejaVu Sans"
-FONT_CLASSES = ("sans", "serif", "slab", "mono", "condensed", "rounded", "handwriting")
+from ..spec.fonts import FONT_CLASSES, check_classes  # noqa: F401  (the class names live in the spec)
 
 # The characters the library's scenes draw, by class. A face "covers" a class when it has a glyph for every one.
 GLYPH_CLASSES: dict[str, str] = {
@@ -188,13 +188,3 @@ def face_for(face: str | None, font_draw: int, classes: tuple[str, ...] | None, 
             if _readable_for(name, bold, text, short):
                 return name
     return DEFAULT_FAMILY
-
-
-def check_classes(classes, where: str) -> str | None:
-    """None when `classes` is a list of known font classes, else the message for a positioned error."""
-    if not isinstance(classes, list) or not classes or not all(isinstance(c, str) for c in classes):
-        return f"{where} must be a non-empty list of font classes ({', '.join(FONT_CLASSES)})"
-    bad = [c for c in classes if c not in FONT_CLASSES]
-    if bad:
-        return f"unknown font class '{bad[0]}' in {where} (known: {', '.join(FONT_CLASSES)})"
-    return None
