@@ -37,7 +37,20 @@ LIBRARY_DIRS = ("taxonomy", "grammars", "programs", "contracts", "components")
 
 @pytest.fixture(scope="session")
 def taxonomy():
+    """The bundled library, compiled once per process (each xdist worker) on first use, never at collection."""
     return compile_taxonomy(ROOT)
+
+
+def library_task_ids(root: Path = ROOT) -> list[str]:
+    """The task ids of the bundled programs, read from each file's `task:` header line without compiling anything:
+    what tests parametrize over (collection stays cheap, and every worker collects the same list)."""
+    ids = []
+    for path in sorted((root / "programs").rglob("*.yaml")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("task:"):
+                ids.append(line.split(":", 1)[1].split("#", 1)[0].strip().strip("'\""))
+                break
+    return sorted(ids)
 
 
 @pytest.fixture
@@ -46,3 +59,33 @@ def library_copy(tmp_path) -> Path:
     for d in LIBRARY_DIRS:
         shutil.copytree(ROOT / d, tmp_path / d)
     return tmp_path
+
+
+# Memory profile of a test run: with TESSERA_TEST_RSS_LOG=<folder>, every process (each xdist worker, or the one
+# process without xdist) records its peak resident set after each test and, at the end, writes its peak and the tests
+# that raised it most to <folder>/<worker>.txt. A worker that grows is found by reading which tests grew it.
+_RSS_LOG = os.environ.get("TESSERA_TEST_RSS_LOG")
+_rss_growths: list[tuple[int, str]] = []
+
+
+def _peak_rss_mb() -> float:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+
+
+if _RSS_LOG:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        before = _peak_rss_mb()
+        yield
+        grown = _peak_rss_mb() - before
+        if grown > 0:
+            _rss_growths.append((round(grown), item.nodeid))
+
+    def pytest_sessionfinish(session, exitstatus):
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        folder = Path(_RSS_LOG)
+        folder.mkdir(parents=True, exist_ok=True)
+        top = sorted(_rss_growths, reverse=True)[:40]
+        lines = [f"peak_rss_mb {_peak_rss_mb():.0f}", *(f"{mb:6d} MB  {nodeid}" for mb, nodeid in top)]
+        (folder / f"{worker}.txt").write_text("\n".join(lines) + "\n")

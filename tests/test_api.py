@@ -3,7 +3,6 @@ pipeline functions it wraps, with the errors a caller gets for the mistakes a ca
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 
@@ -15,6 +14,7 @@ from tessera.cli import write_instance
 from tessera.taxonomy import compile_taxonomy
 from tessera.trace.instance import generate as pipeline_generate
 from tessera.verify.score import canonical_response, wrong_answer
+from tests.bounds import run_bounded
 from tests.conftest import ROOT
 
 TASK = "charts.bar_chart.extremum_label"
@@ -29,8 +29,7 @@ def test_import_is_light_and_the_api_is_lazy():
     """`import tessera` (what the CLI does first) loads none of the pipeline; the first API use loads it."""
     code = ("import sys, tessera; before = sorted(m for m in sys.modules if m.startswith('tessera'));"
             "tessera.score; print(before, 'tessera.api' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT / "tests",
-                         timeout=60)
+    out = run_bounded([sys.executable, "-c", code], 60, cwd=ROOT / "tests")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['tessera'] True"
     assert set(tessera.__all__) == tessera._API | tessera._ERRORS | {"__version__"}

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from tessera.export.build import build
 from tessera.export.config import load_build_config
 from tessera.export.rows import SCHEMA, write_shard
 from tessera.validate.dataset import validate_dataset
+from tests.bounds import poll_bounded
 from tests.conftest import ROOT
 
 SMALL = """
@@ -93,9 +93,8 @@ def test_interrupted_build_resumes_to_identical_bytes(reference, small_config, t
            "--workers", "1"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list((out / "data").glob("*.parquet"))) < 2:
-        time.sleep(0.02)
+    poll_bounded(lambda: len(list((out / "data").glob("*.parquet"))) >= 2, proc, 120, "two written shards",
+                 interval=0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     written = len(list((out / "data").glob("*.parquet")))

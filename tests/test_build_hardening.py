@@ -29,6 +29,7 @@ from tessera.export.config import load_build_config
 from tessera.export.rows import named_io, write_shard
 from tessera.taxonomy import compile_taxonomy
 from tessera.validate.dataset import validate_dataset
+from tests.bounds import poll_bounded, self_and_children_cpu_seconds, wait_bounded, wait_gone
 from tests.conftest import ROOT
 from tests.test_build import rows, same_tree
 
@@ -111,13 +112,10 @@ def _pool_workers(pid: int) -> set[int]:
     return found
 
 
-def _finish(proc: subprocess.Popen, bound: float) -> tuple[int, str]:
-    try:
-        _, err = proc.communicate(timeout=bound)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        pytest.fail(f"the build did not end within {bound} s: it hangs")
+def _finish(proc: subprocess.Popen, cpu_seconds: float) -> tuple[int, str]:
+    """Wait for the build to end; it fails if its process tree computes past `cpu_seconds` of CPU (it builds on
+    instead of stopping) or stops computing without ending (it is blocked), never because the machine is slow."""
+    _, err = wait_bounded(proc, cpu_seconds, "the build")
     return proc.returncode, err
 
 
@@ -130,20 +128,21 @@ def test_killed_worker_stops_the_build_and_a_rerun_resumes_to_identical_bytes(po
                             text=True)
     train_workers: set[int] = set()
     victim = None
-    deadline = time.time() + 60
-    while time.time() < deadline and victim is None and proc.poll() is None:
+
+    def found_victim() -> bool:
+        nonlocal victim
         now = _pool_workers(proc.pid)
         if len(list((out / "data").glob("train-*.parquet"))) < 4:
-            train_workers |= now  # the train split's pool
+            train_workers.update(now)  # the train split's pool
         else:
             fresh = now - train_workers  # the validation split's pool: it has 60 items still to build
             victim = min(fresh) if fresh else None
-        time.sleep(0.002)
+        return victim is not None
+
+    poll_bounded(found_victim, proc, 60, "a worker of the validation split's pool")
     assert victim is not None, "no worker of the validation split's pool was seen"
     os.kill(victim, signal.SIGKILL)
-    killed = time.time()
-    rc, err = _finish(proc, 30)
-    assert time.time() - killed < 30
+    rc, err = _finish(proc, 30)  # the whole build's CPU: it stops, it does not build the other 60 items
     assert rc == 1 and "Traceback" not in err
     assert f"error: a build worker process died (pid {victim}, killed by SIGKILL), so the build stopped; " in err
     kept = len(list((out / "data").glob("*.parquet")))
@@ -171,10 +170,10 @@ def test_dead_worker_in_process_message_and_kept_shards(two_cfg, two_ref, taxono
     out = tmp_path / "ds"
     config = load_build_config(two_cfg, taxonomy)
     monkeypatch.setattr(build_mod, "build_item", _die_on_validation_item)
-    started = time.time()
+    started = self_and_children_cpu_seconds()
     with pytest.raises(WorkerDied) as info:
         build(config, taxonomy, out, workers=2)
-    assert time.time() - started < 30
+    assert self_and_children_cpu_seconds() - started < 30
     msg = str(info.value)
     assert msg.startswith("a build worker process died (pid ") and ", killed by SIGKILL), so the build stopped" in msg
     assert f"4 finished shard(s) are kept in {out}; rerun the same command to resume" in msg
@@ -189,10 +188,12 @@ def test_workers_end_when_the_parent_is_killed(pool_cfg, tmp_path):
     out = tmp_path / "ds"
     proc = subprocess.Popen(_cli(pool_cfg, out, 2), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seen: set[int] = set()
-    deadline = time.time() + 60
-    while time.time() < deadline and len(seen) < 2 and proc.poll() is None:
-        seen |= _pool_workers(proc.pid)
-        time.sleep(0.002)
+
+    def both_seen() -> bool:
+        seen.update(_pool_workers(proc.pid))
+        return len(seen) >= 2
+
+    poll_bounded(both_seen, proc, 60, "the build's two pool workers")
     assert len(seen) == 2
     proc.kill()
     proc.wait()
@@ -203,10 +204,7 @@ def test_workers_end_when_the_parent_is_killed(pool_cfg, tmp_path):
         except OSError:
             return False
 
-    deadline = time.time() + 15
-    while time.time() < deadline and any(alive(p) for p in seen):
-        time.sleep(0.05)
-    left = [p for p in seen if alive(p)]
+    left = wait_gone(list(seen), alive, 15, "the pool workers of a killed build")
     for p in left:  # do not leave them behind if the assertion fails
         os.kill(p, signal.SIGKILL)
     assert not left, f"workers {left} outlived their killed parent"
@@ -233,9 +231,7 @@ def test_ctrl_c_exits_cleanly_and_resumes(pool_cfg, pool_ref, taxonomy, tmp_path
     out = tmp_path / "ds"
     proc = subprocess.Popen(_cli(pool_cfg, out, 2), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
-    deadline = time.time() + 60
-    while time.time() < deadline and len(list((out / "data").glob("*.parquet"))) < 4 and proc.poll() is None:
-        time.sleep(0.002)
+    poll_bounded(lambda: len(list((out / "data").glob("*.parquet"))) >= 4, proc, 60, "four written shards")
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
     rc, err = _finish(proc, 30)
     assert rc == 130, err

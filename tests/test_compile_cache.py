@@ -21,6 +21,7 @@ from tessera.cli import summary
 from tessera.errors import CompileFailed
 from tessera.taxonomy import compile_taxonomy, open_taxonomy
 from tessera.trace.instance import canonical_json, generate
+from tests.bounds import run_bounded, wait_bounded
 from tests.conftest import LIBRARY_DIRS, ROOT
 
 
@@ -252,7 +253,7 @@ def test_concurrent_compiles_share_one_cache(tmp_path):
     env = {**os.environ, "TESSERA_CACHE_DIR": str(tmp_path / "cache")}
     cmd = [sys.executable, "-m", "tessera.cli", "--root", str(root), "compile", "--json"]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for _ in range(4)]
-    outs = [p.communicate(timeout=600) for p in procs]
+    outs = [wait_bounded(p, 300, "a concurrent compile") for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1].decode()[-2000:] for o in outs]
     infos = [json.loads(o[0]) for o in outs]
     for info in infos:
@@ -270,14 +271,12 @@ def test_concurrent_compiles_share_one_cache(tmp_path):
 def test_no_cache_writes_nothing(tmp_path):
     root = charts_root(tmp_path / "lib")
     env = {**os.environ, "TESSERA_CACHE_DIR": str(tmp_path / "cache")}
-    r = subprocess.run([sys.executable, "-m", "tessera.cli", "--root", str(root), "--no-cache", "list"],
-                       capture_output=True, text=True, env=env, timeout=600)
+    r = run_bounded([sys.executable, "-m", "tessera.cli", "--root", str(root), "--no-cache", "list"], 300, env=env)
     assert r.returncode == 0, r.stderr
     assert "charts.bar_chart.extremum_label" in r.stdout
     assert not (tmp_path / "cache").exists()
     env["TESSERA_NO_CACHE"] = "1"
-    r = subprocess.run([sys.executable, "-m", "tessera.cli", "--root", str(root), "list"], capture_output=True,
-                       text=True, env=env, timeout=600)
+    r = run_bounded([sys.executable, "-m", "tessera.cli", "--root", str(root), "list"], 300, env=env)
     assert r.returncode == 0 and not (tmp_path / "cache").exists()
 
 

@@ -11,17 +11,15 @@ from tessera.expr.compile import Budget
 from tessera.sample.rng import Rng
 from tessera.render.marks import MIN_TEXT_PX, RenderRejected
 from tessera.sample.state import Rejected, sample_state
-from tessera.taxonomy import compile_taxonomy
 from tessera.trace.instance import generate
 from tests.test_lib_icons import render_grammar
 from tests.test_scene_geofig import _one_label
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def tax():
-    return compile_taxonomy(ROOT)
+def tax(taxonomy):
+    return taxonomy  # the session's compiled library
 
 
 def _solved(tax, tid: str, level: int, seeds: range) -> list[tuple[dict, object, int]]:

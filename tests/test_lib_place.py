@@ -126,10 +126,10 @@ def test_spring_layout_fails_with_placement_failed():
 
 def test_spring_layout_work_is_bounded_by_the_budget():
     ring = [{"a": i, "b": (i + 1) % 200} for i in range(200)]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(EvalError, match="exceeded"):  # a small budget: refused before the first embedding runs
         value("spring_layout(200, edges, 0.07)", {"edges": ring}, budget=Budget(500_000))
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
     with pytest.raises(EvalError, match="exceeded") as exc:  # the full budget pays for one 200-node try, not ten
         value("spring_layout(200, edges, 0.07)", {"edges": ring})
     assert not isinstance(exc.value, PlacementFailed)

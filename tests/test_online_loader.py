@@ -26,6 +26,7 @@ from PIL import Image  # noqa: E402
 import tessera  # noqa: E402
 from tessera.errors import TesseraError  # noqa: E402
 from tessera.trace.instance import generate  # noqa: E402
+from tests.bounds import run_bounded
 from tests.conftest import ROOT  # noqa: E402
 from tests.test_training import TASKS, CharProcessor, Params, answer_text  # noqa: E402
 from tessera.training.export import export_online  # noqa: E402
@@ -311,8 +312,7 @@ def test_a_fresh_engine_process_loads_the_run_copy_from_anywhere(engine_env, tmp
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", ENV)}
-    done = subprocess.run([sys.executable, "-c", FRESH_ENGINE, agent], cwd=elsewhere, env=env, capture_output=True,
-                          text=True, timeout=120)
+    done = run_bounded([sys.executable, "-c", FRESH_ENGINE, agent], 120, cwd=elsewhere, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"run": "online-loader", "state_dir": str(tmp_path / "run" / "curriculum"), "buffer": 6,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 from tessera.training.smoke_report import report
+from tests.bounds import run_bounded
 from tests.conftest import ROOT
 
 
@@ -17,8 +17,7 @@ def test_the_smoke_script_prepares_both_modes_without_a_gpu(tmp_path):
     env = {**os.environ, "SMOKE_DRY": "1", "OUT": str(out), "STEPS": "1", "PROMPTS": "4", "SAMPLES": "2",
            "SMOKE_TASKS": "charts.bar_chart.extremum_label icons.shape_field.count_matching", "PYTHON": sys.executable,
            "MODEL": str(tmp_path / "model")}
-    done = subprocess.run(["bash", str(ROOT / "training" / "smoke_gpu.sh")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = run_bounded(["bash", str(ROOT / "training" / "smoke_gpu.sh")], 300, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     offline = (out / "offline" / "command.txt").read_text()
     online = (out / "online" / "command.txt").read_text()

@@ -9,24 +9,20 @@ import pytest
 from tessera.trace.instance import generate, instance_state
 from tessera.trace.replay import replay_trace
 from tessera.verify.score import score, wrong_answer
-from tests.conftest import ROOT
+from tests.conftest import library_task_ids
 from tests.oracles import ORACLES, same_answer
 
 LEVELS = (0, 3, 6, 9)
 SEEDS = (0, 1, 2)
 
 
-def _task_ids():
-    from tessera.taxonomy import compile_taxonomy
-
-    return sorted(compile_taxonomy(ROOT).tasks)
-
-
 def test_every_task_has_an_oracle(taxonomy):
     assert sorted(taxonomy.tasks) == sorted(ORACLES), "add an independent oracle in tests/oracles.py for new tasks"
+    # the batteries below are parametrized from the programs' headers: they name exactly the compiled tasks
+    assert library_task_ids() == sorted(taxonomy.tasks)
 
 
-@pytest.mark.parametrize("task_id", _task_ids())
+@pytest.mark.parametrize("task_id", library_task_ids())
 def test_task_battery(taxonomy, task_id):
     task = taxonomy.tasks[task_id]
     oracle = ORACLES[task_id]
@@ -54,7 +50,7 @@ def test_task_battery(taxonomy, task_id):
                 assert replay_trace(json.loads(json.dumps(tr)), taxonomy).ok
 
 
-@pytest.mark.parametrize("task_id", _task_ids())
+@pytest.mark.parametrize("task_id", library_task_ids())
 def test_levels_grow_the_scene(taxonomy, task_id):
     """Every task uses `level`: the scene at level 9 is bigger than at level 0 on average."""
     task = taxonomy.tasks[task_id]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
 import sys
 
 import pytest
@@ -17,6 +16,7 @@ from tessera.expr.template import MAX_OUTPUT, Template, compile_template
 from tessera.expr.types import BOOL, FLOAT, INT, STR, FnT, ListT, RecordT
 from tessera.taxonomy import compile_taxonomy
 from tessera.trace.instance import generate
+from tests.bounds import run_bounded
 from tests.conftest import ROOT
 from tests.test_errors import diagnostics, write
 
@@ -423,8 +423,8 @@ def test_hostile_prompts_are_positioned_in_the_yaml_file(library_copy, monkeypat
 def test_cli_refuses_a_hostile_template_with_exit_2_and_no_traceback(library_copy):
     write(library_copy, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", "(((((((((n)))))))))"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "tessera.cli", "compile", str(library_copy)], capture_output=True,
-                          text=True, env=env, cwd=library_copy, timeout=300)
+    proc = run_bounded([sys.executable, "-m", "tessera.cli", "compile", str(library_copy)], 300, env=env,
+                       cwd=library_copy)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "programs/bad/hostile.yaml:12:46: error: template brackets nest 9 deep; the limit is 8" in proc.stderr

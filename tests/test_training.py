@@ -30,6 +30,7 @@ from PIL import Image  # noqa: E402
 from tessera.cli import main  # noqa: E402
 from tessera.trace.instance import generate  # noqa: E402
 from tessera.verify.score import wrong_answer  # noqa: E402
+from tests.bounds import start_ray  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tessera.training.chat import extract_response  # noqa: E402
 from tessera.training.curriculum import Curriculum, CurriculumConfig, CurriculumService, CurriculumStore  # noqa: E402
@@ -236,9 +237,9 @@ def test_reward_function_never_raises_and_stays_fast_on_adversarial_text(built_d
         "\x00\ud800" * 100_000,
     ]
     for query in hostile:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         out = module.reward_func([query], ["Q"], [label])
-        assert time.perf_counter() - t0 < 0.5
+        assert time.process_time() - t0 < 0.5
         assert out["rewards"].shape == (1,) and 0.0 <= out["rewards"].item() <= 1.0
     for bad_label in (None, "not json", "[1, 2]", '{"type": "integer"}', b"\xff", 12, "{" * 100_000):
         out = module.reward_func([head + '{"answer": 1}'], [None], [bad_label])
@@ -521,7 +522,7 @@ def test_one_curriculum_is_shared_by_every_engine_under_ray(taxonomy, tmp_path):
 
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        start_ray(ray)
     try:
         settings = AgentSettings.from_mapping({"curriculum": {"buffer_size": 8}, "state_dir": str(tmp_path / "s"),
                                                "run": f"test-{os.getpid()}"})

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -23,6 +22,7 @@ from tessera.render.png import decode_png_rgb
 from tessera.render.theme import COLORS
 from tessera.trace.instance import canonical_json, generate
 from tessera.trace.replay import replay_files, replay_trace
+from tests.bounds import run_bounded
 from tests.conftest import ROOT
 
 BASELINE = ROOT / "tests" / "data" / "variety_none_baseline.json"
@@ -97,8 +97,7 @@ def test_same_bytes_in_a_fresh_process(taxonomy):
             "print(' '.join(hashlib.sha256(generate(t.tasks[k], int(s), 4, vocab=t.vocab, variety=v).png)"
             ".hexdigest() for k, s, v in (a.split(',') for a in sys.argv[2:])))")
     args = [f"{tid},{seed},{variety}" for tid, seed, variety in DET_CASES[:2]]
-    proc = subprocess.run([sys.executable, "-c", code, str(ROOT), *args], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    proc = run_bounded([sys.executable, "-c", code, str(ROOT), *args], 120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr
     here = [sha(generate(taxonomy.tasks[t], s, 4, vocab=taxonomy.vocab, variety=v).png) for t, s, v in DET_CASES[:2]]
     assert proc.stdout.split() == here

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import zipfile
 from email.parser import Parser
@@ -15,14 +14,15 @@ from pathlib import Path
 import pytest
 
 import tessera
+from tests.bounds import run_bounded
 from tests.conftest import LIBRARY_DIRS, ROOT
 
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "compiler", "training", *LIBRARY_DIRS)
 TASK, SEED, LEVEL = "charts.bar_chart.extremum_label", 7, 3
 
 
-def _run(cmd, cwd, timeout=300, env=None):
-    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+def _run(cmd, cwd, cpu_seconds=300, env=None):
+    done = run_bounded(cmd, cpu_seconds, cwd=cwd, env=env)
     assert done.returncode == 0, f"{cmd}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
 
@@ -92,8 +92,7 @@ def test_the_installed_wheel_works_from_another_folder(venv, tmp_path, taxonomy)
                                        "[tessera.__file__, str(t.DEFAULT_ROOT)]))"], elsewhere, env=env))
     assert where[0].startswith(str(venv)) and where[1].startswith(str(venv)) and where[1].endswith("library")
     for generic in ("compiler", "training"):  # the distribution claims no generic top-level name
-        probe = subprocess.run([py, "-c", f"import {generic}"], cwd=elsewhere, env=env, capture_output=True,
-                               text=True, timeout=60)
+        probe = run_bounded([py, "-c", f"import {generic}"], 60, cwd=elsewhere, env=env)
         assert probe.returncode != 0 and f"No module named '{generic}'" in probe.stderr
 
     listed = json.loads(_run([cli, "compile", "--json"], elsewhere, env=env))
