@@ -89,3 +89,15 @@ if _RSS_LOG:
         top = sorted(_rss_growths, reverse=True)[:40]
         lines = [f"peak_rss_mb {_peak_rss_mb():.0f}", *(f"{mb:6d} MB  {nodeid}" for mb, nodeid in top)]
         (folder / f"{worker}.txt").write_text("\n".join(lines) + "\n")
+
+
+def probe_taxonomy(tmp: Path) -> None:
+    """The shared part of a small probe library under `tmp`: the bundled contracts, components and vocabulary, and
+    a taxonomy with one domain, `probe`, taking every `probe.*` task. A test adds its own grammar and program."""
+
+    for d in ("contracts", "components"):
+        shutil.copytree(ROOT / d, tmp / d)
+    (tmp / "taxonomy").mkdir()
+    shutil.copy(ROOT / "taxonomy/vocab.yaml", tmp / "taxonomy/vocab.yaml")
+    (tmp / "taxonomy/taxonomy.yaml").write_text(
+        'taxonomy: probe\nversion: 1\ndomains:\n  probe:\n    summary: Probe tasks.\n    tasks: ["probe.*"]\n')

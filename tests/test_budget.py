@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -33,7 +32,7 @@ from tessera.sample.rng import Rng
 from tessera.sample.state import MAX_SAMPLE_STEPS, SampleWork
 from tessera.taxonomy import compile_taxonomy
 from tessera.trace.instance import generate
-from tests.conftest import ROOT
+from tests.conftest import ROOT, probe_taxonomy
 
 BIG = MAX_INT - 1  # the largest integer a value may hold
 SCOPE = Scope({"level": INT, "word": STR, "n": INT, "huge": INT, "xs": ListT(INT),
@@ -279,12 +278,7 @@ def test_deep_values_are_refused_without_recursion():
 def probe_root(tmp: Path, state: dict, require: dict | None = None, compute: dict | None = None,
                task_require: dict | None = None, max_attempts: int = 10_000) -> Path:
     """A library with one grammar (the given state, a bar chart of three fruits) and one task on it."""
-    for d in ("contracts", "components"):
-        shutil.copytree(ROOT / d, tmp / d)
-    (tmp / "taxonomy").mkdir()
-    shutil.copy(ROOT / "taxonomy/vocab.yaml", tmp / "taxonomy/vocab.yaml")
-    (tmp / "taxonomy/taxonomy.yaml").write_text(
-        'taxonomy: probe\nversion: 1\ndomains:\n  probe:\n    summary: Probe tasks.\n    tasks: ["probe.*"]\n')
+    probe_taxonomy(tmp)
 
     def block(key: str, entries: dict | None) -> list[str]:
         return [f"{key}:"] + [f"  {k}: {json.dumps(v)}" for k, v in entries.items()] if entries else []

@@ -5,7 +5,6 @@ Each case is a crafted one-grammar library whose scene asks for too much: it mus
 (time.process_time) with an error naming the mark's YAML position, never with a traceback."""
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from tessera.cli import main
 from tessera.errors import SamplingFailed
 from tessera.render.frames import MAX_DEVICE_PX
 from tessera.render.work import MAX_MARKS, MAX_SOLIDS
-from tests.conftest import ROOT
+from tests.conftest import ROOT, probe_taxonomy
 
 CPU_BOUND_S = 6.0  # generous: each case ends in about a second of CPU on a busy 2-core machine
 CAMERA = 'frame:\n  camera: {projection: isometric, bounds: "[[0, 0, 0], [10, 10, 10]]"}\n'
@@ -25,12 +24,7 @@ CAMERA = 'frame:\n  camera: {projection: isometric, bounds: "[[0, 0, 0], [10, 10
 def library(tmp: Path, scene: str, state: str = "") -> Path:
     """A library with one grammar drawing `scene` (YAML under `render.scene`) and one task on it. The scene's first
     line is line 8 of grammars/probe/g.yaml (one later with a `state` line: a field's name and expression).""" 
-    for d in ("contracts", "components"):
-        shutil.copytree(ROOT / d, tmp / d)
-    (tmp / "taxonomy").mkdir()
-    shutil.copy(ROOT / "taxonomy/vocab.yaml", tmp / "taxonomy/vocab.yaml")
-    (tmp / "taxonomy/taxonomy.yaml").write_text(
-        'taxonomy: probe\nversion: 1\ndomains:\n  probe:\n    summary: Probe tasks.\n    tasks: ["probe.*"]\n')
+    probe_taxonomy(tmp)
     grammar = ["grammar: probe.g", "summary: Probe.", "state:", '  n: "3"', *(["  " + state] if state else []),
                "render:", "  canvas: {width: 400, height: 300}", "  scene:"]
     grammar += ["    " + line for line in scene.strip("\n").splitlines()]

@@ -9,7 +9,6 @@ and gives its position to an error that names none (render/compose.py `at`), `ru
 """
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -18,19 +17,14 @@ import pytest
 from tessera.errors import SamplingFailed, TesseraError, has_position, located
 from tessera.taxonomy import compile_taxonomy
 from tessera.trace.instance import generate
-from tests.conftest import ROOT
+from tests.conftest import ROOT, probe_taxonomy
 
 STATE = ['  n: 3', '  items: "[{x: i, y: 1, label: str(i)} for i in range(n)]"']
 
 
 def scene_root(tmp: Path, scene: list[str], state: list[str] = STATE, witness: str = "{set: items}") -> Path:
     """A library with one grammar (the given state and scene lines, under `render.scene:`) and one task on it."""
-    for d in ("contracts", "components"):
-        shutil.copytree(ROOT / d, tmp / d)
-    (tmp / "taxonomy").mkdir()
-    shutil.copy(ROOT / "taxonomy/vocab.yaml", tmp / "taxonomy/vocab.yaml")
-    (tmp / "taxonomy/taxonomy.yaml").write_text(
-        'taxonomy: probe\nversion: 1\ndomains:\n  probe:\n    summary: Probe tasks.\n    tasks: ["probe.*"]\n')
+    probe_taxonomy(tmp)
     grammar = ["grammar: probe.g", "summary: Probe.", "state:", *state, "render:",
                "  canvas: {width: 400, height: 300}", "  scene:", *scene]
     program = ["task: probe.g.count", "grammar: probe.g", "summary: Count items.", "operations: [count]",
