@@ -1,0 +1,55 @@
+"""Diagnostic codes (compiler/codes.py): every diagnostic carries a registered code, shown mypy-style at the end of
+its line; the generated table in docs/diagnostics.md is fresh; --strict makes warnings errors."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tessera.codes import CODES, markdown
+from tessera.errors import Diagnostic, Diagnostics, Position
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_docs_table_is_generated_from_the_registry():
+    assert (ROOT / "docs" / "diagnostics.md").read_text() == markdown(), \
+        "run: python -m compiler.codes > docs/diagnostics.md"
+
+
+def test_a_diagnostic_line_ends_with_its_code_and_unknown_codes_are_refused():
+    d = Diagnostics()
+    d.error(Position("g.yaml", 3, 5), "unknown name 'x'", code="unknown-name")
+    d.warning(Position("g.yaml", 1, 1), "pattern 'a.*' matches no task", code="pattern-unmatched")
+    assert [str(x) for x in d.sorted()] == ["g.yaml:1:1: warning: pattern 'a.*' matches no task  [pattern-unmatched]",
+                                            "g.yaml:3:5: error: unknown name 'x'  [unknown-name]"]
+    with pytest.raises(ValueError, match="unknown diagnostic code 'no-such-code'"):
+        Diagnostic(Position("g.yaml"), "m", "error", "no-such-code")
+    with pytest.raises(TypeError):  # a code is required where a diagnostic is made
+        d.error(Position("g.yaml"), "m")  # type: ignore[call-arg]
+
+
+def test_every_call_site_in_the_compiler_names_a_registered_code():
+    """Every `.error(...)`/`.warning(...)` that makes a diagnostic passes `code=` with a literal registered code (or
+    forwards its own `code` parameter), so no diagnostic of any path can come out without one."""
+    missing = []
+    for path in sorted((ROOT / "compiler").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("error", "warning") and len(node.args) >= 2):
+                continue
+            code = next((k.value for k in node.keywords if k.arg == "code"), None)
+            if isinstance(code, ast.Constant) and code.value in CODES:
+                continue
+            if isinstance(code, ast.Name) and code.id == "code":
+                continue
+            missing.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert missing == []
+
+
+def test_codes_are_kebab_case_with_a_known_stage_and_severity():
+    for c in CODES.values():
+        assert c.name.replace("-", "").isalpha() and c.name == c.name.lower(), c.name
+        assert c.severity in ("error", "warning") and c.description
