@@ -53,3 +53,36 @@ def test_codes_are_kebab_case_with_a_known_stage_and_severity():
     for c in CODES.values():
         assert c.name.replace("-", "").isalpha() and c.name == c.name.lower(), c.name
         assert c.severity in ("error", "warning") and c.description
+
+
+def _cli(root, *extra):
+    import os
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TESSERA_CACHE_DIR": str(root / ".cache")}
+    return subprocess.run([sys.executable, "-m", "tessera.cli", "compile", str(root), "--json", *extra],
+                          capture_output=True, text=True, env=env, cwd=root)
+
+
+def test_task_id_not_matching_its_path_is_a_warning_and_strict_makes_it_an_error(library_copy):
+    """0.10.0 compiled a task filed under the wrong path silently; now it is warning task-id-path, shown and counted
+    by `tessera compile`, and an error (exit 2) under --strict."""
+    import json
+    src = library_copy / "programs/charts/bar_chart/extremum_label.yaml"
+    (library_copy / "programs/charts/misfiled.yaml").write_text(src.read_text())
+    src.unlink()
+    ok = _cli(library_copy)
+    line = ("programs/charts/misfiled.yaml:1:7: warning: task id 'charts.bar_chart.extremum_label' does not match its "
+            "file: expected it at programs/charts/bar_chart/extremum_label.yaml  [task-id-path]")
+    assert ok.returncode == 0, ok.stderr
+    assert line in ok.stderr.splitlines()
+    assert json.loads(ok.stdout)["warnings"] == 1
+    strict = _cli(library_copy, "--strict")
+    assert strict.returncode == 2
+    assert line.replace(": warning: ", ": error: ") in strict.stderr.splitlines()
+    assert strict.stderr.strip().endswith("1 error; nothing was compiled")
+
+
+def test_the_bundled_library_has_no_warnings(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "tessera.cli", "compile", str(ROOT), "--json", "--strict"],
+                          capture_output=True, text=True, cwd=tmp_path,
+                          env={**__import__("os").environ, "TESSERA_CACHE_DIR": str(tmp_path / "c")})
+    assert proc.returncode == 0, proc.stderr

@@ -19,6 +19,12 @@ def check_references(lib: Library, diags: Diagnostics) -> None:
         if h["contract"] not in lib.contracts:
             diags.error(unit.pos("contract"), f"task '{tid}' uses unknown contract "
                                               f"'{h['contract']}'{_known(lib.contracts)}", code="unknown-ref")
+        # A task is found by its id: programs/<id with dots as folders>.yaml (a warning: the id still works).
+        want = "programs/" + tid.replace(".", "/") + ".yaml"
+        shown = unit.display.replace("\\", "/")  # relative to the root, or absolute when the root is elsewhere
+        if shown != want and not shown.endswith("/" + want):
+            diags.warning(unit.pos("id"), f"task id '{tid}' does not match its file: expected it at {want}",
+                          code="task-id-path")
 
 
 def _known(table: dict) -> str:
