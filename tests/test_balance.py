@@ -62,10 +62,10 @@ def test_config_errors_have_positions(tmp_path, taxonomy):
     with pytest.raises(CompileFailed) as info:
         load_build_config(cfg, taxonomy)
     assert [str(d) for d in info.value.diagnostics.sorted()] == [
-        f"{cfg}:5:18: error: Input should be less than or equal to 1",
+        f"{cfg}:5:18: error: Input should be less than or equal to 1  [value-type]",
         f"{cfg}:6:3: error: unknown key 'uniform_option' (allowed here: max_top_share, uniform_options, "
         "uniform_yes_no, numeric_bins, pilot_samples)",
-        f"{cfg}:7:17: error: Input should be greater than or equal to 2"]
+        f"{cfg}:7:17: error: Input should be greater than or equal to 2  [value-type]"]
     cfg.write_text("build: bad\nseed: 1\nper_task: {train: 2}\nbalance: {max_top_share: 0.5}\n"
                    "options_only_gate: [median, nearest]\n")
     with pytest.raises(CompileFailed) as info:

@@ -558,18 +558,18 @@ def test_fold_charges_its_function_per_item_and_scan_its_list():
 
 @pytest.mark.parametrize("src,message", [
     ("fold([1], 0, x -> x)", "e.yaml:1:14: error: the third argument of fold() must be a lambda of two parameters, "
-                             "such as (total, x) -> total + x"),
-    ("fold([1], 0, (t, t) -> t)", "e.yaml:1:18: error: parameter 't' is named twice"),
+                             "such as (total, x) -> total + x  [lambda-form]"),
+    ("fold([1], 0, (t, t) -> t)", "e.yaml:1:18: error: parameter 't' is named twice  [reserved-name]"),
     ("scan([1], 'a', (t, x) -> [t])", "e.yaml:1:16: error: scan()'s function must return the accumulator's type str "
-                                      "(the init's), got list[str]"),
+                                      "(the init's), got list[str]  [type-mismatch]"),
     ("case(true, 1)", "e.yaml:1:1: error: case() takes 3 to 41 arguments (case(cond1, value1, cond2, value2, ..., "
-                      "otherwise)), got 2"),
+                      "otherwise)), got 2  [arg-count]"),
     ("case(true, 1, false, 2)", "e.yaml:1:1: error: case() takes condition, value pairs and then the value "
-                                "otherwise: an odd number of arguments, got 4"),
-    ("case(1, 2, 3)", "e.yaml:1:6: error: each condition of case() must be bool, got int"),
-    ("case(true, 1, 'a')", "e.yaml:1:15: error: case()'s values must share a type: int and str do not mix"),
+                                "otherwise: an odd number of arguments, got 4  [arg-count]"),
+    ("case(1, 2, 3)", "e.yaml:1:6: error: each condition of case() must be bool, got int  [type-mismatch]"),
+    ("case(true, 1, 'a')", "e.yaml:1:15: error: case()'s values must share a type: int and str do not mix  [type-mismatch]"),
     ("range(1, 2, 3, 4)", "e.yaml:1:1: error: range() takes 1 to 3 arguments (range(stop), range(start, stop) or "
-                          "range(start, stop, step)), got 4"),
+                          "range(start, stop, step)), got 4  [arg-count]"),
 ])
 def test_fold_scan_case_errors_are_positioned(src, message):
     assert errors(src) == [message]
@@ -595,11 +595,11 @@ def test_a_field_accessor_is_the_lambda_that_reads_the_field(src, typ, value):
 
 
 @pytest.mark.parametrize("src,message", [
-    ("sort(bars, .valu)", "e.yaml:1:13: error: unknown field 'valu' (this record has: label, value)"),
+    ("sort(bars, .valu)", "e.yaml:1:13: error: unknown field 'valu' (this record has: label, value)  [unknown-field]"),
     (".label", "e.yaml:1:1: error: a field accessor (.label) can only be passed where a function is taken, such as "
-               "sort(xs, .label), argmax or a component's fn parameter"),
+               "sort(xs, .label), argmax or a component's fn parameter  [lambda-form]"),
     ("fold(bars, 0, .value)", "e.yaml:1:15: error: the third argument of fold() must be a lambda of two parameters, "
-                              "such as (total, x) -> total + x"),
+                              "such as (total, x) -> total + x  [lambda-form]"),
 ])
 def test_field_accessor_errors_name_the_field(src, message):
     assert errors(src) == [message]

@@ -134,7 +134,7 @@ def test_contract_synonyms_and_forms_are_checked_with_positions(library_copy, mo
         normalize: {case: keep, synonyms: {gray: [grey]}}
     """)
     assert diagnostics(library_copy) == [
-        "contracts/bad_case.yaml:5:25: error: synonyms need 'case: fold' (they are matched as lower-case words)",
+        "contracts/bad_case.yaml:5:25: error: synonyms need 'case: fold' (they are matched as lower-case words)  [contract-form]",
         "contracts/bad_form.yaml:5:19: error: 'form: probability' applies to number answers, not string ones",
         "contracts/bad_kind.yaml:4:13: error: synonyms apply to text answers, not integer ones",
         "contracts/bad_synonyms.yaml:6:5: error: synonym 'Grey' must be one lower-case word of letters and digits",
