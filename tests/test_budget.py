@@ -292,8 +292,8 @@ def probe_root(tmp: Path, state: dict, require: dict | None = None, compute: dic
                "bucket: counting", *block("compute", {"k": "len(bars)", **(compute or {})}),
                *block("require", task_require), "answer: {value: k, contract: integer_exact}",
                "witness: {set: bars}", "prompt: How many bars?"]
-    for folder, name, lines in (("grammars", "g.yaml", grammar), ("programs", "t.yaml", program)):
-        (tmp / folder / "probe").mkdir(parents=True)
+    for folder, name, lines in (("grammars", "g.yaml", grammar), ("programs", "g/count.yaml", program)):
+        (tmp / folder / "probe" / name).parent.mkdir(parents=True, exist_ok=True)  # a task's file is named by its id
         (tmp / folder / "probe" / name).write_text("\n".join(lines) + "\n")
     return tmp
 

@@ -95,7 +95,7 @@ def _check_normalize(loaded: Loaded, answer_kind: str, diags: Diagnostics) -> bo
             elif word in owner:
                 first = owner[word]
                 what = "a canonical word" if first == word else f"already a synonym of '{first}'"
-                diags.error(pos, f"'{word}' cannot read as '{canonical}': it is {what}", code="type-mismatch")
+                diags.error(pos, f"'{word}' cannot read as '{canonical}': it is {what}", code="contract-form")
                 ok = False
             else:
                 owner[word] = canonical
