@@ -10,7 +10,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from .errors import CompileFailed, TesseraError
+from .errors import CompileFailed, Diagnostics, TesseraError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -108,13 +108,22 @@ def cmd_compile(args) -> int:
     info = summary(tax, time.perf_counter() - t0, only)
     if filtered:
         _note_problems(tax)
+    warnings = sorted(set(tax.warnings), key=lambda d: (d.pos, d.message, d.code))
+    if args.strict and warnings:  # --strict: a warning is an error (same code), and nothing is compiled
+        from .errors import strict
+
+        raise CompileFailed(Diagnostics(strict(warnings)))
+    for w in warnings:
+        print(w, file=sys.stderr)
+    info["warnings"] = len(warnings)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK
     from rich.table import Table
 
     con = _console()
-    table = Table(title=f"taxonomy {tax.name} — compiled in {info['compile_seconds'] * 1000:.0f} ms")
+    shown_warnings = f", {len(warnings)} warning{'s' if len(warnings) != 1 else ''}" if warnings else ""
+    table = Table(title=f"taxonomy {tax.name} — compiled in {info['compile_seconds'] * 1000:.0f} ms{shown_warnings}")
     for col in ("domain", "grammars", "tasks", "queries", "answer types", "buckets"):
         table.add_column(col)
     shown = set(only) if only is not None else None
@@ -492,6 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--domain", action="append", metavar="DOMAIN", help="check only this domain's tasks")
     c.add_argument("--grammar", action="append", metavar="GRAMMAR", help="check only the tasks on these grammars")
     c.add_argument("--json", action="store_true")
+    c.add_argument("--strict", action="store_true", help="treat warnings as errors (exit 2)")
     c.set_defaults(fn=cmd_compile)
 
     c = sub.add_parser("list", help="list tasks (from headers: nothing is compiled)")

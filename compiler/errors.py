@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .codes import CODES
+
 # Characters that would break a diagnostic's one line (line and paragraph breaks of any kind, other controls such as
 # a terminal's ESC): a message that quotes a value holding them shows them escaped (\n, \u2028, \x1b).
 _BREAKS_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
@@ -48,12 +50,20 @@ class Position:
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """One mistake (or warning) at one position, with its stable code from compiler/codes.py (shown as mypy shows
+    its codes: `path:line:col: error: message  [code]`)."""
+
     pos: Position
     message: str
     severity: str = "error"
+    code: str = "not-compiled"
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:  # a code is a promise to authors and tools: only the registry's exist
+            raise ValueError(f"unknown diagnostic code {self.code!r} (codes: compiler/codes.py)")
 
     def __str__(self) -> str:
-        return one_line(f"{self.pos}: {self.severity}: {self.message}")
+        return one_line(f"{self.pos}: {self.severity}: {self.message}  [{self.code}]")
 
 
 @dataclass
@@ -62,11 +72,15 @@ class Diagnostics:
 
     items: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, pos: Position, message: str) -> None:
-        self.items.append(Diagnostic(pos, message))
+    def error(self, pos: Position, message: str, *, code: str) -> None:
+        self.items.append(Diagnostic(pos, message, "error", code))
 
-    def warning(self, pos: Position, message: str) -> None:
-        self.items.append(Diagnostic(pos, message, "warning"))
+    def warning(self, pos: Position, message: str, *, code: str) -> None:
+        self.items.append(Diagnostic(pos, message, "warning", code))
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "warning"]
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -76,7 +90,7 @@ class Diagnostics:
         return bool(self.errors)
 
     def sorted(self) -> list[Diagnostic]:
-        return sorted(set(self.items), key=lambda d: (d.pos, d.message))
+        return sorted(set(self.items), key=lambda d: (d.pos, d.message, d.code))
 
 
 class CompileFailed(Exception):
@@ -85,6 +99,11 @@ class CompileFailed(Exception):
     def __init__(self, diagnostics: Diagnostics):
         self.diagnostics = diagnostics
         super().__init__("\n".join(str(d) for d in diagnostics.sorted()))
+
+
+def strict(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """`--strict`: the same diagnostics with every warning made an error (its code kept)."""
+    return [Diagnostic(d.pos, d.message, "error", d.code) if d.severity == "warning" else d for d in diagnostics]
 
 
 class TesseraError(Exception):

@@ -30,7 +30,7 @@ tessera.api). Packages in one layer may import each other.
 from __future__ import annotations
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "layers"),
+    ("errors", "layers", "codes"),
     ("cache",),
     ("load",),
     ("spec",),

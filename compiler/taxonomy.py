@@ -252,7 +252,7 @@ class _Compiler:
 
     def stored(self, kind: str, result: dict) -> dict:
         """A check result as JSON data (what the cache and a compile worker's answer hold)."""
-        out = {**result, "diagnostics": [[d.pos.path, d.pos.line, d.pos.col, d.message, d.severity]
+        out = {**result, "diagnostics": [[d.pos.path, d.pos.line, d.pos.col, d.message, d.severity, d.code]
                                          for d in result["diagnostics"]]}
         if kind == "grammar":
             out["deps"] = self._deps_for_cache(result["deps"])
@@ -346,7 +346,7 @@ class _Compiler:
                 found.items.extend(self.checks[(kind, ident)]["diagnostics"])
         if obj is None or found:
             if not found:  # a missing grammar or contract is a header error, reported above
-                found.error(self.lib.programs[tid].pos("id"), f"task '{tid}' did not compile")
+                found.error(self.lib.programs[tid].pos("id"), f"task '{tid}' did not compile", code="not-compiled")
             raise CompileFailed(found)
         return obj
 
@@ -544,7 +544,7 @@ def _no_index(root: Path) -> Diagnostics:
     d = Diagnostics()
     from .errors import Position
 
-    d.error(Position(str(root / "taxonomy" / "taxonomy.yaml"), 1, 1), "missing taxonomy index")
+    d.error(Position(str(root / "taxonomy" / "taxonomy.yaml"), 1, 1), "missing taxonomy index", code="taxonomy-listing")
     return d
 
 

@@ -169,13 +169,13 @@ def test_bad_format_values_have_positions(library_copy, monkeypatch, taxonomy, t
         format: latex
     """)
     assert diagnostics(library_copy) == [
-        "contracts/bad_format.yaml:4:9: error: expected 'json', 'boxed' or 'tag', got string 'latex'"]
+        "contracts/bad_format.yaml:4:9: error: expected 'json', 'boxed' or 'tag', got string 'latex'  [value-type]"]
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("build: bad\nseed: 1\nper_task: {train: 1}\nanswer_format: boxxed\n")
     with pytest.raises(CompileFailed) as info:
         load_build_config(cfg, taxonomy)
     assert [str(d) for d in info.value.diagnostics.sorted()] == [
-        f"{cfg}:4:16: error: expected 'json', 'boxed' or 'tag', got string 'boxxed'"]
+        f"{cfg}:4:16: error: expected 'json', 'boxed' or 'tag', got string 'boxxed'  [value-type]"]
 
 
 def test_build_override_reaches_rows_and_replays(taxonomy, tmp_path):

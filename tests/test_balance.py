@@ -62,21 +62,21 @@ def test_config_errors_have_positions(tmp_path, taxonomy):
     with pytest.raises(CompileFailed) as info:
         load_build_config(cfg, taxonomy)
     assert [str(d) for d in info.value.diagnostics.sorted()] == [
-        f"{cfg}:5:18: error: Input should be less than or equal to 1",
+        f"{cfg}:5:18: error: Input should be less than or equal to 1  [value-type]",
         f"{cfg}:6:3: error: unknown key 'uniform_option' (allowed here: max_top_share, uniform_options, "
-        "uniform_yes_no, numeric_bins, pilot_samples)",
-        f"{cfg}:7:17: error: Input should be greater than or equal to 2"]
+        "uniform_yes_no, numeric_bins, pilot_samples)  [unknown-key]",
+        f"{cfg}:7:17: error: Input should be greater than or equal to 2  [value-type]"]
     cfg.write_text("build: bad\nseed: 1\nper_task: {train: 2}\nbalance: {max_top_share: 0.5}\n"
                    "options_only_gate: [median, nearest]\n")
     with pytest.raises(CompileFailed) as info:
         load_build_config(cfg, taxonomy)
     assert [str(d) for d in info.value.diagnostics.sorted()] == [
-        f"{cfg}:5:29: error: unknown options-only rule 'nearest' (known: derived, longest, median, medoid, shortest)"]
+        f"{cfg}:5:29: error: unknown options-only rule 'nearest' (known: derived, longest, median, medoid, shortest)  [unknown-kind]"]
     cfg.write_text("build: bad\nseed: 1\nper_task: {train: 2}\noptions_only_gate: []\n")
     with pytest.raises(CompileFailed) as info:
         load_build_config(cfg, taxonomy)
     assert [str(d) for d in info.value.diagnostics.sorted()] == [
-        f"{cfg}:4:20: error: options_only_gate: name at least one rule, or say true"]
+        f"{cfg}:4:20: error: options_only_gate: name at least one rule, or say true  [build-config]"]
     # the audit's thresholds for this build's dataset (recorded in the manifest, read by `tessera audit`)
     cfg.write_text("build: bad\nseed: 1\nper_task: {train: 2}\naudit: {yes_share_min: 0.3, yes_shar_max: 0.7, "
                    "min_rows: -1}\n")
@@ -85,8 +85,8 @@ def test_config_errors_have_positions(tmp_path, taxonomy):
     assert [str(d) for d in info.value.diagnostics.sorted()] == [
         f"{cfg}:4:29: error: unknown audit threshold 'yes_shar_max' (known: options_only_margin, "
         "options_learned_margin, yes_share_min, yes_share_max, top_share_floor, top_share_per_k, level_growth, "
-        "min_rows)",
-        f"{cfg}:4:58: error: audit threshold min_rows must be ≥ 0, got -1.0"]
+        "min_rows)  [unknown-kind]",
+        f"{cfg}:4:58: error: audit threshold min_rows must be ≥ 0, got -1.0  [build-config]"]
 
 
 def test_config_without_balance_keeps_its_hash_and_records(tmp_path, taxonomy):

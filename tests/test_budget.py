@@ -140,7 +140,7 @@ def test_nothing_non_finite_or_non_data_can_be_stored():
 def test_a_non_finite_yaml_number_does_not_compile(number):
     d = Diagnostics()
     assert compile_expr(number, SCOPE, Site(None, (), "e.yaml"), d) is None
-    assert [str(x) for x in d.items] == [f"e.yaml:1:1: error: a number must be finite, got {number}"]
+    assert [str(x) for x in d.items] == [f"e.yaml:1:1: error: a number must be finite, got {number}  [type-mismatch]"]
 
 
 # -- ** is typed soundly ------------------------------------------------------------------------------------------
@@ -167,7 +167,7 @@ def test_power_of_a_negative_exponent_cannot_pass_as_an_int():
     # An int-typed result is needed here (a list index); `2 ** -1` is a float, so this is a compile error now.
     d = Diagnostics()
     assert compile_expr("xs[2 ** -1]", SCOPE, Site(None, (), "e.yaml"), d) is None
-    assert [str(x) for x in d.items] == ["e.yaml:1:4: error: a list index must be int, got float"]
+    assert [str(x) for x in d.items] == ["e.yaml:1:4: error: a list index must be int, got float  [type-mismatch]"]
 
 
 # -- every operation charges as it works -------------------------------------------------------------------------
@@ -292,8 +292,8 @@ def probe_root(tmp: Path, state: dict, require: dict | None = None, compute: dic
                "bucket: counting", *block("compute", {"k": "len(bars)", **(compute or {})}),
                *block("require", task_require), "answer: {value: k, contract: integer_exact}",
                "witness: {set: bars}", "prompt: How many bars?"]
-    for folder, name, lines in (("grammars", "g.yaml", grammar), ("programs", "t.yaml", program)):
-        (tmp / folder / "probe").mkdir(parents=True)
+    for folder, name, lines in (("grammars", "g.yaml", grammar), ("programs", "g/count.yaml", program)):
+        (tmp / folder / "probe" / name).parent.mkdir(parents=True, exist_ok=True)  # a task's file is named by its id
         (tmp / folder / "probe" / name).write_text("\n".join(lines) + "\n")
     return tmp
 
@@ -313,7 +313,7 @@ def test_twelve_hundred_chained_steps_are_refused_where_the_mapping_grows_too_la
     text = (tmp_path / "grammars/probe/g.yaml").read_text().splitlines()
     line = next(i for i, t in enumerate(text, 1) if t.strip().startswith("s256:"))  # the 257th key of `state`
     assert str(info.value).splitlines()[0] == (f"{tmp_path}/grammars/probe/g.yaml:{line}:3: error: mapping has more "
-                                               f"than 256 keys; the limit for one mapping in an authoring file is 256")
+                                               f"than 256 keys; the limit for one mapping in an authoring file is 256  [bound]")
 
 
 def test_chained_steps_that_nest_values_are_a_compile_error(tmp_path):
@@ -323,8 +323,8 @@ def test_chained_steps_that_nest_values_are_a_compile_error(tmp_path):
     lines = str(info.value).splitlines()
     # s17 is the first field deeper than the limit (16); the fields after it are not compiled on its unknown type.
     assert lines[0] == (f"{tmp_path}/grammars/probe/g.yaml:22:9: error: 's17' holds lists and records nested 17 "
-                        f"levels deep; the limit is {MAX_VALUE_DEPTH}")
-    assert all("levels deep; the limit is 16" in line for line in lines)
+                        f"levels deep; the limit is {MAX_VALUE_DEPTH}  [bound]")
+    assert all("levels deep; the limit is 16  [bound]" in line for line in lines)
 
 
 # -- the total work of one sample -------------------------------------------------------------------------------

@@ -214,15 +214,15 @@ def test_config_errors_have_positions(tmp_path, taxonomy):
     got = [str(d) for d in info.value.diagnostics.sorted()]
     assert got == [f"{cfg}:6:1: error: unknown key 'shard_sise' (allowed here: build, summary, seed, select, "
                    "per_task, total, levels, task_levels, shard_size, max_reject_rate, max_retries, "
-                   "near_duplicate_bits, image, jsonl, answer_format, variety, balance, options_only_gate, audit)"]
+                   "near_duplicate_bits, image, jsonl, answer_format, variety, balance, options_only_gate, audit)  [unknown-key]"]
     cfg.write_text("build: bad\nseed: 1\nselect: {domains: [charts, cartoons]}\nper_task: {train: 2}\n"
                    "levels: [0, 12]\n")
     with pytest.raises(CompileFailed) as info:
         load_build_config(cfg, taxonomy)
     got = [str(d) for d in info.value.diagnostics.sorted()]
     assert got == [f"{cfg}:3:28: error: unknown domain 'cartoons' (known: charts, shapes)".replace(
-                       "charts, shapes", ", ".join(sorted(taxonomy.domains))),
-                   f"{cfg}:5:9: error: levels must lie in 0..9, got [12]"]
+                       "charts, shapes", ", ".join(sorted(taxonomy.domains))) + "  [unknown-ref]",
+                   f"{cfg}:5:9: error: levels must lie in 0..9, got [12]  [build-config]"]
 
 
 def test_total_is_spread_evenly(tmp_path, taxonomy):

@@ -918,11 +918,11 @@ def test_an_edit_in_the_same_library_shows_in_one_process(two_cfg, library_copy,
     ("per_task: {train: 1000000000000}",
      "build.yaml:4:19: error: 1,000,000,000,000 instances per task in split 'train' is more than one build makes "
      "(at most 100,000 per task and 2,000,000 rows in all; build a larger dataset as several builds with other "
-     "seeds)"),
+     "seeds)  [bound]"),
     ("total: {train: 10, validation: 99999999999}",
      "build.yaml:4:32: error: 99,999,999,999 instances over 2 tasks in split 'validation' is more than one build "
      "makes (at most 100,000 per task and 2,000,000 rows in all; build a larger dataset as several builds with "
-     "other seeds)"),
+     "other seeds)  [bound]"),
 ])
 def test_absurd_build_sizes_are_positioned_errors_before_anything_is_planned(tmp_path, taxonomy, monkeypatch,
                                                                             counts, expected):
@@ -956,4 +956,4 @@ def test_the_rows_of_a_whole_build_are_bounded(tmp_path, taxonomy, monkeypatch):
     n = 2 * 100_000 * len([t for t in taxonomy.tasks if t.startswith(("charts.", "symbolic."))])
     assert [str(d) for d in info.value.diagnostics.sorted()] == [
         f"build.yaml:4:11: error: the build would make {n:,} rows; the most one build makes is 2,000,000 (fewer "
-        f"tasks or instances, or several builds with other seeds)"]
+        f"tasks or instances, or several builds with other seeds)  [bound]"]

@@ -180,7 +180,7 @@ def test_a_mistake_elsewhere_does_not_stop_a_task_but_its_own_does(tmp_path, mon
     assert inst.png.startswith(b"\x89PNG")
     assert [str(d) for d in tax.problems] == [
         "contracts/broken.yaml:3:1: error: YAML syntax: did not find expected ',' or ']' (while parsing a flow "
-        "sequence)"]
+        "sequence)  [yaml-syntax]"]
     with pytest.raises(CompileFailed) as info:
         tax.task("charts.bar_chart.bad_types")
     lines = [str(d) for d in info.value.diagnostics.sorted()]

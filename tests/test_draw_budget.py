@@ -32,8 +32,9 @@ def library(tmp: Path, scene: str, state: str = "") -> Path:
                "bucket: counting", "compute:", "  k: n", "answer: {value: k, contract: integer_exact}",
                "witness: {scalar: k}", "prompt: How many?"]
     for folder, lines in (("grammars", grammar), ("programs", program)):
-        (tmp / folder / "probe").mkdir(parents=True)
-        (tmp / folder / "probe" / ("g.yaml" if folder == "grammars" else "t.yaml")).write_text("\n".join(lines) + "\n")
+        path = tmp / folder / "probe" / ("g.yaml" if folder == "grammars" else "g/count.yaml")  # named by its id
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(lines) + "\n")
     return tmp
 
 

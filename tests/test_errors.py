@@ -24,7 +24,7 @@ def write(root, rel: str, text: str) -> None:
 def diagnostics(root) -> list[str]:
     with pytest.raises(CompileFailed) as info:
         compile_taxonomy(root)
-    return [str(d) for d in info.value.diagnostics.sorted()]
+    return [str(d) for d in info.value.diagnostics.sorted() if d.severity == "error"]
 
 
 GOOD_TASK = """
@@ -110,25 +110,25 @@ def test_each_error_class_has_its_exact_message(library_copy, monkeypatch, taxon
 
     assert diagnostics(r) == [
         "contracts/broken.yaml:3:1: error: YAML syntax: did not find expected ',' or ']' "
-        "(while parsing a flow sequence)",
-        "grammars/bad/wrong_type.yaml:6:19: error: expected an integer, got string 'big'",
+        "(while parsing a flow sequence)  [yaml-syntax]",
+        "grammars/bad/wrong_type.yaml:6:19: error: expected an integer, got string 'big'  [value-type]",
         "programs/bad/extra_b.yaml:1:7: error: task 'charts.bar_chart.extra_b' duplicates task "
         "'charts.bar_chart.extra_a' (programs/bad/extra_a.yaml): same grammar, same program up to literal operands "
-        "and names, same answer type and contract. Make the differing literal a query variable of one task instead",
+        "and names, same answer type and contract. Make the differing literal a query variable of one task instead  [duplicate-id]",
         "programs/bad/refs.yaml:2:10: error: task 'charts.bar_chart.refs' uses unknown grammar "
-        f"'charts.no_such_grammar' (known: {known_grammars})",
+        f"'charts.no_such_grammar' (known: {known_grammars})  [unknown-ref]",
         "programs/bad/refs.yaml:6:38: error: task 'charts.bar_chart.refs' uses unknown contract 'no_such_contract' "
-        f"(known: {', '.join(sorted(taxonomy.contracts))})",
+        f"(known: {', '.join(sorted(taxonomy.contracts))})  [unknown-ref]",
         "programs/bad/types.yaml:7:6: error: query variable 'k' is unbounded: give a list of values, "
-        "{range: [lo, hi]}, or the name of a vocabulary (vocab.NAME)",
-        "programs/bad/types.yaml:9:29: error: unknown field 'valu' (this record has: label, value)",
-        "programs/bad/types.yaml:10:17: error: answer is str but contract 'integer_exact' (integer) expects int",
+        "{range: [lo, hi]}, or the name of a vocabulary (vocab.NAME)  [query-values]",
+        "programs/bad/types.yaml:9:29: error: unknown field 'valu' (this record has: label, value)  [unknown-field]",
+        "programs/bad/types.yaml:10:17: error: answer is str but contract 'integer_exact' (integer) expects int  [answer-type]",
         "programs/bad/unknown_key.yaml:6:1: error: unknown key 'answr' (allowed here: task, grammar, summary, "
-        "operations, bucket, query, functions, compute, require, answer, witness, prompt)",
+        "operations, bucket, query, functions, compute, require, answer, witness, prompt)  [unknown-key]",
         # Files load in path order, so the bundled file is the second definition here.
         "programs/charts/bar_chart/extremum_label.yaml:1:7: error: duplicate task id "
-        "'charts.bar_chart.extremum_label' (first defined at programs/bad/dup_id.yaml:1:7)",
-        f"taxonomy/taxonomy.yaml:{games_line}:13: error: taxonomy lists unknown task 'nowhere.board.no_such_task'",
+        "'charts.bar_chart.extremum_label' (first defined at programs/bad/dup_id.yaml:1:7)  [duplicate-id]",
+        f"taxonomy/taxonomy.yaml:{games_line}:13: error: taxonomy lists unknown task 'nowhere.board.no_such_task'  [unknown-ref]",
     ]
 
 
@@ -144,9 +144,9 @@ def test_missing_keys_and_bad_enums(library_copy, monkeypatch):
         prompt: p
         """)
     got = diagnostics(library_copy)
-    assert "programs/bad/missing.yaml:1:1: error: missing required key 'summary'" in got
+    assert "programs/bad/missing.yaml:1:1: error: missing required key 'summary'  [missing-key]" in got
     assert any(m.startswith("programs/bad/missing.yaml:3:14: error: expected 'lookup', 'filter'") and
-               m.endswith("got string 'counting'") for m in got)
+               m.endswith("got string 'counting'  [value-type]") for m in got)
     assert any(m.startswith("programs/bad/missing.yaml:4:9: error: expected 'spatial', 'math'") for m in got)
     assert any(m.startswith("programs/bad/missing.yaml:6:") and "got string 'box'" in m for m in got)
 
@@ -165,7 +165,7 @@ def test_unquoted_flow_expression_gets_a_hint(library_copy, monkeypatch):
         """)
     got = diagnostics(library_copy)
     assert got == ["programs/bad/flow.yaml:6:29: error: unknown key 'b -> b.value > 3)' (allowed here: value, "
-                   "contract); an expression with commas or colons inside {...} or [...] must be quoted"]
+                   "contract); an expression with commas or colons inside {...} or [...] must be quoted  [unknown-key]"]
 
 
 def test_unsatisfiable_grammar_names_the_constraint(library_copy, monkeypatch):
@@ -208,12 +208,12 @@ def test_templates_are_sandboxed(library_copy, monkeypatch):
     known = "(known here: bars, labelled, level, n, step, top, topic, vocab)"
     assert got == [  # each at its token's column
         "programs/bad/template.yaml:8:13: error: templates may only print values, use if and filters; 'for' is not "
-        "allowed",
-        f"programs/bad/template.yaml:8:22: error: unknown name 'range' in template {known}",
+        "allowed  [not-allowed]",
+        f"programs/bad/template.yaml:8:22: error: unknown name 'range' in template {known}  [unknown-name]",
         "programs/bad/template.yaml:8:27: error: templates may only print values, use if and filters; a call is not "
-        "allowed",
-        "programs/bad/template.yaml:8:41: error: template attribute '__class__' is not allowed",
-        f"programs/bad/template.yaml:8:68: error: unknown name 'cycler' in template {known}",
+        "allowed  [not-allowed]",
+        "programs/bad/template.yaml:8:41: error: template attribute '__class__' is not allowed  [not-allowed]",
+        f"programs/bad/template.yaml:8:68: error: unknown name 'cycler' in template {known}  [unknown-name]",
     ]
 
 
@@ -258,11 +258,11 @@ def test_a_task_must_declare_the_inputs_its_grammar_reads(library_copy, monkeypa
           TALLY_TASK.format(name="float_input", query="query:\n  target: [1.5, 2]"))
     assert diagnostics(library_copy) == [
         "programs/bad/float_input.yaml:7:11: error: query variable 'target' holds float values, but grammar "
-        "'icons.icon_tally' reads it as int",
+        "'icons.icon_tally' reads it as int  [query-type]",
         "programs/bad/no_input.yaml:2:10: error: grammar 'icons.icon_tally' reads the query variable 'target' (int), "
-        "which task 'icons.icon_tally.no_input' does not declare: add it under query:",
+        "which task 'icons.icon_tally.no_input' does not declare: add it under query:  [query-type]",
         "programs/bad/str_input.yaml:7:11: error: query variable 'target' holds str values, but grammar "
-        "'icons.icon_tally' reads it as int",
+        "'icons.icon_tally' reads it as int  [query-type]",
     ]
 
 
@@ -310,35 +310,35 @@ def test_grammar_inputs_and_functions_errors(library_copy, monkeypatch):
         """)
     got = diagnostics(library_copy)
     assert [m for m in got if m.startswith("grammars/bad/")] == [
-        "grammars/bad/inputs.yaml:6:9: error: expected 'int', 'float', 'str' or 'bool', got string 'huge'",
+        "grammars/bad/inputs.yaml:6:9: error: expected 'int', 'float', 'str' or 'bool', got string 'huge'  [value-type]",
     ]
     (library_copy / "grammars/bad/inputs.yaml").write_text(
         (library_copy / "grammars/bad/inputs.yaml").read_text().replace("  size: huge\n", ""))
     got = diagnostics(library_copy)
     assert [m for m in got if m.startswith("grammars/bad/")] == [
         "grammars/bad/inputs.yaml:4:3: error: 'level' cannot name an input (reserved, a function, or not a "
-        "name)",
+        "name)  [reserved-name]",
         "grammars/bad/inputs.yaml:7:3: error: function 'count' would hide the builtin count(list, x -> bool); "
-        "choose another name",
-        "grammars/bad/inputs.yaml:8:3: error: 'pi' cannot name a function (reserved, taken, or not a name)",
+        "choose another name  [reserved-name]",
+        "grammars/bad/inputs.yaml:8:3: error: 'pi' cannot name a function (reserved, taken, or not a name)  [reserved-name]",
         "grammars/bad/inputs.yaml:9:35: error: unknown function 'later' (did you mean letter, filter, "
-        "scatter?)",
+        "scatter?)  [unknown-function]",
         "grammars/bad/inputs.yaml:11:19: error: unknown name 'n' in function 'grow' (known here: later, "
-        "level, spot, vocab, x)",
+        "level, spot, vocab, x)  [unknown-name]",
         "grammars/bad/inputs.yaml:12:18: error: operator '+' needs numbers, got {label: str, value: int} and "
-        "{label: str, value: int}",
+        "{label: str, value: int}  [type-mismatch]",
         "grammars/bad/inputs.yaml:15:3: error: 'pick' cannot name a state field (reserved, an input, a "
-        "function, or not a name)",
+        "function, or not a name)  [reserved-name]",
         "grammars/bad/inputs.yaml:16:3: error: 'pi' cannot name a state field (reserved, an input, a "
-        "function, or not a name)",
+        "function, or not a name)  [reserved-name]",
         "grammars/bad/inputs.yaml:18:9: error: function 'grow' does not type-check for arguments of types "
-        "(int); see the errors in its body",
+        "(int); see the errors in its body  [type-mismatch]",
         "grammars/bad/inputs.yaml:19:8: error: function 'twice' does not type-check for arguments of types "
-        "({label: str, value: int}); see the errors in its body",
+        "({label: str, value: int}); see the errors in its body  [type-mismatch]",
         "grammars/bad/inputs.yaml:23:82: error: unknown name 'pick' in template (known here: bad, bars, "
-        "canvas, level, n, oops, vocab)",
+        "canvas, level, n, oops, vocab)  [unknown-name]",
         "grammars/bad/inputs.yaml:23:93: error: 'twice' is a function; a template prints values (compute the "
-        "value in a step and print the step)",
+        "value in a step and print the step)  [reserved-name]",
     ]
 
 
@@ -366,7 +366,7 @@ def test_program_functions_and_task_identity(library_copy, monkeypatch):
     got = diagnostics(library_copy)
     # Functions see no query variable (k), so both fail to compile; fix that, and they are one task.
     assert "programs/bad/helper_a.yaml:9:34: error: unknown name 'k' in function 'over' (known here: b, level, t, " \
-           "vocab)" in got
+           "vocab)  [unknown-name]" in got
     for name in ("helper_a", "helper_b"):
         path = library_copy / f"programs/bad/{name}.yaml"
         path.write_text(path.read_text().replace("t * k", "t * 3"))
@@ -376,5 +376,5 @@ def test_program_functions_and_task_identity(library_copy, monkeypatch):
     assert diagnostics(library_copy) == [
         "programs/bad/helper_b.yaml:1:7: error: task 'charts.bar_chart.helper_b' duplicates task "
         "'charts.bar_chart.helper_a' (programs/bad/helper_a.yaml): same grammar, same program up to literal operands "
-        "and names, same answer type and contract. Make the differing literal a query variable of one task instead",
+        "and names, same answer type and contract. Make the differing literal a query variable of one task instead  [duplicate-id]",
     ]

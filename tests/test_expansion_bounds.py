@@ -54,7 +54,7 @@ def test_components_that_use_components_many_times_are_refused_with_the_chain(tm
         f"{root}/components/c4.yaml:11:12: error: the scene uses components more than 256 times, counting each use "
         f"inside a component and each component once per use (257 uses and 25,486 characters at this use of 'c5': "
         f"{root}/grammars/probe/g.yaml → c1 → c2 → c3 → c4 → c5); each use compiles its component again, so "
-        f"components that use other components many times multiply"]
+        f"components that use other components many times multiply  [component-use]"]
     assert cpu < 3, f"refusing the fan-out took {cpu:.2f} s of CPU"
 
 
@@ -79,7 +79,7 @@ def test_uses_of_a_large_component_are_refused_by_the_characters_they_compile(tm
         f"{root}/grammars/probe/g.yaml:{line}:14: error: the scene compiles more than 1,000,000 characters of "
         f"components, counting each use inside a component and each component once per use (10 uses and 1,003,770 "
         f"characters at this use of 'big': {root}/grammars/probe/g.yaml → big); each use compiles its component "
-        f"again, so components that use other components many times multiply"]
+        f"again, so components that use other components many times multiply  [component-use]"]
     assert cpu < 4, f"refusing the large uses took {cpu:.2f} s of CPU"
 
 
@@ -97,7 +97,7 @@ def with_functions(path: Path, functions: dict[str, str]) -> None:
 def test_a_program_calling_a_chain_of_functions_compiles_in_linear_time(tmp_path):
     # 0.8.0 printed each call's function body in its place for the task identity: 2^30 bodies (depth 20 took 20 s).
     root = probe_root(tmp_path, {"n": "3"}, compute={"v": "e30(1)"})
-    with_functions(root / "programs/probe/t.yaml", doubling_chain(30))
+    with_functions(root / "programs/probe/g/count.yaml", doubling_chain(30))
     started = time.process_time()
     tax = compile_taxonomy(root)
     assert tax.tasks["probe.g.count"].identity
@@ -112,7 +112,7 @@ def test_a_deep_chain_of_functions_ends_at_the_step_budget_in_time(tmp_path, whe
         with_functions(root / "grammars/probe/g.yaml", doubling_chain(30))
     else:
         root = probe_root(tmp_path, {"n": "3"}, compute={"v": "e30(1)"})
-        with_functions(root / "programs/probe/t.yaml", doubling_chain(30))
+        with_functions(root / "programs/probe/g/count.yaml", doubling_chain(30))
     tax = compile_taxonomy(root)
     task = tax.tasks["probe.g.count"]
     started = time.process_time()

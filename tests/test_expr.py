@@ -91,19 +91,19 @@ def test_random_functions_are_deterministic_per_seed():
 
 
 @pytest.mark.parametrize("src,message", [
-    ("bars[0].valu", "e.yaml:1:9: error: unknown field 'valu' (this record has: label, value)"),
-    ("count(bars, b -> b.value)", "e.yaml:1:13: error: the lambda given to count() must return bool, got int"),
-    ("level + word", "e.yaml:1:7: error: operator '+' needs numbers, got int and str"),
-    ("levle * 2", "e.yaml:1:1: error: unknown name 'levle' in expression (known here: bars, level, pts, word)"),
-    ("cuont(bars)", "e.yaml:1:1: error: unknown function 'cuont' (did you mean count, union?)"),
-    ("[1, 'a']", "e.yaml:1:5: error: list items must share one type: int and str do not mix"),
-    ("1 if level else 2", "e.yaml:1:6: error: the condition of 'if' must be bool, got int"),
-    ("bars.__class__", "e.yaml:1:6: error: field names starting with '_' are not allowed ('__class__')"),
-    ("_secret", "e.yaml:1:1: error: names starting with '_' are not allowed ('_secret')"),
-    ("b -> b", "e.yaml:1:1: error: a lambda (x -> ...) can only be passed to a function such as count, argmax or sort"),
-    ("level < 2 < 3", "e.yaml:1:11: error: chained comparisons are not supported; write (a < b) and (b < c)"),
-    ("(level + ", "e.yaml:1:10: error: expression ends too early"),
-    ("level $ 2", "e.yaml:1:7: error: unexpected character '$' in expression"),
+    ("bars[0].valu", "e.yaml:1:9: error: unknown field 'valu' (this record has: label, value)  [unknown-field]"),
+    ("count(bars, b -> b.value)", "e.yaml:1:13: error: the lambda given to count() must return bool, got int  [lambda-form]"),
+    ("level + word", "e.yaml:1:7: error: operator '+' needs numbers, got int and str  [type-mismatch]"),
+    ("levle * 2", "e.yaml:1:1: error: unknown name 'levle' in expression (known here: bars, level, pts, word)  [unknown-name]"),
+    ("cuont(bars)", "e.yaml:1:1: error: unknown function 'cuont' (did you mean count, union?)  [unknown-function]"),
+    ("[1, 'a']", "e.yaml:1:5: error: list items must share one type: int and str do not mix  [type-mismatch]"),
+    ("1 if level else 2", "e.yaml:1:6: error: the condition of 'if' must be bool, got int  [type-mismatch]"),
+    ("bars.__class__", "e.yaml:1:6: error: field names starting with '_' are not allowed ('__class__')  [reserved-name]"),
+    ("_secret", "e.yaml:1:1: error: names starting with '_' are not allowed ('_secret')  [reserved-name]"),
+    ("b -> b", "e.yaml:1:1: error: a lambda (x -> ...) can only be passed to a function such as count, argmax or sort  [lambda-form]"),
+    ("level < 2 < 3", "e.yaml:1:11: error: chained comparisons are not supported; write (a < b) and (b < c)  [expr-syntax]"),
+    ("(level + ", "e.yaml:1:10: error: expression ends too early  [expr-syntax]"),
+    ("level $ 2", "e.yaml:1:7: error: unexpected character '$' in expression  [expr-syntax]"),
 ])
 def test_compile_errors_name_the_position(src, message):
     assert errors(src) == [message]
@@ -118,7 +118,7 @@ def test_all_errors_of_an_expression_are_reported():
 def test_random_functions_are_refused_outside_samplers():
     fixed = Scope(SCOPE.names, allow_random=False, what="a grammar constraint")
     assert errors("randint(1, 3) > 2", fixed) == [
-        "e.yaml:1:1: error: random function 'randint' is not allowed in a grammar constraint"]
+        "e.yaml:1:1: error: random function 'randint' is not allowed in a grammar constraint  [not-allowed]"]
 
 
 @pytest.mark.parametrize("src,fragment", [
@@ -203,15 +203,15 @@ def test_math_domain_errors_never_let_inf_or_nan_through(src, message):
 
 
 @pytest.mark.parametrize("src,message", [
-    ("sqrt('a')", "e.yaml:1:6: error: sqrt() needs numbers, got str"),
-    ("log(2, word)", "e.yaml:1:8: error: log() needs numbers, got str"),
-    ("atan2(1)", "e.yaml:1:1: error: atan2() takes 2 arguments (atan2(x, y)), got 1"),
-    ("pi()", "e.yaml:1:1: error: 'pi' is a constant, not a function: write pi"),
-    ("let pi = 3 in pi", "e.yaml:1:5: error: 'pi' is a reserved name and cannot be rebound"),
-    ("map(bars, pi -> pi)", "e.yaml:1:11: error: 'pi' is a reserved name and cannot be rebound"),
-    ("[pi for pi in range(3)]", "e.yaml:1:9: error: 'pi' is a reserved name and cannot be rebound"),
-    ("[level for level in range(3)]", "e.yaml:1:12: error: 'level' is a reserved name and cannot be rebound"),
-    ("1e999 > 1", "e.yaml:1:1: error: float literal 1e999 is too large"),
+    ("sqrt('a')", "e.yaml:1:6: error: sqrt() needs numbers, got str  [type-mismatch]"),
+    ("log(2, word)", "e.yaml:1:8: error: log() needs numbers, got str  [type-mismatch]"),
+    ("atan2(1)", "e.yaml:1:1: error: atan2() takes 2 arguments (atan2(x, y)), got 1  [arg-count]"),
+    ("pi()", "e.yaml:1:1: error: 'pi' is a constant, not a function: write pi  [reserved-name]"),
+    ("let pi = 3 in pi", "e.yaml:1:5: error: 'pi' is a reserved name and cannot be rebound  [reserved-name]"),
+    ("map(bars, pi -> pi)", "e.yaml:1:11: error: 'pi' is a reserved name and cannot be rebound  [reserved-name]"),
+    ("[pi for pi in range(3)]", "e.yaml:1:9: error: 'pi' is a reserved name and cannot be rebound  [reserved-name]"),
+    ("[level for level in range(3)]", "e.yaml:1:12: error: 'level' is a reserved name and cannot be rebound  [reserved-name]"),
+    ("1e999 > 1", "e.yaml:1:1: error: float literal 1e999 is too large  [bound]"),
 ])
 def test_math_compile_errors(src, message):
     assert errors(src) == [message]
@@ -248,10 +248,10 @@ def test_slicing(src, typ, value):
 
 
 @pytest.mark.parametrize("src,message", [
-    ("bars['a':]", "e.yaml:1:6: error: a slice bound must be int, got str"),
-    ("bars[:1.5]", "e.yaml:1:7: error: a slice bound must be int, got float"),
-    ("level[1:]", "e.yaml:1:1: error: cannot slice a int"),
-    ("bars[1:2:3:4]", "e.yaml:1:11: error: unexpected ':' in expression (expected ']')"),
+    ("bars['a':]", "e.yaml:1:6: error: a slice bound must be int, got str  [type-mismatch]"),
+    ("bars[:1.5]", "e.yaml:1:7: error: a slice bound must be int, got float  [type-mismatch]"),
+    ("level[1:]", "e.yaml:1:1: error: cannot slice a int  [type-mismatch]"),
+    ("bars[1:2:3:4]", "e.yaml:1:11: error: unexpected ':' in expression (expected ']')  [expr-syntax]"),
 ])
 def test_slicing_errors(src, message):
     assert errors(src) == [message]
@@ -294,16 +294,16 @@ def test_let_restores_the_env():
 
 
 @pytest.mark.parametrize("src,message", [
-    ("let _a = 1 in 2", "e.yaml:1:5: error: names starting with '_' are not allowed ('_a')"),
-    ("let count = 1 in count", "e.yaml:1:5: error: let cannot bind 'count': it names a function"),
-    ("let a = 1, a = 2 in a", "e.yaml:1:12: error: 'a' is bound twice in one let"),
-    ("let a = 1 in b", "e.yaml:1:14: error: unknown name 'b' in expression (known here: a, bars, level, pts, word)"),
+    ("let _a = 1 in 2", "e.yaml:1:5: error: names starting with '_' are not allowed ('_a')  [reserved-name]"),
+    ("let count = 1 in count", "e.yaml:1:5: error: let cannot bind 'count': it names a function  [reserved-name]"),
+    ("let a = 1, a = 2 in a", "e.yaml:1:12: error: 'a' is bound twice in one let  [duplicate-id]"),
+    ("let a = 1 in b", "e.yaml:1:14: error: unknown name 'b' in expression (known here: a, bars, level, pts, word)  [unknown-name]"),
     ("[let a = 1 in a, a]", "e.yaml:1:18: error: unknown name 'a' in expression (known here: bars, level, pts, "
-                            "word)"),
-    ("let a = 1", "e.yaml:1:10: error: expression ends too early"),
+                            "word)  [unknown-name]"),
+    ("let a = 1", "e.yaml:1:10: error: expression ends too early  [expr-syntax]"),
     # A binding's value is not a lambda: `->` reads as minus, then greater-than.
     ("let a = b -> b in 1", "e.yaml:1:12: error: unexpected '>' in expression (expected '(', '-', '.', '[', '{', "
-                            "a name, a number, a string)"),
+                            "a name, a number, a string)  [expr-syntax]"),
 ])
 def test_let_errors(src, message):
     assert errors(src) == [message]
@@ -367,35 +367,35 @@ def test_named_functions(src, typ, value):
 
 
 @pytest.mark.parametrize("src,messages", [
-    ("dist(pts[0])", ["e.yaml:1:1: error: function 'dist' takes 2 arguments (a, b), got 1"]),
-    ("twice(1, 2)", ["e.yaml:1:1: error: function 'twice' takes 1 argument (x), got 2"]),
-    ("[twice]", ["e.yaml:1:2: error: 'twice' is a function: call it as twice(...)"]),
-    ("twice + 1", ["e.yaml:1:1: error: 'twice' is a function: call it as twice(...)"]),
-    ("{f: label_of}", ["e.yaml:1:5: error: 'label_of' is a function: call it as label_of(...)"]),
+    ("dist(pts[0])", ["e.yaml:1:1: error: function 'dist' takes 2 arguments (a, b), got 1  [arg-count]"]),
+    ("twice(1, 2)", ["e.yaml:1:1: error: function 'twice' takes 1 argument (x), got 2  [arg-count]"]),
+    ("[twice]", ["e.yaml:1:2: error: 'twice' is a function: call it as twice(...)  [reserved-name]"]),
+    ("twice + 1", ["e.yaml:1:1: error: 'twice' is a function: call it as twice(...)  [reserved-name]"]),
+    ("{f: label_of}", ["e.yaml:1:5: error: 'label_of' is a function: call it as label_of(...)  [reserved-name]"]),
     ("map(bars, dist)", ["e.yaml:1:11: error: the second argument of map() must be a function of one parameter; "
-                         "'dist' takes 2 (a, b)"]),
+                         "'dist' takes 2 (a, b)  [type-mismatch]"]),
     ("count(bars, (a, b) -> true)", ["e.yaml:1:13: error: the second argument of count() must be a lambda of one "
-                                     "parameter, such as x -> x.value"]),
+                                     "parameter, such as x -> x.value  [lambda-form]"]),
     ("dist(pts[0], 3)", [
-        "dist.yaml:1:25: error: cannot take field '.x' of a int",
-        "dist.yaml:1:36: error: cannot take field '.y' of a int",
+        "dist.yaml:1:25: error: cannot take field '.x' of a int  [type-mismatch]",
+        "dist.yaml:1:36: error: cannot take field '.y' of a int  [type-mismatch]",
         "e.yaml:1:1: error: function 'dist' does not type-check for arguments of types ({x: float, y: float}, int); "
-        "see the errors in its body"]),
-    ("[twice(1), twice('a')]", ["e.yaml:1:12: error: list items must share one type: int and str do not mix"]),
-    ("let twice = 1 in twice", ["e.yaml:1:5: error: let cannot bind 'twice': it names a function"]),
+        "see the errors in its body  [type-mismatch]"]),
+    ("[twice(1), twice('a')]", ["e.yaml:1:12: error: list items must share one type: int and str do not mix  [type-mismatch]"]),
+    ("let twice = 1 in twice", ["e.yaml:1:5: error: let cannot bind 'twice': it names a function  [reserved-name]"]),
 ])
 def test_named_function_errors(src, messages):
     assert ferrors(src) == messages
 
 
 @pytest.mark.parametrize("functions,messages", [
-    ({"f": "x -> f(x - 1)"}, ["f.yaml:1:6: error: unknown function 'f'"]),  # recursion: a function cannot see itself
-    ({"f": "x -> g(x)", "g": "x -> x"}, ["f.yaml:1:6: error: unknown function 'g'"]),  # nor a later one
+    ({"f": "x -> f(x - 1)"}, ["f.yaml:1:6: error: unknown function 'f'  [unknown-function]"]),  # recursion: a function cannot see itself
+    ({"f": "x -> g(x)", "g": "x -> x"}, ["f.yaml:1:6: error: unknown function 'g'  [unknown-function]"]),  # nor a later one
     ({"f": "x -> bars[x]"}, []),  # names are checked where it is called (see below), calls at declaration
-    ({"f": "x + 1"}, ["f.yaml:1:1: error: a function is a lambda such as x -> x * 2 or (a, b) -> a + b"]),
-    ({"f": "(a, a) -> a"}, ["f.yaml:1:5: error: parameter 'a' is named twice"]),
-    ({"f": "(a, _b) -> a"}, ["f.yaml:1:5: error: names starting with '_' are not allowed ('_b')"]),
-    ({"f": "level -> level"}, ["f.yaml:1:1: error: 'level' is a reserved name and cannot be rebound"]),
+    ({"f": "x + 1"}, ["f.yaml:1:1: error: a function is a lambda such as x -> x * 2 or (a, b) -> a + b  [lambda-form]"]),
+    ({"f": "(a, a) -> a"}, ["f.yaml:1:5: error: parameter 'a' is named twice  [duplicate-id]"]),
+    ({"f": "(a, _b) -> a"}, ["f.yaml:1:5: error: names starting with '_' are not allowed ('_b')  [reserved-name]"]),
+    ({"f": "level -> level"}, ["f.yaml:1:1: error: 'level' is a reserved name and cannot be rebound  [reserved-name]"]),
     ({"f": "x -> randint(1, x)"}, []),  # randomness is refused where it is called, in the function's scope
 ])
 def test_function_declaration_errors(functions, messages):
@@ -405,11 +405,11 @@ def test_function_declaration_errors(functions, messages):
 
 def test_function_bodies_see_only_their_scope():
     assert ferrors("f(1)", {"f": "x -> bars[x]"}) == [
-        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (int); see the errors in its body",
-        "f.yaml:1:6: error: unknown name 'bars' in function 'f' (known here: level, x)"]
+        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (int); see the errors in its body  [type-mismatch]",
+        "f.yaml:1:6: error: unknown name 'bars' in function 'f' (known here: level, x)  [unknown-name]"]
     assert ferrors("f(1)", {"f": "x -> randint(1, x)"}) == [
-        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (int); see the errors in its body",
-        "f.yaml:1:6: error: random function 'randint' is not allowed in function 'f'"]
+        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (int); see the errors in its body  [type-mismatch]",
+        "f.yaml:1:6: error: random function 'randint' is not allowed in function 'f'  [not-allowed]"]
 
 
 def test_function_bodies_are_compiled_once_per_argument_types():
@@ -558,18 +558,18 @@ def test_fold_charges_its_function_per_item_and_scan_its_list():
 
 @pytest.mark.parametrize("src,message", [
     ("fold([1], 0, x -> x)", "e.yaml:1:14: error: the third argument of fold() must be a lambda of two parameters, "
-                             "such as (total, x) -> total + x"),
-    ("fold([1], 0, (t, t) -> t)", "e.yaml:1:18: error: parameter 't' is named twice"),
+                             "such as (total, x) -> total + x  [lambda-form]"),
+    ("fold([1], 0, (t, t) -> t)", "e.yaml:1:18: error: parameter 't' is named twice  [reserved-name]"),
     ("scan([1], 'a', (t, x) -> [t])", "e.yaml:1:16: error: scan()'s function must return the accumulator's type str "
-                                      "(the init's), got list[str]"),
+                                      "(the init's), got list[str]  [type-mismatch]"),
     ("case(true, 1)", "e.yaml:1:1: error: case() takes 3 to 41 arguments (case(cond1, value1, cond2, value2, ..., "
-                      "otherwise)), got 2"),
+                      "otherwise)), got 2  [arg-count]"),
     ("case(true, 1, false, 2)", "e.yaml:1:1: error: case() takes condition, value pairs and then the value "
-                                "otherwise: an odd number of arguments, got 4"),
-    ("case(1, 2, 3)", "e.yaml:1:6: error: each condition of case() must be bool, got int"),
-    ("case(true, 1, 'a')", "e.yaml:1:15: error: case()'s values must share a type: int and str do not mix"),
+                                "otherwise: an odd number of arguments, got 4  [arg-count]"),
+    ("case(1, 2, 3)", "e.yaml:1:6: error: each condition of case() must be bool, got int  [type-mismatch]"),
+    ("case(true, 1, 'a')", "e.yaml:1:15: error: case()'s values must share a type: int and str do not mix  [type-mismatch]"),
     ("range(1, 2, 3, 4)", "e.yaml:1:1: error: range() takes 1 to 3 arguments (range(stop), range(start, stop) or "
-                          "range(start, stop, step)), got 4"),
+                          "range(start, stop, step)), got 4  [arg-count]"),
 ])
 def test_fold_scan_case_errors_are_positioned(src, message):
     assert errors(src) == [message]
@@ -595,11 +595,11 @@ def test_a_field_accessor_is_the_lambda_that_reads_the_field(src, typ, value):
 
 
 @pytest.mark.parametrize("src,message", [
-    ("sort(bars, .valu)", "e.yaml:1:13: error: unknown field 'valu' (this record has: label, value)"),
+    ("sort(bars, .valu)", "e.yaml:1:13: error: unknown field 'valu' (this record has: label, value)  [unknown-field]"),
     (".label", "e.yaml:1:1: error: a field accessor (.label) can only be passed where a function is taken, such as "
-               "sort(xs, .label), argmax or a component's fn parameter"),
+               "sort(xs, .label), argmax or a component's fn parameter  [lambda-form]"),
     ("fold(bars, 0, .value)", "e.yaml:1:15: error: the third argument of fold() must be a lambda of two parameters, "
-                              "such as (total, x) -> total + x"),
+                              "such as (total, x) -> total + x  [lambda-form]"),
 ])
 def test_field_accessor_errors_name_the_field(src, message):
     assert errors(src) == [message]

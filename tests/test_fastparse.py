@@ -385,18 +385,18 @@ def test_keywords_read_as_names_and_deep_nesting_are_left_to_lark(source):
 
 
 @pytest.mark.parametrize("source,message", [
-    ("1 +", "e.yaml:1:4: error: expression ends too early"),
+    ("1 +", "e.yaml:1:4: error: expression ends too early  [expr-syntax]"),
     ("a b", "e.yaml:1:3: error: unexpected 'b' in expression (expected '(', ')', '*'/'/', '**', '+'/'-', ',', "
-            "'->', '.')"),
+            "'->', '.')  [expr-syntax]"),
     ("f(x) -> 1", "e.yaml:1:7: error: unexpected '>' in expression (expected '(', '-', '.', '[', '{', a name, "
-                  "a number, a string)"),
-    ("a\n  + $", "e.yaml:2:5: error: unexpected character '$' in expression"),
-    ("{a: 1,,}", "e.yaml:1:7: error: unexpected ',' in expression (expected '}', a name)"),
-    ("(a, b)", "e.yaml:1:7: error: expression ends too early"),
-    ('"abc', "e.yaml:1:1: error: unexpected character '\"' in expression"),
+                  "a number, a string)  [expr-syntax]"),
+    ("a\n  + $", "e.yaml:2:5: error: unexpected character '$' in expression  [expr-syntax]"),
+    ("{a: 1,,}", "e.yaml:1:7: error: unexpected ',' in expression (expected '}', a name)  [expr-syntax]"),
+    ("(a, b)", "e.yaml:1:7: error: expression ends too early  [expr-syntax]"),
+    ('"abc', "e.yaml:1:1: error: unexpected character '\"' in expression  [expr-syntax]"),
     ("f(a)(b)", "e.yaml:1:5: error: unexpected '(' in expression (expected ')', '*'/'/', '**', '+'/'-', ',', '.', "
-                "':', '[')"),
-    ("", "e.yaml:1:1: error: expression ends too early"),
+                "':', '[')  [expr-syntax]"),
+    ("", "e.yaml:1:1: error: expression ends too early  [expr-syntax]"),
 ])
 def test_syntax_errors_keep_larks_messages(source, message):
     """The messages are those of the lark-only parser before fastparse (checked against commit 1006101)."""

@@ -30,8 +30,8 @@ def scene_root(tmp: Path, scene: list[str], state: list[str] = STATE, witness: s
     program = ["task: probe.g.count", "grammar: probe.g", "summary: Count items.", "operations: [count]",
                "bucket: counting", "compute:", "  k: len(items)", "answer: {value: k, contract: integer_exact}",
                f"witness: {witness}", "prompt: How many items?"]
-    for folder, name, lines in (("grammars", "g.yaml", grammar), ("programs", "t.yaml", program)):
-        (tmp / folder / "probe").mkdir(parents=True)
+    for folder, name, lines in (("grammars", "g.yaml", grammar), ("programs", "g/count.yaml", program)):
+        (tmp / folder / "probe" / name).parent.mkdir(parents=True, exist_ok=True)  # a task's file is named by its id
         (tmp / folder / "probe" / name).write_text("\n".join(lines) + "\n")
     return tmp
 
@@ -108,7 +108,7 @@ def test_an_undrawn_witness_names_the_witness(tmp_path):
     # The scene draws the items unbound (bind: false), so the set witness has nothing to point at.
     scene = ["    marks:", '      - circle: {each: items, as: b, x: "10 + 20 * b.x", y: 10, r: 4, bind: false}']
     text = sample_error(scene_root(tmp_path, scene))
-    assert text.startswith(f"{tmp_path}/programs/probe/t.yaml:9:16: task probe.g.count: witness object items[0] "
+    assert text.startswith(f"{tmp_path}/programs/probe/g/count.yaml:9:16: task probe.g.count: witness object items[0] "
                            f"was not drawn by the scene"), text
 
 

@@ -116,20 +116,20 @@ def test_ties_break_towards_small_ids():
 # -- operators: mistakes caught at compile time and at run time --------------------------------------------------
 @pytest.mark.parametrize("src,message", [
     ("degree(tree, 0)", "e.yaml:1:8: error: degree() needs edge records with integer node ids in fields a and b, "
-                        "got {id: int, parent: int, label: str}"),
+                        "got {id: int, parent: int, label: str}  [type-mismatch]"),
     ("neighbors(words, 0)", "e.yaml:1:11: error: neighbors() needs edge records with integer node ids in fields a "
-                            "and b, got {a: str, b: str}"),
+                            "and b, got {a: str, b: str}  [type-mismatch]"),
     ("shortest_path_length(level, 0, 1)", "e.yaml:1:22: error: shortest_path_length() needs a list of edge records "
-                                          "{a: int, b: int}, got int"),
+                                          "{a: int, b: int}, got int  [type-mismatch]"),
     ("weighted_path_length(map(edges, e -> {a: e.a, b: e.b}), 0, 1)",
      "e.yaml:1:22: error: weighted_path_length() needs edge records with a numeric weight field w, "
-     "got {a: int, b: int}"),
-    ("reachable(edges, 0, 'x')", "e.yaml:1:21: error: the node ids of reachable() must be int, got str"),
+     "got {a: int, b: int}  [type-mismatch]"),
+    ("reachable(edges, 0, 'x')", "e.yaml:1:21: error: the node ids of reachable() must be int, got str  [type-mismatch]"),
     ("leaves(edges)", "e.yaml:1:8: error: leaves() needs tree node records with integer fields id and parent, "
-                      "got {a: int, b: int, w: int}"),
+                      "got {a: int, b: int, w: int}  [type-mismatch]"),
     ("components(edges, edges)", "e.yaml:1:12: error: the node ids of components() must be list[int], "
-                                 "got list[{a: int, b: int, w: int}]"),
-    ("maze_passages(3, 'x', 0)", "e.yaml:1:18: error: the arguments of maze_passages() must be int, got str"),
+                                 "got list[{a: int, b: int, w: int}]  [type-mismatch]"),
+    ("maze_passages(3, 'x', 0)", "e.yaml:1:18: error: the arguments of maze_passages() must be int, got str  [type-mismatch]"),
 ])
 def test_operator_type_errors_name_the_position(src, message):
     assert errors(src) == [message]

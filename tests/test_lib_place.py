@@ -386,29 +386,29 @@ def test_nice_ticks_and_the_chart_axes_share_one_rule():
 
 # -- compile-time errors ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("src,message", [
-    ("spring_layout('x', edges, 0.1)", "e.yaml:1:15: error: the node count of spring_layout() must be int, got str"),
+    ("spring_layout('x', edges, 0.1)", "e.yaml:1:15: error: the node count of spring_layout() must be int, got str  [type-mismatch]"),
     ("spring_layout(3, [1, 2], 0.1)", "e.yaml:1:18: error: spring_layout() needs a list of edge records "
-                                      "{a: int, b: int}, got list[int]"),
-    ("spring_layout(3, edges, 'x')", "e.yaml:1:25: error: the gap of spring_layout() must be float, got str"),
-    ("tree_layout(ids, 3)", "e.yaml:1:18: error: the parents of tree_layout() must be list[int], got int"),
+                                      "{a: int, b: int}, got list[int]  [type-mismatch]"),
+    ("spring_layout(3, edges, 'x')", "e.yaml:1:25: error: the gap of spring_layout() must be float, got str  [type-mismatch]"),
+    ("tree_layout(ids, 3)", "e.yaml:1:18: error: the parents of tree_layout() must be list[int], got int  [type-mismatch]"),
     ("tree_layout(['a'], parents)", "e.yaml:1:13: error: the node ids of tree_layout() must be list[int], "
-                                    "got list[str]"),
+                                    "got list[str]  [type-mismatch]"),
     ("scatter_layout(3.5, 0.1, 0.1)", "e.yaml:1:16: error: the point count of scatter_layout() must be int, "
-                                      "got float"),
-    ("grid_layout(4, 'x')", "e.yaml:1:16: error: the columns of grid_layout() must be int, got str"),
-    ("ring_layout(4, [0])", "e.yaml:1:16: error: the start angle of ring_layout() must be float, got list[int]"),
+                                      "got float  [type-mismatch]"),
+    ("grid_layout(4, 'x')", "e.yaml:1:16: error: the columns of grid_layout() must be int, got str  [type-mismatch]"),
+    ("ring_layout(4, [0])", "e.yaml:1:16: error: the start angle of ring_layout() must be float, got list[int]  [type-mismatch]"),
     ("maze_walls(2, 2, ids)", "e.yaml:1:18: error: maze_walls() needs a list of edge records {a: int, b: int}, "
-                              "got list[int]"),
+                              "got list[int]  [type-mismatch]"),
     ("label_spots(ids, 0.1, 0.1, 0.1)", "e.yaml:1:13: error: the points of label_spots() must be records with "
-                                        "numeric x and y fields, got int"),
+                                        "numeric x and y fields, got int  [type-mismatch]"),
     ("label_spots([{x: 0, y: 0}], 0.1, 0.1, 0.1, [{x: 0, y: 0}])",
      "e.yaml:1:44: error: the segments of label_spots() must be records with numeric x, y, x2, y2 fields, "
-     "got {x: int, y: int}"),
+     "got {x: int, y: int}  [type-mismatch]"),
     ("label_spots([{x: 0, y: 0}], 'r', 0.1, 0.1)", "e.yaml:1:29: error: the radius of label_spots() must be float, "
-                                                   "got str"),
-    ("nice_ticks(0, 'x')", "e.yaml:1:15: error: the high end of nice_ticks() must be float, got str"),
+                                                   "got str  [type-mismatch]"),
+    ("nice_ticks(0, 'x')", "e.yaml:1:15: error: the high end of nice_ticks() must be float, got str  [type-mismatch]"),
     ("nice_ticks(0)", "e.yaml:1:1: error: nice_ticks() takes 2 to 3 arguments (nice_ticks(lo, hi[, max_ticks])), "
-                      "got 1"),
+                      "got 1  [arg-count]"),
 ])
 def test_typer_errors_name_the_position(src, message):
     assert errors(src) == [message]
@@ -417,8 +417,8 @@ def test_typer_errors_name_the_position(src, message):
 def test_random_placement_needs_a_random_scope():
     plain = Scope({"n": INT})
     assert errors("spring_layout(n, [], 0.1)", plain) == [
-        "e.yaml:1:1: error: random function 'spring_layout' is not allowed in expression"]
+        "e.yaml:1:1: error: random function 'spring_layout' is not allowed in expression  [not-allowed]"]
     assert errors("scatter_layout(n, 0.1, 0.1)", plain) == [
-        "e.yaml:1:1: error: random function 'scatter_layout' is not allowed in expression"]
+        "e.yaml:1:1: error: random function 'scatter_layout' is not allowed in expression  [not-allowed]"]
     d = Diagnostics()  # the structural ones are not random
     assert compile_expr("tree_layout([0], [-1])", plain, Site(None, (), "e.yaml"), d) is not None

@@ -28,7 +28,7 @@ from tests.test_fuzz import ERROR_LINE, SUMMARY_LINE, make_subset_root
 def load(text: str, path: str = "x.yaml"):
     diags = Diagnostics()
     doc = parse_yaml(text, path, diags)
-    return doc, [str(d) for d in diags.sorted()]
+    return doc, [str(d) for d in diags.sorted() if d.severity == "error"]
 
 
 def read(tmp_path, data: bytes, name: str = "x.yaml"):
@@ -36,13 +36,13 @@ def read(tmp_path, data: bytes, name: str = "x.yaml"):
     p.write_bytes(data)
     diags = Diagnostics()
     doc = read_yaml(p, name, diags)
-    return doc, [str(d) for d in diags.sorted()]
+    return doc, [str(d) for d in diags.sorted() if d.severity == "error"]
 
 
 def compile_errors(root) -> list[str]:
     with pytest.raises(CompileFailed) as info:
         compile_taxonomy(root)
-    return [str(d) for d in info.value.diagnostics.sorted()]
+    return [str(d) for d in info.value.diagnostics.sorted() if d.severity == "error"]
 
 
 def cli(root) -> tuple[int, list[str]]:
@@ -95,17 +95,17 @@ def test_nesting_depth_is_bounded_while_parsing():
         doc, errs = load("a: " + "[" * n + "]" * n)
         assert doc is None
         assert errs == [f"x.yaml:1:{3 + MAX_DEPTH}: error: mappings and lists nest more than {MAX_DEPTH} levels deep; "
-                        f"the limit for an authoring file is {MAX_DEPTH}"]
+                        f"the limit for an authoring file is {MAX_DEPTH}  [bound]"]
     # Past 1,000 levels libyaml's scanner, looking ahead for a key, stops first: one positioned line all the same.
     assert load("a: " + "[" * 5_000 + "]" * 5_000)[1] == [
-        "x.yaml:1:1003: error: YAML syntax: exceeded maximum nesting depth (while increasing flow level)"] \
+        "x.yaml:1:1003: error: YAML syntax: exceeded maximum nesting depth (while increasing flow level)  [yaml-syntax]"] \
         if yaml_source._Base is not yaml.SafeLoader else True
     doc, errs = load("a: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1))
     assert errs == [] and doc is not None
     # Block style and flow mappings count the same way.
     block = "".join(" " * i + "k:\n" for i in range(40)) + " " * 40 + "k: 1\n"
     assert load(block)[1] == [f"x.yaml:{MAX_DEPTH + 1}:{MAX_DEPTH + 1}: error: mappings and lists nest more than {MAX_DEPTH} "
-                              f"levels deep; the limit for an authoring file is {MAX_DEPTH}"]
+                              f"levels deep; the limit for an authoring file is {MAX_DEPTH}  [bound]"]
     flow = "a: " + "{b: " * 600 + "1" + "}" * 600
     assert load(flow)[1][0].startswith(f"x.yaml:1:{4 + 4 * (MAX_DEPTH - 1)}: error: mappings and lists nest more")
 
@@ -113,32 +113,32 @@ def test_nesting_depth_is_bounded_while_parsing():
 def test_keys_items_scalars_and_nodes_are_bounded():
     keys = "".join(f"k{i}: 1\n" for i in range(MAX_KEYS + 5))
     assert load(keys)[1] == [f"x.yaml:{MAX_KEYS + 1}:1: error: mapping has more than {MAX_KEYS} keys; the limit for "
-                             f"one mapping in an authoring file is {MAX_KEYS}"]
+                             f"one mapping in an authoring file is {MAX_KEYS}  [bound]"]
     assert load("".join(f"k{i}: 1\n" for i in range(MAX_KEYS)))[1] == []
     items = "a:\n" + "".join(f"  - {i}\n" for i in range(MAX_ITEMS + 1))
     assert load(items)[1] == [f"x.yaml:{MAX_ITEMS + 2}:5: error: list has more than {MAX_ITEMS} items; the limit for "
-                              f"one list in an authoring file is {MAX_ITEMS}"]
+                              f"one list in an authoring file is {MAX_ITEMS}  [bound]"]
     flow_items = "a: [" + ", ".join(["1"] * (MAX_ITEMS + 1)) + "]"
     assert load(flow_items)[1] == [f"x.yaml:1:{5 + 3 * MAX_ITEMS}: error: list has more than {MAX_ITEMS} items; the "
-                                   f"limit for one list in an authoring file is {MAX_ITEMS}"]
+                                   f"limit for one list in an authoring file is {MAX_ITEMS}  [bound]"]
     assert load("a: " + "x" * (MAX_SCALAR_CHARS + 1))[1] == [
         f"x.yaml:1:4: error: value is {MAX_SCALAR_CHARS + 1} characters long; the limit for one value is "
-        f"{MAX_SCALAR_CHARS}"]
+        f"{MAX_SCALAR_CHARS}  [bound]"]
     assert load("a: " + "x" * MAX_SCALAR_CHARS)[1] == []
     assert load("b: 1\n" + "k" * 201 + ": 1\n")[1] == [
-        "x.yaml:2:1: error: key is 201 characters long; the limit for a key is 200"]
+        "x.yaml:2:1: error: key is 201 characters long; the limit for a key is 200  [bound]"]
     # 21 lists of 999 items: each list is allowed, the file is not. With the root mapping, a key and a list per
     # line, line 20 holds values 19,021 to 20,021: the 20,001st is its item 978, at column 7 + 3 × 978.
     many = "".join(f"l{i}: [" + ", ".join(["0"] * 999) + "]\n" for i in range(21))
     assert load(many)[1] == [f"x.yaml:20:2941: error: more than {MAX_NODES} values in one file; the limit keeps "
-                             f"compiling fast (split the file)"]
+                             f"compiling fast (split the file)  [bound]"]
 
 
 def test_anchors_aliases_and_merge_keys_are_refused_where_they_appear():
     doc, errs = load("a: &x [1, 2]\nb: *x\nc:\n  <<: {d: 1}\n  e: 2\n")
-    assert errs == ["x.yaml:1:4: error: YAML anchors (&x) are not supported in authoring files",
-                    "x.yaml:2:4: error: YAML aliases (*name) are not supported in authoring files",
-                    "x.yaml:4:3: error: YAML merge keys (<<) are not supported"]
+    assert errs == ["x.yaml:1:4: error: YAML anchors (&x) are not supported in authoring files  [yaml-syntax]",
+                    "x.yaml:2:4: error: YAML aliases (*name) are not supported in authoring files  [yaml-syntax]",
+                    "x.yaml:4:3: error: YAML merge keys (<<) are not supported  [yaml-syntax]"]
     assert doc.data == {"a": [1, 2], "b": None, "c": {"e": 2}}
     # Billion laughs: nothing is expanded, the errors stop at a bound, and it ends at once.
     laughs = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
@@ -147,15 +147,15 @@ def test_anchors_aliases_and_merge_keys_are_refused_where_they_appear():
     doc, errs = load(laughs)
     assert time.process_time() - t0 < 5  # CPU seconds, generous: it is milliseconds; expanding would be forever
     assert doc is None and len(errs) == 21
-    assert errs[0] == "x.yaml:1:4: error: YAML anchors (&a) are not supported in authoring files"
+    assert errs[0] == "x.yaml:1:4: error: YAML anchors (&a) are not supported in authoring files  [yaml-syntax]"
     # Line 1 has one anchor, line 2 an anchor and 9 aliases, line 3 an anchor and then its 8th alias is the 20th.
-    assert errs[-2:] == ["x.yaml:3:29: error: 20 errors in this file; reading it stopped here",
-                         "x.yaml:3:29: error: YAML aliases (*name) are not supported in authoring files"]
+    assert errs[-2:] == ["x.yaml:3:29: error: 20 errors in this file; reading it stopped here  [bound]",
+                         "x.yaml:3:29: error: YAML aliases (*name) are not supported in authoring files  [yaml-syntax]"]
     # A mapping used as a key, an alias as a key, and a duplicate key: reported, their values dropped.
     doc, errs = load("? [a, b]\n: 1\n*k : 2\nz: 3\nz: 4\n")
-    assert errs == ["x.yaml:1:3: error: mapping keys must be plain names",
-                    "x.yaml:3:1: error: YAML aliases (*name) are not supported in authoring files",
-                    "x.yaml:5:1: error: duplicate key 'z'"]
+    assert errs == ["x.yaml:1:3: error: mapping keys must be plain names  [yaml-syntax]",
+                    "x.yaml:3:1: error: YAML aliases (*name) are not supported in authoring files  [yaml-syntax]",
+                    "x.yaml:5:1: error: duplicate key 'z'  [duplicate-key]"]
     assert doc.data == {"z": 3}
 
 
@@ -163,21 +163,21 @@ def test_numbers_out_of_range_are_refused_with_a_position():
     doc, errs = load("a: 1.0e+400\nb: -.inf\nc: .nan\nd: 99999999999999999999\ne: " + "7" * 5000 +
                      "\nf: !!float 1e999\ng: 4611686018427387903\nh: 1.5e+300\n")
     assert errs == [
-        "x.yaml:1:4: error: number '1.0e+400' is not finite (infinity and NaN cannot be authored)",
-        "x.yaml:2:4: error: number '-.inf' is not finite (infinity and NaN cannot be authored)",
-        "x.yaml:3:4: error: number '.nan' is not finite (infinity and NaN cannot be authored)",
-        "x.yaml:4:4: error: integer 99999999999999999999 is out of range (limit 4611686018427387904)",
-        "x.yaml:5:4: error: integer of 5000 digits is out of range (limit 4611686018427387904)",
-        "x.yaml:6:4: error: number '1e999' is not finite (infinity and NaN cannot be authored)",
+        "x.yaml:1:4: error: number '1.0e+400' is not finite (infinity and NaN cannot be authored)  [yaml-number]",
+        "x.yaml:2:4: error: number '-.inf' is not finite (infinity and NaN cannot be authored)  [yaml-number]",
+        "x.yaml:3:4: error: number '.nan' is not finite (infinity and NaN cannot be authored)  [yaml-number]",
+        "x.yaml:4:4: error: integer 99999999999999999999 is out of range (limit 4611686018427387904)  [yaml-number]",
+        "x.yaml:5:4: error: integer of 5000 digits is out of range (limit 4611686018427387904)  [yaml-number]",
+        "x.yaml:6:4: error: number '1e999' is not finite (infinity and NaN cannot be authored)  [yaml-number]",
     ]
     assert doc.data["g"] == 2**62 - 1 and doc.data["h"] == 1.5e300
 
 
 def test_one_document_per_file_and_empty_files():
     assert load("a: 1\n---\nb: 2\n")[1] == [
-        "x.yaml:2:1: error: a file holds one YAML document; remove the second `---`"]
-    assert load("# only a comment\n")[1] == ["x.yaml:1:1: error: file is empty: expected a mapping"]
-    assert load("")[1] == ["x.yaml:1:1: error: file is empty: expected a mapping"]
+        "x.yaml:2:1: error: a file holds one YAML document; remove the second `---`  [yaml-syntax]"]
+    assert load("# only a comment\n")[1] == ["x.yaml:1:1: error: file is empty: expected a mapping  [yaml-syntax]"]
+    assert load("")[1] == ["x.yaml:1:1: error: file is empty: expected a mapping  [yaml-syntax]"]
 
 
 def test_query_space_is_sized_before_it_is_built(icons_root, monkeypatch):
@@ -187,7 +187,7 @@ def test_query_space_is_sized_before_it_is_built(icons_root, monkeypatch):
     write_task(icons_root, query="query:\n  k: {range: [0, 100000000000]}\n")
     t0 = time.process_time()
     assert compile_errors(icons_root) == [f"{path}:7:6: error: query variable 'k' has 100000000001 values; the "
-                                           f"limit is 256 (a query selects among a few variants of one task)"]
+                                           f"limit is 256 (a query selects among a few variants of one task)  [bound]"]
     assert time.process_time() - t0 < 30  # CPU seconds, generous: a materialised range would not end at all
     write_task(icons_root, query="query:\n  k: {range: [1, 257]}\n")
     assert compile_errors(icons_root)[0].startswith(f"{path}:7:6: error: query variable 'k' has 257 values;")
@@ -197,12 +197,12 @@ def test_query_space_is_sized_before_it_is_built(icons_root, monkeypatch):
     write_task(icons_root, query="query:\n  a: {range: [1, 256]}\n  b: {range: [1, 256]}\n  c: {range: [1, 256]}\n")
     assert compile_errors(icons_root) == [f"{path}:6:1: error: the query space has 16777216 combinations (a (256) × "
                                            f"b (256) × c (256)); the limit is 1024: use fewer or smaller query "
-                                           f"variables"]
+                                           f"variables  [bound]"]
     write_task(icons_root, query="query:\n  a: {range: [1, 32]}\n  b: [x, y, z, w]\n  c: [true, false]\n")
     assert len(compile_taxonomy(icons_root).tasks["icons.shape_field.probe"].query_space()) == 256
     write_task(icons_root, query="query:\n  a: {range: [1, 33]}\n  b: [x, y, z, w]\n  c: [true, false]\n  d: [1, 2, 3, 4]\n")
     assert compile_errors(icons_root) == [f"{path}:6:1: error: the query space has 1056 combinations (a (33) × b (4) "
-                                           f"× c (2) × d (4)); the limit is 1024: use fewer or smaller query variables"]
+                                           f"× c (2) × d (4)); the limit is 1024: use fewer or smaller query variables  [bound]"]
 
 
 def test_deep_yaml_in_a_program_is_one_error_through_the_cli(icons_root):
@@ -212,28 +212,28 @@ def test_deep_yaml_in_a_program_is_one_error_through_the_cli(icons_root):
     code, lines = cli(icons_root)
     assert code == 2 and lines == [
         f"programs/icons/probe/probe.yaml:8:{8 + MAX_DEPTH}: error: mappings and lists nest more than {MAX_DEPTH} "
-        f"levels deep; the limit for an authoring file is {MAX_DEPTH}", "1 error; nothing was compiled"]
+        f"levels deep; the limit for an authoring file is {MAX_DEPTH}  [bound]", "1 error; nothing was compiled"]
 
 
 # -- class 8: the root is a boundary; every reader error is one positioned line -------------------------------------
 def test_reader_errors_are_one_line_with_a_position(tmp_path):
     assert read(tmp_path, b"a: 1\nb: 2\nc: ab\xffcd\n")[1] == [
-        "x.yaml:3:6: error: file is not UTF-8: byte 0xff at byte offset 15 (invalid start byte); save the file as UTF-8"]
+        "x.yaml:3:6: error: file is not UTF-8: byte 0xff at byte offset 15 (invalid start byte); save the file as UTF-8  [file-encoding]"]
     # A multi-byte character cut short at the end of the file; an overlong encoding.
     assert read(tmp_path, "a: é\nb: ".encode() + b"\xc3")[1] == [
         "x.yaml:2:4: error: file is not UTF-8: byte 0xc3 at byte offset 9 (unexpected end of data); save the file as "
-        "UTF-8"]
+        "UTF-8  [file-encoding]"]
     assert read(tmp_path, b"a: \xc0\xaf\n")[1][0].startswith("x.yaml:1:4: error: file is not UTF-8: byte 0xc0 at byte "
                                                             "offset 3")
     assert read(tmp_path, "a: 1\nb: é\x00\n".encode())[1] == [
-        "x.yaml:2:5: error: NUL (U+0000) at byte offset 10 is not allowed in a YAML file"]  # é is two bytes
+        "x.yaml:2:5: error: NUL (U+0000) at byte offset 10 is not allowed in a YAML file  [file-encoding]"]  # é is two bytes
     assert read(tmp_path, b"a: 1\rb: \x1b[31m\r")[1] == [
-        "x.yaml:2:4: error: ESC (U+001B) at byte offset 8 is not allowed in a YAML file"]
+        "x.yaml:2:4: error: ESC (U+001B) at byte offset 8 is not allowed in a YAML file  [file-encoding]"]
     assert read(tmp_path, b"a: 1\r\nb: 2\x0c\r\n")[1] == [
-        "x.yaml:2:5: error: form feed (U+000C) at byte offset 10 is not allowed in a YAML file"]
+        "x.yaml:2:5: error: form feed (U+000C) at byte offset 10 is not allowed in a YAML file  [file-encoding]"]
     big = b"a: '" + b"x" * MAX_FILE_BYTES + b"'\n"
     assert read(tmp_path, big)[1] == [f"x.yaml:1:1: error: file is {len(big)} bytes; the limit for an authoring file is "
-                                      f"{MAX_FILE_BYTES}"]
+                                      f"{MAX_FILE_BYTES}  [bound]"]
     # A byte-order mark is dropped: the file reads as without it, columns as the author sees them.
     doc, errs = read(tmp_path, b"\xef\xbb\xbfa: 1\nb: [\n")
     assert errs == read(tmp_path, b"a: 1\nb: [\n")[1] and errs[0].startswith("x.yaml:3:1: error: YAML syntax:")
@@ -256,13 +256,13 @@ def test_a_fifo_or_a_folder_is_refused_without_reading(tmp_path):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert [str(x) for x in d.items] == ["pipe.yaml:1:1: error: not a regular file (a folder, pipe or device cannot be "
-                                         "an authoring file)"]
+                                         "an authoring file)  [file-access]"]
     (tmp_path / "dir.yaml").mkdir()
     assert read_yaml(tmp_path / "dir.yaml", "dir.yaml", d := Diagnostics()) is None
     assert str(d.items[0]) == "dir.yaml:1:1: error: not a regular file (a folder, pipe or device cannot be an " \
-                              "authoring file)"
+                              "authoring file)  [file-access]"
     assert read_yaml(tmp_path / "gone.yaml", "gone.yaml", d := Diagnostics()) is None
-    assert str(d.items[0]) == "gone.yaml:1:1: error: cannot read file: No such file or directory"
+    assert str(d.items[0]) == "gone.yaml:1:1: error: cannot read file: No such file or directory  [file-access]"
 
 
 def test_line_endings_keep_positions(icons_root, monkeypatch):
@@ -272,7 +272,7 @@ def test_line_endings_keep_positions(icons_root, monkeypatch):
     for ending in ("\n", "\r\n", "\r"):
         Path(path).write_bytes(text.replace("\n", ending).encode())
         assert compile_errors(icons_root) == ["programs/icons/probe/probe.yaml:6:32: error: unexpected character '@' "
-                                               "in expression"]
+                                               "in expression  [expr-syntax]"]
 
 
 def test_symlinks_leaving_the_root_are_not_followed(icons_root, tmp_path):
@@ -289,15 +289,15 @@ def test_symlinks_leaving_the_root_are_not_followed(icons_root, tmp_path):
     assert code == 2
     assert lines == [
         "grammars/icons/more:1:1: error: symbolic link to a folder is not followed (link single files, inside the "
-        "taxonomy root)",
+        "taxonomy root)  [file-access]",
         "programs/icons/links/dangling.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); "
-        "it is not followed",
+        "it is not followed  [file-access]",
         "programs/icons/links/loop.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); it is "
-        "not followed",
+        "not followed  [file-access]",
         "programs/icons/links/outside.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); it "
-        "is not followed",
+        "is not followed  [file-access]",
         "programs/icons/links/relative.yaml:1:1: error: symbolic link leads outside the taxonomy root (or nowhere); "
-        "it is not followed",
+        "it is not followed  [file-access]",
         "5 errors; nothing was compiled"]
     assert not any("SECRET" in ln or "hunter2" in ln for ln in lines)
 
@@ -316,7 +316,7 @@ def test_symlinks_inside_the_root_are_followed(icons_root):
     (icons_root / "taxonomy/taxonomy.yaml").symlink_to(outside)
     errs = compile_errors(icons_root)
     assert errs == [f"{icons_root}/taxonomy/taxonomy.yaml:1:1: error: symbolic link leads outside the taxonomy "
-                    f"root (or nowhere); it is not followed"]
+                    f"root (or nowhere); it is not followed  [file-access]"]
 
 
 # -- class 9: exact positions inside every scalar style -------------------------------------------------------------
@@ -373,13 +373,13 @@ def test_syntax_error_positions_are_exact_in_every_scalar_style(source, marker, 
         cur = cur[part]
     diags = Diagnostics()
     assert parse(cur, Site(doc, loc), diags) is None
-    assert [str(d) for d in diags.items] == [f"x.yaml:{where(source, marker)}: error: {message} in expression"]
+    assert [str(d) for d in diags.items] == [f"x.yaml:{where(source, marker)}: error: {message} in expression  [expr-syntax]"]
 
 
 def test_end_of_expression_points_past_its_last_character():
-    assert syntax_error('e: "len(xs) +"\n') == "x.yaml:1:14: error: expression ends too early"  # the closing quote
-    assert syntax_error("e: >\n  len(xs)\n  +\n") == "x.yaml:3:4: error: expression ends too early"
-    assert syntax_error("e: len(xs\n") == "x.yaml:1:10: error: expression ends too early"
+    assert syntax_error('e: "len(xs) +"\n') == "x.yaml:1:14: error: expression ends too early  [expr-syntax]"  # the closing quote
+    assert syntax_error("e: >\n  len(xs)\n  +\n") == "x.yaml:3:4: error: expression ends too early  [expr-syntax]"
+    assert syntax_error("e: len(xs\n") == "x.yaml:1:10: error: expression ends too early  [expr-syntax]"
 
 
 def test_type_errors_name_the_token_at_its_position(icons_root, monkeypatch):
@@ -441,13 +441,13 @@ def test_block_scalars_with_an_indentation_indicator_and_deep_content():
     # The mapper tries only the indents the parent could have (up to the indicator's column), so content indented
     # thousands of columns costs one decode, and the position is still exact.
     source = "e: |1\n" + " " * 3000 + "len(xs) @\n"
-    assert syntax_error(source) == f"x.yaml:{where(source, '@')}: error: unexpected character '@' in expression"
+    assert syntax_error(source) == f"x.yaml:{where(source, '@')}: error: unexpected character '@' in expression  [expr-syntax]"
     source = "a:\n  b:\n    e: >3\n         len(xs)\n\n          + @\n"
     doc, _ = load(source)
     diags = Diagnostics()
     parse(doc.data["a"]["b"]["e"], Site(doc, ("a", "b", "e")), diags)
     assert [str(d) for d in diags.items] == [f"x.yaml:{where(source, '@')}: error: unexpected character '@' in "
-                                             f"expression"]
+                                             f"expression  [expr-syntax]"]
 
 
 def test_template_errors_name_their_line_inside_a_block_scalar(icons_root, monkeypatch):
@@ -476,9 +476,9 @@ def test_taxonomy_patterns_are_id_prefixes(icons_root, monkeypatch):
     t0 = time.process_time()
     assert compile_errors(icons_root) == [
         f"taxonomy/taxonomy.yaml:{line}:{col}: error: '{'[a-' * 26}[a' is not a task pattern: use a task id, or an id "
-        f"prefix with * (like charts.*), at most 200 characters of a-z 0-9 _ . *",
+        f"prefix with * (like charts.*), at most 200 characters of a-z 0-9 _ . *  [taxonomy-listing]",
         f"taxonomy/taxonomy.yaml:{line}:{int(col) + 9005}: error: 'x?.*' is not a task pattern: use a task id, or an "
-        f"id prefix with * (like charts.*), at most 200 characters of a-z 0-9 _ . *"]
+        f"id prefix with * (like charts.*), at most 200 characters of a-z 0-9 _ . *  [taxonomy-listing]"]
     assert time.process_time() - t0 < 30  # CPU seconds, generous: matching it against every task took minutes
 
 
@@ -490,7 +490,7 @@ def test_a_quoted_value_with_line_breaks_or_escapes_stays_on_one_line(icons_root
     code, lines = cli(icons_root)
     assert code == 2 and lines == [
         "programs/icons/probe/probe.yaml:1:7: error: 'shapes.x\\u2028y\\nz\\x1b[31m\\x85' is not a valid name here "
-        "(expected lowercase dotted ids like charts.bar_chart)", "1 error; nothing was compiled"]
+        "(expected lowercase dotted ids like charts.bar_chart)  [bad-id]", "1 error; nothing was compiled"]
     assert all(ERROR_LINE.match(ln) or SUMMARY_LINE.match(ln) for ln in lines)
 
 
@@ -506,7 +506,7 @@ def test_an_unreadable_folder_is_reported(icons_root, monkeypatch):
 
     monkeypatch.setattr(os, "scandir", scandir)
     code, lines = cli(icons_root)
-    assert code == 2 and lines == ["programs/icons/locked:1:1: error: cannot read folder: Permission denied",
+    assert code == 2 and lines == ["programs/icons/locked:1:1: error: cannot read folder: Permission denied  [file-access]",
                                    "1 error; nothing was compiled"]
 
 
@@ -519,4 +519,4 @@ def test_deep_or_long_expressions_are_refused_at_parse_time(icons_root, monkeypa
                                                "intermediate results as separate steps)"),
                             ("1" + " + 1" * 1200, "expression is 4801 characters long; the limit is 4000")):
         write_task(icons_root, answer=answer)
-        assert compile_errors(icons_root) == [f"programs/icons/probe/probe.yaml:6:18: error: {message}"]
+        assert compile_errors(icons_root) == [f"programs/icons/probe/probe.yaml:6:18: error: {message}  [bound]"]

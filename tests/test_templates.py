@@ -62,7 +62,7 @@ def test_jinja_runs_in_its_sandbox_with_data_only_helpers():
 def test_filters_outside_the_allow_list_are_refused(filt):
     assert errors("{{ words | " + filt + " }}") == [
         f"t:1:12: error: unknown template filter '{filt.split('(')[0]}' (allowed: capitalize, default, first, fmt, "
-        f"int, join, last, length, lettered, lower, plural, round, string, title, trim, upper)"]
+        f"int, join, last, length, lettered, lower, plural, round, string, title, trim, upper)  [unknown-kind]"]
 
 
 @pytest.mark.parametrize("src,what,col", [
@@ -78,43 +78,43 @@ def test_filters_outside_the_allow_list_are_refused(filt):
 ])
 def test_statements_and_operators_outside_the_language_are_refused(src, what, col):
     msgs = errors(src)
-    assert msgs[0] == f"t:1:{col}: error: templates may only print values, use if and filters; {what} is not allowed"
+    assert msgs[0] == f"t:1:{col}: error: templates may only print values, use if and filters; {what} is not allowed  [not-allowed]"
 
 
 def test_tests_are_an_allow_list_without_arguments():
     assert errors("{% if n is callable %}x{% endif %}") == [
-        "t:1:12: error: unknown template test 'callable' (allowed: defined, undefined, none, number, string)"]
+        "t:1:12: error: unknown template test 'callable' (allowed: defined, undefined, none, number, string)  [unknown-kind]"]
     assert errors("{% if n is divisibleby(3) %}x{% endif %}")[0].startswith(
         "t:1:12: error: unknown template test 'divisibleby'")
-    assert errors("{% if n is number(1) %}x{% endif %}") == ["t:1:12: error: template test 'number' takes no arguments"]
+    assert errors("{% if n is number(1) %}x{% endif %}") == ["t:1:12: error: template test 'number' takes no arguments  [arg-count]"]
 
 
 # -- only data prints --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("src,message", [
     ("{{ shapes.pop }}", "t:1:11: error: cannot take field '.pop' of a list[{color: str, shape: str, size: int}]; "
-                         "only records have fields"),
-    ("{{ name.upper }}", "t:1:9: error: cannot take field '.upper' of a str; only records have fields"),
-    ("{{ n.real }}", "t:1:6: error: cannot take field '.real' of a int; only records have fields"),
-    ("{{ a.items }}", "t:1:6: error: unknown field 'items' (this record has: color, shape, size)"),
-    ("{{ a['keys'] }}", "t:1:5: error: unknown field 'keys' (this record has: color, shape, size)"),
-    ("{{ shapes[0].__class__ }}", "t:1:14: error: template attribute '__class__' is not allowed"),
+                         "only records have fields  [type-mismatch]"),
+    ("{{ name.upper }}", "t:1:9: error: cannot take field '.upper' of a str; only records have fields  [type-mismatch]"),
+    ("{{ n.real }}", "t:1:6: error: cannot take field '.real' of a int; only records have fields  [type-mismatch]"),
+    ("{{ a.items }}", "t:1:6: error: unknown field 'items' (this record has: color, shape, size)  [unknown-field]"),
+    ("{{ a['keys'] }}", "t:1:5: error: unknown field 'keys' (this record has: color, shape, size)  [unknown-field]"),
+    ("{{ shapes[0].__class__ }}", "t:1:14: error: template attribute '__class__' is not allowed  [not-allowed]"),
     ("{{ a }}", "t:1:4: error: template prints a record ({color: str, shape: str, size: int}); print one of its "
-                "fields"),
-    ("{{ words }}", "t:1:4: error: template prints a list (list[str]); print it with join, lettered or fmt"),
+                "fields  [type-mismatch]"),
+    ("{{ words }}", "t:1:4: error: template prints a list (list[str]); print it with join, lettered or fmt  [type-mismatch]"),
     ("{{ flag }}", "t:1:4: error: template prints a bool (it would print True or False); write "
-                   "{{ 'yes' if x else 'no' }} or x | fmt"),
+                   "{{ 'yes' if x else 'no' }} or x | fmt  [type-mismatch]"),
     ("{{ n > 2 }}", "t:1:4: error: template prints a bool (it would print True or False); write "
-                    "{{ 'yes' if x else 'no' }} or x | fmt"),
+                    "{{ 'yes' if x else 'no' }} or x | fmt  [type-mismatch]"),
     ("{{ f }}", "t:1:4: error: 'f' is a function; a template prints values (compute the value in a step and print "
-                "the step)"),
-    ("{{ none }}", "t:1:4: error: templates have no 'none' value"),
-    ("{{ self }}", "t:1:4: error: 'self' cannot be read in a template (jinja reserves it); rename the value"),
-    ("{{ shapes[name] }}", "t:1:11: error: a template index is an integer, got str"),
-    ("{{ n[0] }}", "t:1:5: error: cannot index a int; only lists and text have items"),
+                "the step)  [reserved-name]"),
+    ("{{ none }}", "t:1:4: error: templates have no 'none' value  [not-allowed]"),
+    ("{{ self }}", "t:1:4: error: 'self' cannot be read in a template (jinja reserves it); rename the value  [reserved-name]"),
+    ("{{ shapes[name] }}", "t:1:11: error: a template index is an integer, got str  [type-mismatch]"),
+    ("{{ n[0] }}", "t:1:5: error: cannot index a int; only lists and text have items  [type-mismatch]"),
     ("{{ a + 1 }}", "t:1:4: error: operator '+' needs two numbers, two texts or two lists, got {color: str, shape: "
-                    "str, size: int} and int"),
-    ("{{ -name }}", "t:1:4: error: operator '-' needs a number, got str"),
+                    "str, size: int} and int  [type-mismatch]"),
+    ("{{ -name }}", "t:1:4: error: operator '-' needs a number, got str  [type-mismatch]"),
 ])
 def test_non_data_is_a_compile_error_where_the_type_shows_it(src, message):
     assert errors(src) == [message]
@@ -156,24 +156,24 @@ def test_data_prints_as_before():
 # -- filter arguments and output are bounded -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("src,message", [
-    ("{{ x | round(1000000) }}", "t:1:8: error: template filter 'round' takes a precision from 0 to 10, got 1000000"),
-    ("{{ x | round(precision=2) }}", "t:1:8: error: template filter 'round' takes positional arguments only"),
-    ("{{ x | round(-5) }}", "t:1:8: error: template filter 'round' takes a precision from 0 to 10, got -5"),
-    ("{{ x | round(2, 'up') }}", "t:1:8: error: template filter 'round' rounds 'common', 'ceil' or 'floor'"),
-    ("{{ x | round(name) }}", "t:1:8: error: template filter 'round' takes a precision from 0 to 10, got str"),
-    ("{{ name | round }}", "t:1:11: error: template filter 'round' needs a number, got str"),
+    ("{{ x | round(1000000) }}", "t:1:8: error: template filter 'round' takes a precision from 0 to 10, got 1000000  [type-mismatch]"),
+    ("{{ x | round(precision=2) }}", "t:1:8: error: template filter 'round' takes positional arguments only  [arg-count]"),
+    ("{{ x | round(-5) }}", "t:1:8: error: template filter 'round' takes a precision from 0 to 10, got -5  [type-mismatch]"),
+    ("{{ x | round(2, 'up') }}", "t:1:8: error: template filter 'round' rounds 'common', 'ceil' or 'floor'  [type-mismatch]"),
+    ("{{ x | round(name) }}", "t:1:8: error: template filter 'round' takes a precision from 0 to 10, got str  [type-mismatch]"),
+    ("{{ name | round }}", "t:1:11: error: template filter 'round' needs a number, got str  [type-mismatch]"),
     ("{{ words | join('" + "-" * 21 + "') }}", "t:1:12: error: template filter 'join' separator is 21 characters "
-                                               "(limit 20)"),
+                                               "(limit 20)  [type-mismatch]"),
     ("{{ shapes | join(', ') }}", "t:1:13: error: template filter 'join' needs a list of text or numbers (or a "
-                                  "text), got list[{color: str, shape: str, size: int}]"),
-    ("{{ words | join(', ', 1) }}", "t:1:12: error: template filter 'join' takes at most 1 argument, got 2"),
-    ("{{ n | upper }}", "t:1:8: error: template filter 'upper' needs text, got int"),
-    ("{{ n | plural }}", "t:1:8: error: template filter 'plural' needs a word (text), got int"),
-    ("{{ name | plural(name) }}", "t:1:11: error: template filter 'plural' takes an integer count, got str"),
-    ("{{ a | length(2) }}", "t:1:8: error: template filter 'length' takes at most 0 arguments, got 1"),
+                                  "text), got list[{color: str, shape: str, size: int}]  [type-mismatch]"),
+    ("{{ words | join(', ', 1) }}", "t:1:12: error: template filter 'join' takes at most 1 argument, got 2  [arg-count]"),
+    ("{{ n | upper }}", "t:1:8: error: template filter 'upper' needs text, got int  [type-mismatch]"),
+    ("{{ n | plural }}", "t:1:8: error: template filter 'plural' needs a word (text), got int  [type-mismatch]"),
+    ("{{ name | plural(name) }}", "t:1:11: error: template filter 'plural' takes an integer count, got str  [type-mismatch]"),
+    ("{{ a | length(2) }}", "t:1:8: error: template filter 'length' takes at most 0 arguments, got 1  [arg-count]"),
     ("{{ shapes | fmt }}", "t:1:13: error: template filter 'fmt' prints text, numbers, bools and lists of them, got "
-                           "list[{color: str, shape: str, size: int}]"),
-    ("{{ n | first }}", "t:1:8: error: template filter 'first' needs a list or text, got int"),
+                           "list[{color: str, shape: str, size: int}]  [type-mismatch]"),
+    ("{{ n | first }}", "t:1:8: error: template filter 'first' needs a list or text, got int  [type-mismatch]"),
 ])
 def test_filter_arguments_are_checked_at_compile_time(src, message):
     assert errors(src) == [message]
@@ -217,30 +217,30 @@ def test_allowed_filters_give_jinjas_text():
 # -- size and nesting are bounded before jinja builds anything -----------------------------------------------------
 
 def test_template_source_length_is_bounded():
-    assert errors("x" * 4001) == ["t:1:1: error: template is 4001 characters; the limit is 4000"]
+    assert errors("x" * 4001) == ["t:1:1: error: template is 4001 characters; the limit is 4000  [bound]"]
     assert check("x" * 4000)[0] is not None
 
 
 @pytest.mark.parametrize("src,message", [
     # the 33rd '+' of 300: each term is 4 characters on from the last
     ("{{ " + " + ".join(["n"] * 300) + " }}", "t:1:134: error: template tag has more than 32 operators; compute the "
-                                              "value in a step and print the step"),
+                                              "value in a step and print the step  [bound]"),
     ("{{ " + "not " * 40 + "flag }}", "t:1:132: error: template tag has more than 32 operators; compute the value "
-                                      "in a step and print the step"),
+                                      "in a step and print the step  [bound]"),
     ("{{ name" + " | upper" * 40 + " }}", "t:1:265: error: template tag has more than 32 operators; compute the "
-                                          "value in a step and print the step"),
+                                          "value in a step and print the step  [bound]"),
     ("{{ a" + ".b" * 40 + " }}", "t:1:69: error: template tag has more than 32 operators; compute the value in a "
-                                 "step and print the step"),
+                                 "step and print the step  [bound]"),
     ("{% if " + " and ".join(["flag"] * 40) + " %}x{% endif %}", "t:1:300: error: template tag has more than 32 "
                                                                  "operators; compute the value in a step and print the "
-                                                                 "step"),
-    ("{{ " + "(" * 9 + "n" + ")" * 9 + " }}", "t:1:12: error: template brackets nest 9 deep; the limit is 8"),
-    ("{{ " + "[" * 12 + "n" + "]" * 12 + " }}", "t:1:12: error: template brackets nest 9 deep; the limit is 8"),
-    ("{{ " + "(" * 1990 + "1" + ")" * 1990 + " }}", "t:1:12: error: template brackets nest 9 deep; the limit is 8"),
-    ("{% if n %}" * 9 + "x" + "{% endif %}" * 9, "t:1:84: error: template blocks nest 9 deep; the limit is 8"),
+                                                                 "step  [bound]"),
+    ("{{ " + "(" * 9 + "n" + ")" * 9 + " }}", "t:1:12: error: template brackets nest 9 deep; the limit is 8  [bound]"),
+    ("{{ " + "[" * 12 + "n" + "]" * 12 + " }}", "t:1:12: error: template brackets nest 9 deep; the limit is 8  [bound]"),
+    ("{{ " + "(" * 1990 + "1" + ")" * 1990 + " }}", "t:1:12: error: template brackets nest 9 deep; the limit is 8  [bound]"),
+    ("{% if n %}" * 9 + "x" + "{% endif %}" * 9, "t:1:84: error: template blocks nest 9 deep; the limit is 8  [bound]"),
     ("{% if n %}{% else %}" * 9 + "x" + "{% endif %}" * 9, "t:1:164: error: template blocks nest 9 deep; the "
-                                                           "limit is 8"),
-    ("{% for i in shapes %}" * 9 + "{% endfor %}" * 9, "t:1:172: error: template blocks nest 9 deep; the limit is 8"),
+                                                           "limit is 8  [bound]"),
+    ("{% for i in shapes %}" * 9 + "{% endfor %}" * 9, "t:1:172: error: template blocks nest 9 deep; the limit is 8  [bound]"),
 ])
 def test_operators_and_nesting_are_bounded_by_a_token_pass(src, message):
     assert errors(src) == [message]
@@ -249,23 +249,23 @@ def test_operators_and_nesting_are_bounded_by_a_token_pass(src, message):
 def test_bounds_are_positioned_on_later_lines():
     src = "Line one.\n{{ n }} is fine.\n  {{ " + "-" * 40 + "n }}"
     assert errors(src) == ["t:3:38: error: template tag has more than 32 operators; compute the value in a step and "
-                           "print the step"]
+                           "print the step  [bound]"]
     assert errors("A\n{% if n %}\n {{ a.colour }}\n{% endif %}") == [
-        "t:3:7: error: unknown field 'colour' (this record has: color, shape, size)"]
+        "t:3:7: error: unknown field 'colour' (this record has: color, shape, size)  [unknown-field]"]
     assert errors("A\n\n  {{ n | nope }}") == ["t:3:10: error: unknown template filter 'nope' (allowed: capitalize, "
                                                "default, first, fmt, int, join, last, length, lettered, lower, plural, "
-                                               "round, string, title, trim, upper)"]
-    assert errors("ok\n{{ n + }}") == ["t:2:8: error: template syntax: unexpected 'end of print statement'"]
+                                               "round, string, title, trim, upper)  [unknown-kind]"]
+    assert errors("ok\n{{ n + }}") == ["t:2:8: error: template syntax: unexpected 'end of print statement'  [template-syntax]"]
 
 
 @pytest.mark.parametrize("src,message", [
-    ("a\n{{ n $ }}", "t:2:6: error: template syntax: unexpected char '$'"),
-    ("x {{ n }} {{ 'a }}", "t:1:14: error: template syntax: unexpected char \"'\""),
-    ("{{ n }", "t:1:6: error: template syntax: unexpected '}'"),
-    ("ab\n  {# note", "t:2:3: error: template syntax: Missing end of comment tag"),
-    ("{% raw %}abc", "t:1:1: error: template syntax: Missing end of raw directive"),
-    ("x {{ n | }}", "t:1:10: error: template syntax: expected token 'name', got 'end of print statement'"),
-    ("{% endif %}", "t:1:4: error: template syntax: Encountered unknown tag 'endif'."),
+    ("a\n{{ n $ }}", "t:2:6: error: template syntax: unexpected char '$'  [template-syntax]"),
+    ("x {{ n }} {{ 'a }}", "t:1:14: error: template syntax: unexpected char \"'\"  [template-syntax]"),
+    ("{{ n }", "t:1:6: error: template syntax: unexpected '}'  [template-syntax]"),
+    ("ab\n  {# note", "t:2:3: error: template syntax: Missing end of comment tag  [template-syntax]"),
+    ("{% raw %}abc", "t:1:1: error: template syntax: Missing end of raw directive  [template-syntax]"),
+    ("x {{ n | }}", "t:1:10: error: template syntax: expected token 'name', got 'end of print statement'  [template-syntax]"),
+    ("{% endif %}", "t:1:4: error: template syntax: Encountered unknown tag 'endif'.  [template-syntax]"),
 ])
 def test_syntax_errors_are_at_the_character_jinja_stopped_at(src, message):
     assert errors(src) == [message]
@@ -411,12 +411,12 @@ def test_hostile_prompts_are_positioned_in_the_yaml_file(library_copy, monkeypat
     got = [m for m in diagnostics(library_copy) if m.startswith("programs/bad/")]
     assert got == [
         "programs/bad/hostile.yaml:9:20: error: cannot take field '.pop' of a list[{label: str, value: int}]; only "
-        "records have fields",
-        "programs/bad/hostile.yaml:9:40: error: template filter 'round' takes a precision from 0 to 10, got 10000000",
+        "records have fields  [type-mismatch]",
+        "programs/bad/hostile.yaml:9:40: error: template filter 'round' takes a precision from 0 to 10, got 10000000  [type-mismatch]",
         "programs/bad/hostile.yaml:12:164: error: template tag has more than 32 operators; compute the value in a step "
-        "and print the step",
+        "and print the step  [bound]",
         f"programs/bad/hostile.yaml:13:45: error: unknown field 'colours' (this record has: "
-        f"{', '.join(sorted(taxonomy.vocab))})",
+        f"{', '.join(sorted(taxonomy.vocab))})  [unknown-field]",
     ]
 
 
@@ -427,7 +427,7 @@ def test_cli_refuses_a_hostile_template_with_exit_2_and_no_traceback(library_cop
                        cwd=library_copy)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "programs/bad/hostile.yaml:12:46: error: template brackets nest 9 deep; the limit is 8" in proc.stderr
+    assert "programs/bad/hostile.yaml:12:46: error: template brackets nest 9 deep; the limit is 8  [bound]" in proc.stderr
     assert "programs/bad/hostile.yaml:9:20: error: cannot take field '.pop'" in proc.stderr
 
 

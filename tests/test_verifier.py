@@ -134,15 +134,21 @@ def test_contract_synonyms_and_forms_are_checked_with_positions(library_copy, mo
         normalize: {case: keep, synonyms: {gray: [grey]}}
     """)
     assert diagnostics(library_copy) == [
-        "contracts/bad_case.yaml:5:25: error: synonyms need 'case: fold' (they are matched as lower-case words)",
-        "contracts/bad_form.yaml:5:19: error: 'form: probability' applies to number answers, not string ones",
-        "contracts/bad_kind.yaml:4:13: error: synonyms apply to text answers, not integer ones",
-        "contracts/bad_synonyms.yaml:6:5: error: synonym 'Grey' must be one lower-case word of letters and digits",
-        "contracts/bad_synonyms.yaml:7:13: error: synonym 'colour' lists no other spellings",
-        "contracts/bad_synonyms.yaml:8:14: error: 'centre' is listed as a synonym of itself",
-        "contracts/bad_synonyms.yaml:9:20: error: synonym 'two words' must be one lower-case word of letters and digits",
-        "contracts/bad_synonyms.yaml:10:13: error: 'meter' cannot read as 'litre': it is already a synonym of 'metre'",
-        "contracts/bad_synonyms.yaml:10:20: error: 'metre' cannot read as 'litre': it is a canonical word",
+        "contracts/bad_case.yaml:5:25: error: synonyms need 'case: fold' (they are matched as lower-case "
+        "words)  [contract-form]",
+        "contracts/bad_form.yaml:5:19: error: 'form: probability' applies to number answers, not string ones "
+        " [contract-form]",
+        "contracts/bad_kind.yaml:4:13: error: synonyms apply to text answers, not integer ones  [contract-form]",
+        "contracts/bad_synonyms.yaml:6:5: error: synonym 'Grey' must be one lower-case word of letters and "
+        "digits  [contract-form]",
+        "contracts/bad_synonyms.yaml:7:13: error: synonym 'colour' lists no other spellings  [contract-form]",
+        "contracts/bad_synonyms.yaml:8:14: error: 'centre' is listed as a synonym of itself  [contract-form]",
+        "contracts/bad_synonyms.yaml:9:20: error: synonym 'two words' must be one lower-case word of letters "
+        "and digits  [contract-form]",
+        "contracts/bad_synonyms.yaml:10:13: error: 'meter' cannot read as 'litre': it is already a synonym "
+        "of 'metre'  [contract-form]",
+        "contracts/bad_synonyms.yaml:10:20: error: 'metre' cannot read as 'litre': it is a canonical word  "
+        "[contract-form]",
     ]
 
 

@@ -16,43 +16,45 @@ def bounded_query(name, raw, vocab: dict, doc, diags: Diagnostics) -> list | Non
                  f"or the name of a vocabulary (vocab.NAME)")
     if isinstance(raw, list):
         if not raw:
-            diags.error(doc.pos(loc), f"query variable '{name}' has no values")
+            diags.error(doc.pos(loc), f"query variable '{name}' has no values", code="query-values")
             return None
         if any(isinstance(v, (list, dict)) or v is None for v in raw):
-            diags.error(doc.pos(loc), f"query variable '{name}' values must be plain scalars")
+            diags.error(doc.pos(loc), f"query variable '{name}' values must be plain scalars", code="query-values")
             return None
         if len(set(map(repr, raw))) != len(raw):
-            diags.error(doc.pos(loc), f"query variable '{name}' lists a value twice")
+            diags.error(doc.pos(loc), f"query variable '{name}' lists a value twice", code="query-values")
             return None
         values = raw
     elif isinstance(raw, dict) and set(raw) == {"range"} and isinstance(raw["range"], list) and \
             len(raw["range"]) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in raw["range"]):
         lo, hi = raw["range"]
         if hi < lo:
-            diags.error(doc.pos(loc), f"query variable '{name}': empty range [{lo}, {hi}]")
+            diags.error(doc.pos(loc), f"query variable '{name}': empty range [{lo}, {hi}]", code="query-values")
             return None
         if hi - lo + 1 > MAX_QUERY_VALUES:  # sized before it is built: a range can name billions of values
             diags.error(doc.pos(loc), f"query variable '{name}' has {hi - lo + 1} values; the limit is "
-                                      f"{MAX_QUERY_VALUES} (a query selects among a few variants of one task)")
+                                      f"{MAX_QUERY_VALUES} (a query selects among a few variants of one task)",
+                                              code="bound")
             return None
         values = list(range(lo, hi + 1))
     elif isinstance(raw, str) and raw.startswith("vocab."):
         key = raw[len("vocab."):]
         if key not in vocab:
             diags.error(doc.pos(loc), f"query variable '{name}': unknown vocabulary '{key}' "
-                                      f"(known: {', '.join(sorted(vocab))})")
+                                      f"(known: {', '.join(sorted(vocab))})", code="unknown-ref")
             return None
         values = list(vocab[key])
     else:
-        diags.error(doc.pos(loc), unbounded)
+        diags.error(doc.pos(loc), unbounded, code="query-values")
         return None
     if len(values) > MAX_QUERY_VALUES:
         diags.error(doc.pos(loc), f"query variable '{name}' has {len(values)} values; the limit is "
-                                  f"{MAX_QUERY_VALUES} (a query selects among a few variants of one task)")
+                                  f"{MAX_QUERY_VALUES} (a query selects among a few variants of one task)",
+                                          code="bound")
         return None
     t = type_of_value(values)
     if not isinstance(t, ListT) or t.elem == ANY or not isinstance(t.elem, Scalar):
-        diags.error(doc.pos(loc), f"query variable '{name}' values must all have one scalar type")
+        diags.error(doc.pos(loc), f"query variable '{name}' values must all have one scalar type", code="query-values")
         return None
     return values
 

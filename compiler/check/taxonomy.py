@@ -15,10 +15,16 @@ def check_references(lib: Library, diags: Diagnostics) -> None:
         h = unit.header
         if h["grammar"] not in lib.grammars:
             diags.error(unit.pos("grammar"), f"task '{tid}' uses unknown grammar '{h['grammar']}'"
-                                             f"{_known(lib.grammars)}")
+                                             f"{_known(lib.grammars)}", code="unknown-ref")
         if h["contract"] not in lib.contracts:
             diags.error(unit.pos("contract"), f"task '{tid}' uses unknown contract "
-                                              f"'{h['contract']}'{_known(lib.contracts)}")
+                                              f"'{h['contract']}'{_known(lib.contracts)}", code="unknown-ref")
+        # A task is found by its id: programs/<id with dots as folders>.yaml (a warning: the id still works).
+        want = "programs/" + tid.replace(".", "/") + ".yaml"
+        shown = unit.display.replace("\\", "/")  # relative to the root, or absolute when the root is elsewhere
+        if shown != want and not shown.endswith("/" + want):
+            diags.warning(unit.pos("id"), f"task id '{tid}' does not match its file: expected it at {want}",
+                          code="task-id-path")
 
 
 def _known(table: dict) -> str:
@@ -37,7 +43,8 @@ def check_duplicates(identities: dict[str, str], lib: Library, diags: Diagnostic
             diags.error(lib.programs[tid].pos("id"), f"task '{tid}' duplicates task '{first}' "
                                                      f"({lib.programs[first].display}): same grammar, same program up "
                                                      f"to literal operands and names, same answer type and contract. "
-                                                     f"Make the differing literal a query variable of one task instead")
+                                                     f"Make the differing literal a query variable of one task instead",
+                                                             code="duplicate-id")
         else:
             seen[ident] = tid
 
@@ -65,25 +72,28 @@ def resolve_taxonomy(lib: Library, diags: Diagnostics) -> dict[str, list[str]]:
             at = Position(unit.display, line, col)
             if "*" in pattern and not _PATTERN.fullmatch(pattern):
                 diags.error(at, f"'{pattern[:80]}' is not a task pattern: use a task id, or an id prefix "
-                                f"with * (like charts.*), at most 200 characters of a-z 0-9 _ . *")
+                                f"with * (like charts.*), at most 200 characters of a-z 0-9 _ . *",
+                                        code="taxonomy-listing")
                 continue
             if "*" in pattern:
                 hits = sorted(t for t in lib.programs if fnmatch.fnmatchcase(t, pattern))
                 if not hits:
                     diags.warning(at, f"pattern '{pattern}' matches no task (domain '{dname}' is empty in this "
-                                      f"root)")
+                                      f"root)", code="pattern-unmatched")
             else:
                 hits = [pattern] if pattern in lib.programs else []
                 if not hits:
-                    diags.error(at, f"taxonomy lists unknown task '{pattern}'")
+                    diags.error(at, f"taxonomy lists unknown task '{pattern}'", code="unknown-ref")
             for tid in hits:
                 if tid in owner:
                     if owner[tid] != dname or tid in ids:
-                        diags.error(at, f"task '{tid}' is listed twice (also under '{owner[tid]}')")
+                        diags.error(at, f"task '{tid}' is listed twice (also under '{owner[tid]}')",
+                                code="duplicate-id")
                     continue
                 task_domain = tid.split(".")[0]
                 if task_domain != dname:
-                    diags.error(at, f"task '{tid}' belongs to domain '{task_domain}', not '{dname}'")
+                    diags.error(at, f"task '{tid}' belongs to domain '{task_domain}', not '{dname}'",
+                            code="taxonomy-listing")
                     continue
                 owner[tid] = dname
                 ids.append(tid)
@@ -91,5 +101,6 @@ def resolve_taxonomy(lib: Library, diags: Diagnostics) -> dict[str, list[str]]:
     for tid, program in lib.programs.items():
         if tid not in owner:
             diags.error(program.pos("id"), f"task '{tid}' is not listed in the taxonomy "
-                                           f"({unit.display}); add it (or a pattern) under its domain")
+                                           f"({unit.display}); add it (or a pattern) under its domain",
+                                                   code="taxonomy-listing")
     return domains

@@ -41,10 +41,11 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
     name = raw.get("use")
     if not isinstance(name, str) or name not in sc.components:
         known = ", ".join(sorted(sc.components)) or "none"  # only here: listing them all reads every component
-        sc.error(doc, loc + ("use",), f"unknown component {name!r} (known: {known})")
+        sc.error(doc, loc + ("use",), f"unknown component {name!r} (known: {known})", code="unknown-ref")
         return None
     if name in sc.stack:
-        sc.error(doc, loc + ("use",), f"component '{name}' uses itself ({' → '.join(sc.stack + [name])})")
+        sc.error(doc, loc + ("use",), f"component '{name}' uses itself ({' → '.join(sc.stack + [name])})",
+                code="component-use")
         return None
     loaded = sc.components[name]
     if not _charge_use(sc, doc, loc, name, loaded):
@@ -52,12 +53,13 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
     spec, cdoc = loaded.spec, loaded.doc
     given = raw.get("with") or {}
     if not isinstance(given, dict):
-        sc.error(doc, loc + ("with",), f"'with' takes a mapping of component '{name}''s parameters")
+        sc.error(doc, loc + ("with",), f"'with' takes a mapping of component '{name}''s parameters", code="scene-shape")
         return None
     for key in given:
         if key not in spec.params:
             sc.error(doc, loc + ("with", key), f"component '{name}' has no parameter '{key}' "
-                                               f"(its parameters: {', '.join(spec.params) or 'none'})", key=True)
+                                               f"(its parameters: {', '.join(spec.params) or 'none'})", key=True,
+                                                       code="unknown-key")
     args, functions, body_names = {}, {}, {}
     for pname, param in spec.params.items():
         here = loc + ("with", pname)
@@ -70,7 +72,7 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
                               f"component '{name}'")
         else:
             sc.error(doc, loc + ("with",) if "with" in raw else loc + ("use",),
-                     f"component '{name}' needs parameter '{pname}' ({KIND_WORDS[param.kind]})")
+                     f"component '{name}' needs parameter '{pname}' ({KIND_WORDS[param.kind]})", code="missing-key")
             continue
         if param.kind == "fn":
             existing = src_scope.names.get(src) if isinstance(src, str) else None
@@ -100,19 +102,21 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
             continue
         if not KIND_CHECK[param.kind](c.type) and c.type != ANY:
             sc.error(src_doc, src_loc, f"component '{name}' parameter '{pname}' must be {KIND_WORDS[param.kind]}, "
-                                       f"got {c.type}")
+                                       f"got {c.type}", code="component-use")
             continue
         limit = spec.limits.get(pname)
         if limit is not None and isinstance(c.type, ListT):
             n = _constant_length(c)
             if n is not None and n > limit:
-                sc.error(src_doc, src_loc, f"component '{name}' draws at most {limit} {pname}; this list has {n}")
+                sc.error(src_doc, src_loc, f"component '{name}' draws at most {limit} {pname}; this list has {n}",
+                        code="bound")
                 continue
         args[pname] = c
         body_names[pname] = c.type
     for lname, limit in spec.limits.items():
         if lname not in spec.params:
-            sc.error(cdoc, ("limits", lname), f"limit on '{lname}', which is not a parameter of '{name}'", key=True)
+            sc.error(cdoc, ("limits", lname), f"limit on '{lname}', which is not a parameter of '{name}'", key=True,
+                    code="component-use")
     if not sc.ok:
         return None
     for base in ("level", "vocab", "canvas"):
@@ -126,7 +130,7 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
             sc.ok = False
         elif c.type not in (BOOL, ANY):
             sc.error(cdoc, ("require", rname), f"requirement '{rname}' of component '{name}' must be a bool "
-                                               f"expression, got {c.type}")
+                                               f"expression, got {c.type}", code="component-use")
         else:
             requires.append((rname, c, str(cdoc.pos(("require", rname)))))
     if not sc.ok:
@@ -136,7 +140,8 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
         before = len(sc.diags.items)
         body = sc.node(cdoc, spec.scene, ("scene",), Scope(body_names, True, f"component '{name}'"), depth + 1)
         if len(sc.diags.items) > before and not sc.exhausted:
-            sc.diags.error(doc.pos(loc + ("use",)), f"(the errors in component '{name}' above come from this use)")
+            sc.diags.error(doc.pos(loc + ("use",)), f"(the errors in component '{name}' above come from this use)",
+                    code="component-use")
     finally:
         sc.stack.pop()
     if body is None:
@@ -147,7 +152,7 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
         if problem:
             bad = next((i for i, c in enumerate(spec.fonts) if not isinstance(c, str) or problem.find(f"'{c}'") > 0),
                        None)
-            sc.error(cdoc, ("fonts",) + ((bad,) if bad is not None else ()), problem)
+            sc.error(cdoc, ("fonts",) + ((bad,) if bad is not None else ()), problem, code="unknown-kind")
             return None
         fonts = tuple(spec.fonts)
     return CUse(name, args, functions, body, dict(spec.limits), str(doc.pos(loc + ("use",))), requires, fonts)
@@ -171,7 +176,7 @@ def _charge_use(sc, doc, loc: tuple, name: str, loaded) -> bool:
     sc.error(doc, loc + ("use",), f"the scene {what}, counting each use inside a component and each component once "
                                   f"per use ({sc.uses:,} uses and {sc.expanded_source:,} characters at this use of "
                                   f"'{name}': {chain}); each use compiles its component again, so components that "
-                                  f"use other components many times multiply")
+                                  f"use other components many times multiply", code="component-use")
     sc.exhausted = True
     return False
 

@@ -48,19 +48,21 @@ def _check_normalize(loaded: Loaded, answer_kind: str, diags: Diagnostics) -> bo
     form_kind = {"clock_time": "string", "probability": "number"}.get(norm.form)
     if form_kind and answer_kind != form_kind:
         diags.error(doc.pos(("normalize", "form")),
-                    f"'form: {norm.form}' applies to {form_kind} answers, not {answer_kind} ones")
+                    f"'form: {norm.form}' applies to {form_kind} answers, not {answer_kind} ones", code="contract-form")
         ok = False
     if not norm.synonyms:
         return ok
     where = ("normalize", "synonyms")
     if answer_kind != "string" or norm.form != "text":
-        diags.error(doc.key_pos(where), f"synonyms apply to text answers, not {answer_kind} ones")
+        diags.error(doc.key_pos(where), f"synonyms apply to text answers, not {answer_kind} ones", code="contract-form")
         return False
     if norm.case != "fold":
-        diags.error(doc.key_pos(where), "synonyms need 'case: fold' (they are matched as lower-case words)")
+        diags.error(doc.key_pos(where), "synonyms need 'case: fold' (they are matched as lower-case words)",
+                code="contract-form")
         ok = False
     if len(norm.synonyms) > MAX_SYNONYM_GROUPS:
-        diags.error(doc.key_pos(where), f"{len(norm.synonyms)} synonym groups; at most {MAX_SYNONYM_GROUPS}")
+        diags.error(doc.key_pos(where), f"{len(norm.synonyms)} synonym groups; at most {MAX_SYNONYM_GROUPS}",
+                code="bound")
         return False
     owner: dict[str, str] = {}  # word → the canonical word whose group it is in
     for canonical in norm.synonyms:
@@ -68,28 +70,32 @@ def _check_normalize(loaded: Loaded, answer_kind: str, diags: Diagnostics) -> bo
     for canonical, variants in norm.synonyms.items():
         if not SYNONYM_WORD.match(canonical):
             diags.error(doc.key_pos(where + (canonical,)),
-                        f"synonym '{canonical}' must be one lower-case word of letters and digits")
+                        f"synonym '{canonical}' must be one lower-case word of letters and digits",
+                                code="contract-form")
             ok = False
         if not variants:
-            diags.error(doc.pos(where + (canonical,)), f"synonym '{canonical}' lists no other spellings")
+            diags.error(doc.pos(where + (canonical,)), f"synonym '{canonical}' lists no other spellings",
+                    code="contract-form")
             ok = False
         if len(variants) > MAX_SYNONYM_VARIANTS:
             diags.error(doc.pos(where + (canonical,)),
-                        f"synonym '{canonical}' lists {len(variants)} spellings; at most {MAX_SYNONYM_VARIANTS}")
+                        f"synonym '{canonical}' lists {len(variants)} spellings; at most {MAX_SYNONYM_VARIANTS}",
+                                code="bound")
             ok = False
             continue
         for i, word in enumerate(variants):
             pos = doc.pos(where + (canonical, i))
             if not SYNONYM_WORD.match(word):
-                diags.error(pos, f"synonym '{word}' must be one lower-case word of letters and digits")
+                diags.error(pos, f"synonym '{word}' must be one lower-case word of letters and digits",
+                        code="contract-form")
                 ok = False
             elif word == canonical:
-                diags.error(pos, f"'{word}' is listed as a synonym of itself")
+                diags.error(pos, f"'{word}' is listed as a synonym of itself", code="contract-form")
                 ok = False
             elif word in owner:
                 first = owner[word]
                 what = "a canonical word" if first == word else f"already a synonym of '{first}'"
-                diags.error(pos, f"'{word}' cannot read as '{canonical}': it is {what}")
+                diags.error(pos, f"'{word}' cannot read as '{canonical}': it is {what}", code="contract-form")
                 ok = False
             else:
                 owner[word] = canonical
@@ -100,12 +106,14 @@ def compile_contract(loaded: Loaded, diags: Diagnostics) -> CompiledContract | N
     spec, doc = loaded.spec, loaded.doc
     if spec.type in ("list", "set"):
         if spec.items is None:
-            diags.error(doc.pos(("type",)), f"a {spec.type} contract needs 'items: integer|number|string'")
+            diags.error(doc.pos(("type",)), f"a {spec.type} contract needs 'items: integer|number|string'",
+                    code="missing-key")
             return None
         expected: Type = ListT(ITEM_TYPES[spec.items])
     else:
         if spec.items is not None:
-            diags.error(doc.key_pos(("items",)), f"'items' only applies to list and set contracts, not {spec.type}")
+            diags.error(doc.key_pos(("items",)), f"'items' only applies to list and set contracts, not {spec.type}",
+                    code="contract-form")
             return None
         expected = SCALAR_TYPES[spec.type]
     answer_kind = spec.items if spec.type in ("list", "set") else spec.type

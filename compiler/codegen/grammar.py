@@ -91,7 +91,7 @@ def _range(values, bounds, what: str, doc, loc: tuple, diags: Diagnostics) -> tu
     lo_b, hi_b = bounds
     if len(values) != 2 or not lo_b <= values[0] <= values[1] <= hi_b:
         diags.error(doc.pos(loc), f"render.canvas.{what} must be [lo, hi] with {lo_b} ≤ lo ≤ hi ≤ {hi_b}, "
-                                  f"got {values}")
+                                  f"got {values}", code="scene-shape")
         return None
     return float(values[0]), float(values[1])
 
@@ -110,7 +110,7 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
     for name, type_name in spec.inputs.items():
         if name in RESERVED or name in names or not name.isidentifier() or name.startswith("_"):
             diags.error(doc.key_pos(("inputs", name)), f"'{name}' cannot name an input (reserved, a function, "
-                                                       f"or not a name)")
+                                                       f"or not a name)", code="reserved-name")
             ok_functions = False
             continue
         inputs[name] = names[name] = INPUT_TYPES[type_name]
@@ -125,12 +125,12 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
     if spec.render.fonts is not None:
         if not spec.render.fonts:
             diags.error(doc.pos(("render", "fonts")), f"render.fonts must name at least one font class "
-                                                      f"({', '.join(FONT_CLASSES)})")
+                                                      f"({', '.join(FONT_CLASSES)})", code="scene-shape")
             ok = False
         for i, c in enumerate(spec.render.fonts):
             if c not in FONT_CLASSES:
                 diags.error(doc.pos(("render", "fonts", i)), f"unknown font class '{c}' in render.fonts (known: "
-                                                             f"{', '.join(FONT_CLASSES)})")
+                                                             f"{', '.join(FONT_CLASSES)})", code="unknown-kind")
                 ok = False
 
     # The picture draws the state alone (rendering has no query): inputs are for building the state, and a state
@@ -150,14 +150,14 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
         diags.error(doc.pos(("render", "canvas", "aspect")),
                     f"render.canvas.aspect {list(canvas.aspect)} must contain the canvas's own width/height ratio "
                     f"{own:.3g} ({canvas.width} / {canvas.height}): the range is absolute, not a factor, e.g. "
-                    f"[{own * 0.87:.2f}, {own * 1.15:.2f}]")
+                    f"[{own * 0.87:.2f}, {own * 1.15:.2f}]", code="scene-shape")
         canvas_aspect = None
     raster = spec.render.raster
     if raster is not None:
         for i, name in enumerate(raster.skip):
             if name not in EDITS:
                 diags.error(doc.pos(("render", "raster", "skip", i)),
-                            f"unknown raster edit '{name}' (edits: {', '.join(EDITS)})")
+                            f"unknown raster edit '{name}' (edits: {', '.join(EDITS)})", code="unknown-kind")
     inspect = _inspect_rules(spec, doc, schema, diags)
     if scene is None or not sc.ok or not ok or len(diags.errors) > n_errors:
         return None
@@ -191,18 +191,19 @@ def _inspect_rules(spec, doc, schema: dict[str, Type], diags: Diagnostics) -> di
         if not (isinstance(t, ListT) and isinstance(t.elem, RecordT)):
             what = f"it is {t}" if t is not None else "no such state field"
             diags.error(doc.key_pos(loc), f"render.tools.inspect: '{name}' is not a list of records in the state "
-                                          f"of {spec.grammar} ({what}); inspect names marks bound to such records")
+                                          f"of {spec.grammar} ({what}); inspect names marks bound to such records",
+                                                  code="scene-shape")
             continue
         field_loc = loc if isinstance(raw, str) else loc + ("field",)
         ft = t.elem.field(rule.field)
         if ft is None:
             diags.error(doc.pos(field_loc), f"render.tools.inspect.{name}: its records have no field "
-                                            f"'{rule.field}' (fields: {', '.join(t.elem.names)})")
+                                            f"'{rule.field}' (fields: {', '.join(t.elem.names)})", code="unknown-field")
         elif ft != STR:
             diags.error(doc.pos(field_loc), f"render.tools.inspect.{name}: '{rule.field}' is {ft}; inspect "
-                                            f"returns a text label (a str field), never a quantity")
+                                            f"returns a text label (a str field), never a quantity", code="scene-shape")
         elif rule.says is not None and not rule.says.strip():
-            diags.error(doc.pos(loc + ("says",)), f"render.tools.inspect.{name}.says is empty")
+            diags.error(doc.pos(loc + ("says",)), f"render.tools.inspect.{name}.says is empty", code="scene-shape")
         else:
             rules[name] = rule
     return rules

@@ -173,9 +173,9 @@ class SceneCompiler:
         self.source_sizes: dict[str, int] = {}  # component → characters one use compiles
 
     # -- diagnostics --------------------------------------------------------------------------------------------
-    def error(self, doc, loc: tuple, message: str, key: bool = False) -> None:
+    def error(self, doc, loc: tuple, message: str, key: bool = False, *, code: str) -> None:
         self.ok = False
-        self.diags.error(doc.key_pos(loc) if key else doc.pos(loc), message)
+        self.diags.error(doc.key_pos(loc) if key else doc.pos(loc), message, code=code)
 
     def expr(self, doc, src, loc: tuple, scope: Scope) -> Compiled | None:
         if isinstance(src, str) and src in COLOR_WORDS and src not in scope.names:
@@ -191,7 +191,7 @@ class SceneCompiler:
             return None
         problem = _kind_problem(kind, c.type)
         if problem:
-            self.error(doc, loc, f"{what} {problem}")
+            self.error(doc, loc, f"{what} {problem}", code="scene-shape")
             return None
         return c
 
@@ -207,12 +207,12 @@ class SceneCompiler:
         if raw is None:
             return {}
         if not isinstance(raw, dict):
-            self.error(doc, loc, f"{what} takes a mapping (allowed keys: {', '.join(allowed)})")
+            self.error(doc, loc, f"{what} takes a mapping (allowed keys: {', '.join(allowed)})", code="scene-shape")
             return None
         for k in raw:
             if k not in allowed:
                 self.error(doc, loc + (k,), f"unknown key '{k}' in {what} (allowed here: {', '.join(allowed)})",
-                           key=True)
+                           key=True, code="unknown-key")
         return raw
 
     def const(self, doc, raw: dict, key: str, loc: tuple, allowed: tuple, what: str):
@@ -222,14 +222,15 @@ class SceneCompiler:
         v = raw[key]
         if v not in allowed or (isinstance(v, bool) != isinstance(allowed[0], bool)):
             shown = ", ".join(str(a).lower() if isinstance(a, bool) else str(a) for a in allowed)
-            self.error(doc, loc + (key,), f"{what} '{key}' must be one of {shown}, got {v!r}")
+            self.error(doc, loc + (key,), f"{what} '{key}' must be one of {shown}, got {v!r}", code="scene-shape")
             return allowed[0]
         return v
 
     def number(self, doc, raw: dict, key: str, loc: tuple, default: float, lo: float, hi: float) -> float:
         v = raw.get(key, default)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-            self.error(doc, loc + (key,), f"'{key}' must be a number in [{lo:g}, {hi:g}], got {v!r}")
+            self.error(doc, loc + (key,), f"'{key}' must be a number in [{lo:g}, {hi:g}], got {v!r}",
+                    code="scene-shape")
             return default
         return float(v)
 
@@ -238,7 +239,7 @@ class SceneCompiler:
         if v is None:
             return None
         if not isinstance(v, str) or not NAME.match(v):
-            self.error(doc, loc + (key,), f"'{key}' must be a lowercase name, got {v!r}")
+            self.error(doc, loc + (key,), f"'{key}' must be a lowercase name, got {v!r}", code="bad-id")
             return default
         return v
 
@@ -247,7 +248,7 @@ class SceneCompiler:
         if self.exhausted:
             return None
         if depth > MAX_NODE_DEPTH:
-            self.error(doc, loc, f"scene nodes nest deeper than {MAX_NODE_DEPTH} levels")
+            self.error(doc, loc, f"scene nodes nest deeper than {MAX_NODE_DEPTH} levels", code="bound")
             return None
         raw = self.mapping(doc, raw, loc, NODE_KEYS, "a scene node")
         if raw is None:
@@ -257,7 +258,8 @@ class SceneCompiler:
         lets = self.mapping(doc, raw.get("let"), loc + ("let",), tuple(raw.get("let") or ()), "let")
         for name, src in (lets or {}).items():
             if not isinstance(name, str) or not NAME.match(name) or name in ("level", "vocab"):
-                self.error(doc, loc + ("let", name), f"'{name}' cannot name a let value", key=True)
+                self.error(doc, loc + ("let", name), f"'{name}' cannot name a let value", key=True,
+                        code="reserved-name")
                 continue
             c = self.expr(doc, src, loc + ("let", name), scope)
             scope.names[name] = c.type if c is not None else ANY
@@ -279,11 +281,13 @@ class SceneCompiler:
             for other in ("frame", "marks", "guides", "layers", "panels", "tiles"):
                 if other in raw:
                     self.error(doc, loc + (other,), f"a node that uses a component cannot also have '{other}' "
-                                                    f"(put it in a layer next to the component)", key=True)
+                                                    f"(put it in a layer next to the component)", key=True,
+                                                            code="scene-shape")
             out.use = self.use(doc, raw, loc, scope, depth)
             return out
         if "with" in raw:
-            self.error(doc, loc + ("with",), "'with' gives a component's parameters; add 'use: COMPONENT'", key=True)
+            self.error(doc, loc + ("with",), "'with' gives a component's parameters; add 'use: COMPONENT'", key=True,
+                    code="scene-shape")
         if "frame" in raw:
             out.frame = self.frame(doc, raw["frame"], loc + ("frame",), scope)
         for i, g in enumerate(self.seq(doc, raw, "guides", loc)):
@@ -309,13 +313,13 @@ class SceneCompiler:
         if v is None:
             return []
         if not isinstance(v, list):
-            self.error(doc, loc + (key,), f"'{key}' takes a list")
+            self.error(doc, loc + (key,), f"'{key}' takes a list", code="scene-shape")
             return []
         return v
 
     def numbers(self, doc, raw, loc: tuple, scope: Scope, n: int, what: str) -> list[Compiled] | None:
         if not isinstance(raw, list) or len(raw) != n:
-            self.error(doc, loc, f"{what} takes a list of {n} numbers")
+            self.error(doc, loc, f"{what} takes a list of {n} numbers", code="scene-shape")
             return None
         out = [self.typed(doc, v, loc + (i,), scope, "num", f"{what}[{i}]") for i, v in enumerate(raw)]
         return None if any(c is None for c in out) else out
@@ -325,7 +329,7 @@ class SceneCompiler:
         if not isinstance(vals, list) or len(vals) not in (2, 4) or \
                 not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 2048 for v in vals):
             self.error(doc, loc, "inset takes pixels: one number, [vertical, horizontal] or [top, right, bottom, "
-                                 "left]")
+                                 "left]", code="scene-shape")
             return None
         if len(vals) == 2:
             vals = [vals[0], vals[1], vals[0], vals[1]]
@@ -336,11 +340,13 @@ class SceneCompiler:
         if isinstance(raw, str) and raw in FRAME_KEYS:
             raw = {raw: {}}
         if not isinstance(raw, dict) or len(raw) != 1:
-            self.error(doc, loc, f"a frame is one of {', '.join(FRAME_KEYS)}, written as {{KIND: {{...}}}}")
+            self.error(doc, loc, f"a frame is one of {', '.join(FRAME_KEYS)}, written as {{KIND: {{...}}}}",
+                    code="scene-shape")
             return None
         (kind, body), = raw.items()
         if kind not in FRAME_KEYS:
-            self.error(doc, loc + (kind,), f"unknown frame '{kind}' (known: {', '.join(FRAME_KEYS)})", key=True)
+            self.error(doc, loc + (kind,), f"unknown frame '{kind}' (known: {', '.join(FRAME_KEYS)})", key=True,
+                    code="unknown-kind")
             return None
         body = self.mapping(doc, body, loc + (kind,), FRAME_KEYS[kind], f"a {kind} frame")
         if body is None:
@@ -350,7 +356,7 @@ class SceneCompiler:
         if kind == "cartesian":
             for ch in ("x", "y"):
                 if ch not in body:
-                    self.error(doc, here, f"a cartesian frame needs an '{ch}' scale")
+                    self.error(doc, here, f"a cartesian frame needs an '{ch}' scale", code="missing-key")
                     continue
                 s = self.scale(doc, body[ch], here + (ch,), scope)
                 if s is not None:
@@ -371,7 +377,7 @@ class SceneCompiler:
         elif kind == "plane":
             for ch in ("x", "y"):
                 if ch not in body:
-                    self.error(doc, here, f"a plane frame needs an '{ch}' range [lo, hi]")
+                    self.error(doc, here, f"a plane frame needs an '{ch}' range [lo, hi]", code="missing-key")
                     continue
                 c = self.typed(doc, body[ch], here + (ch,), scope, "nums", f"plane '{ch}'")
                 if c is not None:
@@ -379,7 +385,7 @@ class SceneCompiler:
         elif kind == "grid":
             for key in ("rows", "cols"):
                 if key not in body:
-                    self.error(doc, here, f"a grid frame needs '{key}'")
+                    self.error(doc, here, f"a grid frame needs '{key}'", code="missing-key")
                     continue
                 c = self.typed(doc, body[key], here + (key,), scope, "int", f"grid '{key}'")
                 if c is not None:
@@ -395,7 +401,7 @@ class SceneCompiler:
                         out.exprs[key] = c
             if "bounds" not in body:
                 self.error(doc, here, "a camera frame needs 'bounds': [[x0, y0, z0], [x1, y1, z1]] (the world box "
-                                      "the picture is fitted to)")
+                                      "the picture is fitted to)", code="missing-key")
             else:
                 c = self.expr(doc, body["bounds"], here + ("bounds",), scope)
                 if c is not None:
@@ -408,7 +414,8 @@ class SceneCompiler:
             return None
         kinds = [k for k in SCALE_KINDS if k in raw]
         if len(kinds) != 1:
-            self.error(doc, loc, "a scale names exactly one of linear: [lo, hi], log: [lo, hi] or band: LIST")
+            self.error(doc, loc, "a scale names exactly one of linear: [lo, hi], log: [lo, hi] or band: LIST",
+                    code="scene-shape")
             return None
         kind = kinds[0]
         want = "list" if kind == "band" else "nums"
@@ -427,12 +434,13 @@ class SceneCompiler:
     def mark(self, doc, raw, loc: tuple, scope: Scope) -> CMark | None:
         if not isinstance(raw, dict) or len(raw) != 1:
             self.error(doc, loc, f"a mark is written as {{KIND: {{channels}}}} with KIND one of "
-                                 f"{', '.join(sorted(MARKS))}")
+                                 f"{', '.join(sorted(MARKS))}", code="scene-shape")
             return None
         (kind, body), = raw.items()
         spec = MARKS.get(kind)
         if spec is None:
-            self.error(doc, loc + (kind,), f"unknown mark '{kind}' (known: {', '.join(sorted(MARKS))})", key=True)
+            self.error(doc, loc + (kind,), f"unknown mark '{kind}' (known: {', '.join(sorted(MARKS))})", key=True,
+                    code="unknown-kind")
             return None
         here = loc + (kind,)
         allowed = tuple(spec.channels) + tuple(spec.options) + MARK_META
@@ -454,11 +462,12 @@ class SceneCompiler:
                 extra[out.index_name] = INT
             inner = scope.child(**extra)
         elif "as" in body or "index" in body:
-            self.error(doc, here, "'as' and 'index' name the items of 'each'; this mark has no 'each'")
+            self.error(doc, here, "'as' and 'index' name the items of 'each'; this mark has no 'each'",
+                    code="scene-shape")
         for key, ch in spec.channels.items():
             if key not in body:
                 if ch.required:
-                    self.error(doc, here, f"a {kind} mark needs '{key}'")
+                    self.error(doc, here, f"a {kind} mark needs '{key}'", code="missing-key")
                 continue
             c = self.typed(doc, body[key], here + (key,), inner, ch.kind, f"'{key}'")
             if c is not None:
@@ -492,17 +501,19 @@ class SceneCompiler:
         try:
             svg_commands(value)
         except EvalError as exc:
-            self.error(doc, loc, str(exc))
+            self.error(doc, loc, str(exc), code="value-type")
 
     # -- guides -------------------------------------------------------------------------------------------------
     def guide(self, doc, raw, loc: tuple, scope: Scope) -> CGuide | None:
         if not isinstance(raw, dict) or len(raw) != 1:
-            self.error(doc, loc, f"a guide is written as {{KIND: {{...}}}} with KIND one of {', '.join(GUIDES)}")
+            self.error(doc, loc, f"a guide is written as {{KIND: {{...}}}} with KIND one of {', '.join(GUIDES)}",
+                    code="scene-shape")
             return None
         (kind, body), = raw.items()
         spec = GUIDES.get(kind)
         if spec is None:
-            self.error(doc, loc + (kind,), f"unknown guide '{kind}' (known: {', '.join(GUIDES)})", key=True)
+            self.error(doc, loc + (kind,), f"unknown guide '{kind}' (known: {', '.join(GUIDES)})", key=True,
+                    code="unknown-kind")
             return None
         here = loc + (kind,)
         allowed = tuple(spec.exprs) + tuple(spec.texts) + tuple(spec.options) + \
@@ -514,7 +525,7 @@ class SceneCompiler:
         inner = scope
         if spec.each:
             if "each" not in body:
-                self.error(doc, here, f"a {kind} guide needs 'each' (the list of entries)")
+                self.error(doc, here, f"a {kind} guide needs 'each' (the list of entries)", code="missing-key")
                 return None
             each = self.typed(doc, body["each"], here + ("each",), scope, "list", "'each'")
             if each is None:
@@ -525,7 +536,7 @@ class SceneCompiler:
         for key, (kind_, required) in spec.exprs.items():
             if key not in body:
                 if required:
-                    self.error(doc, here, f"a {kind} guide needs '{key}'")
+                    self.error(doc, here, f"a {kind} guide needs '{key}'", code="missing-key")
                 continue
             use_scope = inner if key in spec.per_entry else scope
             c = self.typed(doc, body[key], here + (key,), use_scope, kind_, f"'{key}'")
@@ -539,7 +550,8 @@ class SceneCompiler:
         if kind == "table":
             cols = body.get("columns")
             if not isinstance(cols, list) or not cols:
-                self.error(doc, here + ("columns",), "a table needs 'columns': a list of {header, text, fill?}")
+                self.error(doc, here + ("columns",), "a table needs 'columns': a list of {header, text, fill?}",
+                        code="missing-key")
                 return None
             for i, col in enumerate(cols):
                 cl = here + ("columns", i)
@@ -549,7 +561,7 @@ class SceneCompiler:
                 entry: dict[str, Any] = {"header": self.template(doc, col.get("header", ""), cl + ("header",),
                                                                  scope)}
                 if "text" not in col:
-                    self.error(doc, cl, "a table column needs 'text' (an expression over the row)")
+                    self.error(doc, cl, "a table column needs 'text' (an expression over the row)", code="missing-key")
                     continue
                 entry["text"] = self.typed(doc, col["text"], cl + ("text",), inner, "text", "'text'")
                 for key in ("fill", "color"):
@@ -570,7 +582,7 @@ class SceneCompiler:
         out.max = int(self.number(doc, raw, "max", loc, 64, 1, 256))
         if ("each" in raw) == ("items" in raw):
             self.error(doc, loc, "panels take either 'each' + 'panel' (one panel per item) or 'items' (a list of "
-                                 "nodes)")
+                                 "nodes)", code="scene-shape")
             return None
         if "each" in raw:
             each = self.typed(doc, raw["each"], loc + ("each",), scope, "list", "'each'")
@@ -583,16 +595,17 @@ class SceneCompiler:
             if out.index_name:
                 extra[out.index_name] = INT
             if "panel" not in raw:
-                self.error(doc, loc, "panels with 'each' need 'panel': the node drawn for each item")
+                self.error(doc, loc, "panels with 'each' need 'panel': the node drawn for each item",
+                        code="scene-shape")
                 return None
             out.panel = self.node(doc, raw["panel"], loc + ("panel",), scope.child(**extra), depth + 1)
         else:
             items = raw["items"]
             if not isinstance(items, list) or not items:
-                self.error(doc, loc + ("items",), "panels 'items' takes a list of nodes")
+                self.error(doc, loc + ("items",), "panels 'items' takes a list of nodes", code="scene-shape")
                 return None
             if len(items) > out.max:
-                self.error(doc, loc + ("items",), f"{len(items)} panels (at most {out.max})")
+                self.error(doc, loc + ("items",), f"{len(items)} panels (at most {out.max})", code="bound")
             for i, child in enumerate(items):
                 cn = self.node(doc, child, loc + ("items", i), scope, depth + 1)
                 if cn is not None:
@@ -607,7 +620,7 @@ class SceneCompiler:
         missing = [k for k in ("rows", "cols", "each", "source", "scene") if k not in raw]
         if missing:
             self.error(doc, loc, f"tiles need {', '.join(missing)} (rows, cols, each: one record per slot, source: "
-                                 f"the tile a slot shows, scene: the node that is cut)")
+                                 f"the tile a slot shows, scene: the node that is cut)", code="missing-key")
             return None
         rows = self.typed(doc, raw["rows"], loc + ("rows",), scope, "int", "'rows'")
         cols = self.typed(doc, raw["cols"], loc + ("cols",), scope, "int", "'cols'")

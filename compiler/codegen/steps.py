@@ -22,17 +22,19 @@ def compile_functions(entries: dict, names: dict[str, Type], doc, taken: Callabl
 
     ok = True
     if len(entries) > MAX_FUNCTIONS:
-        diags.error(doc.key_pos(("functions",)), f"{len(entries)} functions; the limit is {MAX_FUNCTIONS}")
+        diags.error(doc.key_pos(("functions",)), f"{len(entries)} functions; the limit is {MAX_FUNCTIONS}",
+                code="bound")
         return False
     for name, source in entries.items():
         loc = ("functions", name)
         if not name.isidentifier() or name.startswith("_") or name in CONSTANTS or name in BASE_NAMES or taken(name):
-            diags.error(doc.key_pos(loc), f"'{name}' cannot name a function (reserved, taken, or not a name)")
+            diags.error(doc.key_pos(loc), f"'{name}' cannot name a function (reserved, taken, or not a name)",
+                    code="reserved-name")
             ok = False
             continue
         if name in BUILTINS:
             diags.error(doc.key_pos(loc), f"function '{name}' would hide the builtin {BUILTINS[name].signature}; "
-                                          f"choose another name")
+                                          f"choose another name", code="reserved-name")
             ok = False
             continue
         visible = {k: t for k, t in names.items() if k in BASE_NAMES or isinstance(t, FnT)}
@@ -52,7 +54,7 @@ def compile_steps(entries: dict, names: dict[str, Type], doc, key: str, what: st
     ok = True
     for name, source in entries.items():
         if taken(name) or not name.isidentifier() or name.startswith("_"):
-            diags.error(doc.key_pos((key, name)), clash.format(name=name))
+            diags.error(doc.key_pos((key, name)), clash.format(name=name), code="reserved-name")
             ok = False
             continue
         c = compile_expr(source, Scope(names, allow_random=True, what=what), Site(doc, (key, name)), diags)
@@ -65,7 +67,7 @@ def compile_steps(entries: dict, names: dict[str, Type], doc, key: str, what: st
             # A chain of steps each wrapping the last (`s2: "[s1]"`) would otherwise build values too deep to store,
             # walk or serialise; the type says how deep, so this is known before anything runs.
             diags.error(Site(doc, (key, name)).at(1, 1), f"'{name}' holds lists and records nested {depth} levels "
-                                                         f"deep; the limit is {MAX_VALUE_DEPTH}")
+                                                         f"deep; the limit is {MAX_VALUE_DEPTH}", code="bound")
             ok = False
             names[name] = ANY
             continue
@@ -84,7 +86,8 @@ def compile_constraints(entries: dict, names: dict[str, Type], doc, key: str, wh
         if c is None:
             ok = False
         elif not accepts(BOOL, c.type):
-            diags.error(doc.pos((key, name)), f"{noun} '{name}' must be a bool expression, got {c.type}")
+            diags.error(doc.pos((key, name)), f"{noun} '{name}' must be a bool expression, got {c.type}",
+                    code="type-mismatch")
             ok = False
         else:
             out.append((name, c))

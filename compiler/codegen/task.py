@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..errors import Diagnostics
 from ..expr.builtins import BUILTINS
-from ..expr.compile import CONSTANTS, Compiled, Scope, Site, canonical_tree, compile_expr
+from ..expr.compile import CONSTANTS, Compiled, Scope, Site, canonical_tree, compile_expr, references
 from ..expr.template import Template, compile_template
 from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_value, unify
 from ..load.library import Loaded
@@ -68,7 +68,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     for qname, raw in spec.query.items():
         if qname in names or qname in CONSTANTS or not qname.isidentifier() or qname.startswith("_"):
             diags.error(doc.key_pos(("query", qname)), f"query variable '{qname}' clashes with a state field or "
-                                                       f"is not a valid name")
+                                                       f"is not a valid name", code="query-type")
             ok = False
             continue
         values = _bounded_query(qname, raw, vocab, doc, diags)
@@ -81,7 +81,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     if space > MAX_QUERY_SPACE:
         sizes = " × ".join(f"{n} ({len(v)})" for n, v in queries.items())
         diags.error(doc.key_pos(("query",)), f"the query space has {space} combinations ({sizes}); the limit is "
-                                             f"{MAX_QUERY_SPACE}: use fewer or smaller query variables")
+                                             f"{MAX_QUERY_SPACE}: use fewer or smaller query variables", code="bound")
         ok = False
     ok = _check_inputs(spec, doc, grammar, queries, diags) and ok
 
@@ -99,7 +99,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     elif not accepts(contract.expected, answer.type) or (contract.expected != answer.type and
                                                           unify(contract.expected, answer.type) is None):
         diags.error(doc.pos(("answer", "value")), f"answer is {answer.type} but contract '{contract.id}' "
-                                                  f"({contract.type}) expects {contract.expected}")
+                                                  f"({contract.type}) expects {contract.expected}", code="answer-type")
         ok = False
 
     (wkind, wsource), = spec.witness.items()
@@ -109,21 +109,25 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     else:
         wt = witness.type
         if wkind in ("bbox", "point") and not isinstance(wt, RecordT):
-            diags.error(doc.pos(("witness", wkind)), f"a {wkind} witness names one scene object (a record), got {wt}")
+            diags.error(doc.pos(("witness", wkind)), f"a {wkind} witness names one scene object (a record), got {wt}",
+                    code="answer-type")
             ok = False
         elif wkind in ("set", "sequence") and not (isinstance(wt, ListT) and isinstance(wt.elem, RecordT)):
-            diags.error(doc.pos(("witness", wkind)), f"a {wkind} witness is a list of scene objects, got {wt}")
+            diags.error(doc.pos(("witness", wkind)), f"a {wkind} witness is a list of scene objects, got {wt}",
+                    code="answer-type")
             ok = False
         elif wkind == "segment" and not (isinstance(wt, ListT) and isinstance(wt.elem, RecordT)):
-            diags.error(doc.pos(("witness", wkind)), f"a segment witness is a list of two scene objects, got {wt}")
+            diags.error(doc.pos(("witness", wkind)), f"a segment witness is a list of two scene objects, got {wt}",
+                    code="answer-type")
             ok = False
         elif wkind == "map" and not (isinstance(wt, RecordT) and wt.fields and
                                      all(isinstance(t, RecordT) for _, t in wt.fields)):
             diags.error(doc.pos(("witness", wkind)), f"a map witness is a record whose fields are scene objects, "
-                                                     f"e.g. {{start: a, end: b}}; got {wt}")
+                                                     f"e.g. {{start: a, end: b}}; got {wt}", code="answer-type")
             ok = False
         elif wkind == "scalar" and not isinstance(wt, Scalar):
-            diags.error(doc.pos(("witness", wkind)), f"a scalar witness is a number, string or bool, got {wt}")
+            diags.error(doc.pos(("witness", wkind)), f"a scalar witness is a number, string or bool, got {wt}",
+                    code="answer-type")
             ok = False
 
     sources = spec.prompt if isinstance(spec.prompt, list) else [spec.prompt]
@@ -136,12 +140,14 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         else:
             prompts.append(t)
     if not prompts and ok:
-        diags.error(doc.pos(("prompt",)), "a task needs at least one prompt template")
+        diags.error(doc.pos(("prompt",)), "a task needs at least one prompt template", code="task-shape")
         ok = False
 
+    if ok:
+        _warn_unused_queries(spec, doc, grammar, queries, prompts, diags)
     if spec.grammar.split(".")[0] != spec.task.split(".")[0]:
         diags.error(doc.pos(("task",)), f"task id '{spec.task}' must start with its grammar's domain "
-                                        f"'{grammar.domain}.'")
+                                        f"'{grammar.domain}.'", code="task-shape")
         ok = False
     if not ok:
         return None
@@ -171,6 +177,25 @@ def _inspect_offered(spec, grammar: CompiledGrammar) -> tuple[dict[str, InspectR
     return offered, withheld
 
 
+def _warn_unused_queries(spec, doc, grammar: CompiledGrammar, queries: dict[str, list], prompts: list[Template],
+                         diags: Diagnostics) -> None:
+    """Warn (unused-query-var) about a query variable that nothing reads: not the grammar (as an input), not a
+    step, requirement, answer or witness, not a prompt. Each of its values is then the same task drawn again: the
+    query space, and every build's per-query balance, grows for nothing."""
+    read: set[str] = set(grammar.inputs)
+    for source in [*spec.compute.values(), *spec.require.values(), spec.answer.value, *spec.witness.values()]:
+        read |= references(source)[0]
+    for t in prompts:
+        read |= t.names
+    for qname in queries:
+        if qname not in read:
+            diags.warning(doc.key_pos(("query", qname)), f"query variable '{qname}' is read by no step, requirement, "
+                                                         f"answer, witness, prompt or grammar input: its "
+                                                         f"{len(queries[qname])} values multiply the query space and "
+                                                         f"change nothing (remove it, or use it)",
+                          code="unused-query-var")
+
+
 def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list], diags: Diagnostics) -> bool:
     """Every input the grammar reads is a query variable of this task, and each of its values has the input's type.
     (A query variable the task failed to declare properly was reported already; it is not reported twice.)"""
@@ -178,7 +203,8 @@ def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
     for name, want in grammar.inputs.items():
         if name not in spec.query:
             diags.error(doc.pos(("grammar",)), f"grammar '{grammar.id}' reads the query variable '{name}' ({want}), "
-                                               f"which task '{spec.task}' does not declare: add it under query:")
+                                               f"which task '{spec.task}' does not declare: add it under query:",
+                                                       code="query-type")
             ok = False
             continue
         if name not in queries:
@@ -187,7 +213,7 @@ def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
         got = type_of_value(queries[name]).elem
         if not accepts(want, got):
             diags.error(doc.pos(("query", name)), f"query variable '{name}' holds {got} values, but grammar "
-                                                  f"'{grammar.id}' reads it as {want}")
+                                                  f"'{grammar.id}' reads it as {want}", code="query-type")
             ok = False
     return ok
 

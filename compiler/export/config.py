@@ -99,11 +99,12 @@ def _levels(raw: Any, doc: SourceDoc, loc: tuple, diags: Diagnostics) -> list[in
             len(raw["range"]) == 2 and all(isinstance(v, int) for v in raw["range"]):
         values = list(range(raw["range"][0], raw["range"][1] + 1))
     else:
-        diags.error(doc.pos(loc), "levels must be a level (0-9), a list of levels, or {range: [lo, hi]}")
+        diags.error(doc.pos(loc), "levels must be a level (0-9), a list of levels, or {range: [lo, hi]}",
+                code="build-config")
         return None
     bad = [v for v in values if not 0 <= v <= 9]
     if bad or not values:
-        diags.error(doc.pos(loc), f"levels must lie in 0..9, got {bad or values}")
+        diags.error(doc.pos(loc), f"levels must lie in 0..9, got {bad or values}", code="build-config")
         return None
     return values
 
@@ -124,22 +125,25 @@ def load_build_config(path: Path, taxonomy) -> BuildConfig:
         raise CompileFailed(diags)
     tasks = select_tasks(spec, doc, taxonomy, diags)
     if (spec.per_task is None) == (spec.total is None):
-        diags.error(doc.pos(()), "give exactly one of per_task (instances per task per split) or total")
+        diags.error(doc.pos(()), "give exactly one of per_task (instances per task per split) or total",
+                code="build-config")
     counts: dict[str, dict[str, int]] = {}
     raw_counts = spec.per_task if spec.per_task is not None else spec.total or {}
     for split, n in raw_counts.items():
         key = "per_task" if spec.per_task is not None else "total"
         if not split.isidentifier():
-            diags.error(doc.key_pos((key, split)), f"split name '{split}' must be a plain name like train")
+            diags.error(doc.key_pos((key, split)), f"split name '{split}' must be a plain name like train",
+                    code="build-config")
         if n < 0:
-            diags.error(doc.pos((key, split)), f"instance count must be ≥ 0, got {n}")
+            diags.error(doc.pos((key, split)), f"instance count must be ≥ 0, got {n}", code="build-config")
             continue
         most = MAX_PER_TASK if spec.per_task is not None else MAX_PER_TASK * max(1, len(tasks))
         if n > most:
             what = "instances per task" if spec.per_task is not None else f"instances over {len(tasks)} tasks"
             diags.error(doc.pos((key, split)), f"{n:,} {what} in split '{split}' is more than one build makes "
                                                f"(at most {MAX_PER_TASK:,} per task and {MAX_ROWS:,} rows in all; "
-                                               f"build a larger dataset as several builds with other seeds)")
+                                               f"build a larger dataset as several builds with other seeds)",
+                                                       code="bound")
             continue
         if spec.per_task is not None:
             counts[split] = {t: n for t in tasks}
@@ -150,15 +154,17 @@ def load_build_config(path: Path, taxonomy) -> BuildConfig:
     if rows > MAX_ROWS:
         key = "per_task" if spec.per_task is not None else "total"
         diags.error(doc.pos((key,)), f"the build would make {rows:,} rows; the most one build makes is {MAX_ROWS:,} "
-                                     f"(fewer tasks or instances, or several builds with other seeds)")
+                                     f"(fewer tasks or instances, or several builds with other seeds)", code="bound")
     if not raw_counts and doc is not None and (spec.per_task is not None or spec.total is not None):
-        diags.error(doc.pos(("per_task",) if spec.per_task is not None else ("total",)), "name at least one split")
+        diags.error(doc.pos(("per_task",) if spec.per_task is not None else ("total",)), "name at least one split",
+                code="build-config")
     default = _levels(spec.levels, doc, ("levels",), diags)
     levels = {t: default for t in tasks}
     for pattern, raw in spec.task_levels.items():
         hits = [t for t in tasks if fnmatch.fnmatchcase(t, pattern)]
         if not hits:
-            diags.error(doc.key_pos(("task_levels", pattern)), f"task_levels: '{pattern}' matches no selected task")
+            diags.error(doc.key_pos(("task_levels", pattern)), f"task_levels: '{pattern}' matches no selected task",
+                    code="build-config")
         lv = _levels(raw, doc, ("task_levels", pattern), diags)
         for t in hits:
             levels[t] = lv
@@ -180,9 +186,10 @@ def _check_audit(spec: BuildSpec, doc: SourceDoc, diags: Diagnostics) -> None:
     for name, value in (spec.audit or {}).items():
         if name not in DEFAULT_THRESHOLDS:
             diags.error(doc.key_pos(("audit", name)), f"unknown audit threshold '{name}' "
-                                                      f"(known: {', '.join(DEFAULT_THRESHOLDS)})")
+                                                      f"(known: {', '.join(DEFAULT_THRESHOLDS)})", code="unknown-kind")
         elif value < 0:
-            diags.error(doc.pos(("audit", name)), f"audit threshold {name} must be ≥ 0, got {value}")
+            diags.error(doc.pos(("audit", name)), f"audit threshold {name} must be ≥ 0, got {value}",
+                    code="build-config")
 
 
 def _check_options_only(spec: BuildSpec, doc: SourceDoc, diags: Diagnostics) -> None:
@@ -190,17 +197,20 @@ def _check_options_only(spec: BuildSpec, doc: SourceDoc, diags: Diagnostics) -> 
     if not isinstance(gate, list):
         return
     if not gate:
-        diags.error(doc.pos(("options_only_gate",)), "options_only_gate: name at least one rule, or say true")
+        diags.error(doc.pos(("options_only_gate",)), "options_only_gate: name at least one rule, or say true",
+                code="build-config")
         return
     try:
         from ..validate.shortcuts import OPTION_RULES
     except ImportError:  # the audit's rules are not in this checkout
-        diags.error(doc.pos(("options_only_gate",)), "options_only_gate: this tessera has no options-only rules")
+        diags.error(doc.pos(("options_only_gate",)), "options_only_gate: this tessera has no options-only rules",
+                code="unknown-kind")
         return
     for i, name in enumerate(gate):
         if name not in OPTION_RULES:
             diags.error(doc.pos(("options_only_gate", i)), f"unknown options-only rule '{name}' "
-                                                           f"(known: {', '.join(sorted(OPTION_RULES))})")
+                                                           f"(known: {', '.join(sorted(OPTION_RULES))})",
+                                                                   code="unknown-kind")
 
 
 def options_only_rules(spec: BuildSpec) -> list[str]:
@@ -219,17 +229,18 @@ def select_tasks(spec: BuildSpec, doc: SourceDoc, taxonomy, diags: Diagnostics) 
     for i, d in enumerate(sel.domains):
         if d not in taxonomy.domains:
             diags.error(doc.pos(("select", "domains", i)), f"unknown domain '{d}' (known: "
-                                                           f"{', '.join(sorted(taxonomy.domains))})")
+                                                           f"{', '.join(sorted(taxonomy.domains))})",
+                                                                   code="unknown-ref")
     for i, g in enumerate(sel.grammars):
         if g not in taxonomy.grammars:
-            diags.error(doc.pos(("select", "grammars", i)), f"unknown grammar '{g}'")
+            diags.error(doc.pos(("select", "grammars", i)), f"unknown grammar '{g}'", code="unknown-ref")
     for i, op in enumerate(sel.operations):
         if op not in OPERATIONS:
             diags.error(doc.pos(("select", "operations", i)), f"unknown operation family '{op}' "
-                                                              f"(known: {', '.join(OPERATIONS)})")
+                                                              f"(known: {', '.join(OPERATIONS)})", code="unknown-kind")
     for i, pattern in enumerate(sel.tasks):
         if not any(fnmatch.fnmatchcase(t, pattern) for t in taxonomy.tasks):
-            diags.error(doc.pos(("select", "tasks", i)), f"'{pattern}' matches no task")
+            diags.error(doc.pos(("select", "tasks", i)), f"'{pattern}' matches no task", code="build-config")
     chosen = []
     for tid in sorted(taxonomy.tasks):
         if sel.tasks and not any(fnmatch.fnmatchcase(tid, p) for p in sel.tasks):
@@ -245,5 +256,5 @@ def select_tasks(spec: BuildSpec, doc: SourceDoc, taxonomy, diags: Diagnostics) 
             continue
         chosen.append(tid)
     if not chosen and not diags:
-        diags.error(doc.pos(("select",)), "the selection matches no task")
+        diags.error(doc.pos(("select",)), "the selection matches no task", code="build-config")
     return chosen

@@ -64,7 +64,7 @@ def _list_arg(ck, node, what: str):
     if c.type == ANY:
         return c, ANY
     if not isinstance(c.type, ListT):
-        ck.error(node, f"{what} must be a list, got {c.type}")
+        ck.error(node, f"{what} must be a list, got {c.type}", code="type-mismatch")
         return None, None
     return c, c.type.elem
 
@@ -116,7 +116,7 @@ def _pred_builtin(name: str, doc: str, result: str):
         if pred is None:
             return _fail(ck)
         if not accepts(BOOL, t):
-            return ck.error(args[1], f"the lambda given to {name}() must return bool, got {t}")
+            return ck.error(args[1], f"the lambda given to {name}() must return bool, got {t}", code="lambda-form")
         xf = c.fn
         if result == "count":
             def impl(env):
@@ -174,7 +174,7 @@ def _map(ck, node, args):
 def _len(ck, node, args):
     c = ck.compile(args[0])
     if c.type != ANY and not (isinstance(c.type, ListT) or c.type == STR):
-        return ck.error(args[0], f"len() needs a list or a string, got {c.type}")
+        return ck.error(args[0], f"len() needs a list or a string, got {c.type}", code="type-mismatch")
     f = c.fn
     return Compiled(INT, lambda env: len(f(env)))
 
@@ -218,12 +218,13 @@ def _accumulator(ck, args, name: str):
         wider = unify(acc_t, body_t)
         if wider is None:
             ck.error(args[2], f"{name}()'s function must return the accumulator's type {acc_t} (the init's), "
-                              f"got {body_t}")
+                              f"got {body_t}", code="type-mismatch")
             return None
         if wider == acc_t:
             return c.fn, init.fn, acc_t, step
         acc_t = wider
-    ck.error(args[2], f"{name}()'s function must return the accumulator's type {acc_t}, got {body_t}")
+    ck.error(args[2], f"{name}()'s function must return the accumulator's type {acc_t}, got {body_t}",
+             code="type-mismatch")
     return None
 
 
@@ -273,14 +274,15 @@ def _scan(ck, node, args):
 def _case(ck, node, args):
     if len(args) % 2 == 0:
         return ck.error(node, f"case() takes condition, value pairs and then the value otherwise: an odd number of "
-                              f"arguments, got {len(args)}")
+                              f"arguments, got {len(args)}", code="arg-count")
     conds = [ck.expect(a, BOOL, "each condition of case()") for a in args[:-1:2]]
     values = [ck.compile(a) for a in args[1::2]] + [ck.compile(args[-1])]
     t = values[0].type
     for a, v in zip([*args[1::2], args[-1]], values):
         wider = unify(t, v.type)
         if wider is None:
-            return ck.error(a, f"case()'s values must share a type: {t} and {v.type} do not mix")
+            return ck.error(a, f"case()'s values must share a type: {t} and {v.type} do not mix",
+                            code="type-mismatch")
         t = wider
     pairs = [(c.fn, v.fn) for c, v in zip(conds, values)]
     otherwise = values[-1].fn
@@ -303,21 +305,23 @@ def _reduce_builtin(name: str, doc: str):
         if name in ("min", "max") and len(args) == 2 and is_numeric(first.type) and first.type != ANY:
             second = ck.compile(args[1])
             if not is_numeric(second.type):
-                return ck.error(args[1], f"{name}(a, b) needs two numbers, got {first.type} and {second.type}")
+                return ck.error(args[1], f"{name}(a, b) needs two numbers, got {first.type} and {second.type}",
+                        code="type-mismatch")
             af, bf = first.fn, second.fn
             py = min if name == "min" else max
             return Compiled(unify(first.type, second.type) or FLOAT, lambda env: py(af(env), bf(env)))
         if first.type != ANY and not isinstance(first.type, ListT):
-            return ck.error(args[0], f"the first argument of {name}() must be a list, got {first.type}")
+            return ck.error(args[0], f"the first argument of {name}() must be a list, got {first.type}",
+                    code="type-mismatch")
         elem = first.type.elem if isinstance(first.type, ListT) else ANY
         kt, key = _key(ck, args, elem, 1, f"the second argument of {name}()")
         if key is None:
             return _fail(ck)
         numeric_only = name in ("sum", "mean", "median")
         if numeric_only and not is_numeric(kt):
-            return ck.error(args[-1], f"{name}() needs numbers, got {kt}")
+            return ck.error(args[-1], f"{name}() needs numbers, got {kt}", code="type-mismatch")
         if name in ("min", "max") and not _orderable(kt):
-            return ck.error(args[-1], f"{name}() needs numbers or strings, got {kt}")
+            return ck.error(args[-1], f"{name}() needs numbers or strings, got {kt}", code="type-mismatch")
         xf = first.fn
         rt = {"sum": kt if kt != ANY else INT, "mean": FLOAT, "median": FLOAT, "min": kt, "max": kt, "mode": kt}[name]
 
@@ -396,7 +400,8 @@ def _arg_builtin(name: str, doc: str):
             return _fail(ck)
         c, elem, kt, key = parts
         if not _orderable(kt):
-            return ck.error(args[1], f"{name}() needs a key that is a number or a string, got {kt}")
+            return ck.error(args[1], f"{name}() needs a key that is a number or a string, got {kt}",
+                    code="type-mismatch")
         xf = c.fn
         better = (lambda a, b: a > b) if name == "argmax" else (lambda a, b: a < b)
 
@@ -470,7 +475,7 @@ def _sort(ck, node, args):
         return _fail(ck)
     c, elem, kt, key = parts
     if not _orderable(kt):
-        return ck.error(args[-1], f"sort() needs keys that are numbers or strings, got {kt}")
+        return ck.error(args[-1], f"sort() needs keys that are numbers or strings, got {kt}", code="type-mismatch")
     xf = c.fn
 
     def impl(env):
@@ -491,7 +496,7 @@ def _rank(ck, node, args):
     if c is None:
         return _fail(ck)
     if unify(item.type, elem) is None:
-        return ck.error(args[0], f"rank() item is a {item.type} but the list holds {elem}")
+        return ck.error(args[0], f"rank() item is a {item.type} but the list holds {elem}", code="type-mismatch")
     kt, key = _key(ck, args, elem, 2, "the third argument of rank()")
     if key is None:
         return _fail(ck)
@@ -543,7 +548,7 @@ def _index(ck, node, args):
         return _fail(ck)
     item = ck.compile(args[1])
     if unify(item.type, elem) is None:
-        return ck.error(args[1], f"index() looks for a {item.type} in a list of {elem}")
+        return ck.error(args[1], f"index() looks for a {item.type} in a list of {elem}", code="type-mismatch")
     xf, itf = c.fn, item.fn
 
     def impl(env):
@@ -588,7 +593,7 @@ def _set_builtin(name: str, doc: str):
             return _fail(ck)
         t = unify(ea, eb)
         if t is None:
-            return ck.error(node, f"{name}() of lists of {ea} and {eb}")
+            return ck.error(node, f"{name}() of lists of {ea} and {eb}", code="type-mismatch")
         af, bf = a.fn, b.fn
 
         def impl(env):
@@ -651,7 +656,7 @@ def _num1(name: str, fn, result: Type | None, doc: str):
     def typer(ck, node, args):
         c = ck.compile(args[0])
         if not is_numeric(c.type):
-            return ck.error(args[0], f"{name}() needs a number, got {c.type}")
+            return ck.error(args[0], f"{name}() needs a number, got {c.type}", code="type-mismatch")
         f = c.fn
         where = _where(ck, node)
         # floor/ceil of a large float is a huge integer: checked against the integer bound where it arises.
@@ -693,7 +698,7 @@ def _real(name: str, fn, doc: str, arity: int = 1, ok=lambda *xs: True, need: st
         cs = [ck.compile(a) for a in args]
         for a, c in zip(args, cs):
             if not is_numeric(c.type):
-                return ck.error(a, f"{name}() needs numbers, got {c.type}")
+                return ck.error(a, f"{name}() needs numbers, got {c.type}", code="type-mismatch")
         fs = [c.fn for c in cs]
         where = _where(ck, node)
         if arity == 1:
@@ -733,7 +738,7 @@ def _log(ck, node, args):
     cs = [ck.compile(a) for a in args]
     for a, c in zip(args, cs):
         if not is_numeric(c.type):
-            return ck.error(a, f"log() needs numbers, got {c.type}")
+            return ck.error(a, f"log() needs numbers, got {c.type}", code="type-mismatch")
     where = _where(ck, node)
     if len(cs) == 1:
         xf = cs[0].fn
@@ -746,7 +751,7 @@ def _log(ck, node, args):
 def _round(ck, node, args):
     c = ck.compile(args[0])
     if not is_numeric(c.type):
-        return ck.error(args[0], f"round() needs a number, got {c.type}")
+        return ck.error(args[0], f"round() needs a number, got {c.type}", code="type-mismatch")
     f = c.fn
     where = _where(ck, node)
     if len(args) == 1:
@@ -760,7 +765,7 @@ def _round(ck, node, args):
 def _int(ck, node, args):
     c = ck.compile(args[0])
     if not (is_numeric(c.type) or c.type == STR):
-        return ck.error(args[0], f"int() needs a number or a string, got {c.type}")
+        return ck.error(args[0], f"int() needs a number or a string, got {c.type}", code="type-mismatch")
     f = c.fn
     where = _where(ck, node)
 
@@ -777,7 +782,7 @@ def _int(ck, node, args):
 def _float(ck, node, args):
     c = ck.compile(args[0])
     if not is_numeric(c.type):
-        return ck.error(args[0], f"float() needs a number, got {c.type}")
+        return ck.error(args[0], f"float() needs a number, got {c.type}", code="type-mismatch")
     f = c.fn
     return Compiled(FLOAT, lambda env: float(f(env)))
 
@@ -786,7 +791,7 @@ def _float(ck, node, args):
 def _str(ck, node, args):
     c = ck.compile(args[0])
     if c.type not in (INT, FLOAT, BOOL, STR, ANY):
-        return ck.error(args[0], f"str() needs a scalar, got {c.type}")
+        return ck.error(args[0], f"str() needs a scalar, got {c.type}", code="type-mismatch")
     f = c.fn
 
     def impl(env):
@@ -843,7 +848,7 @@ def _xy_args(ck, args, name: str):
     cs = [ck.compile(a) for a in args]
     for a, c in zip(args, cs):
         if c.type != ANY and not has_xy(c.type):
-            ck.error(a, f"{name}() needs records with numeric x and y fields, got {c.type}")
+            ck.error(a, f"{name}() needs records with numeric x and y fields, got {c.type}", code="type-mismatch")
             return None
     return cs
 
@@ -876,7 +881,7 @@ def _bbox(ck, node, args):
     if c is None:
         return _fail(ck)
     if elem != ANY and not has_xy(elem):
-        return ck.error(args[0], f"bbox() needs records with numeric x and y fields, got {elem}")
+        return ck.error(args[0], f"bbox() needs records with numeric x and y fields, got {elem}", code="type-mismatch")
     f = c.fn
 
     def impl(env):
@@ -893,10 +898,10 @@ def _inside(ck, node, args):
     p = ck.compile(args[0])
     b = ck.compile(args[1])
     if p.type != ANY and not has_xy(p.type):
-        return ck.error(args[0], f"inside() needs a point with x and y, got {p.type}")
+        return ck.error(args[0], f"inside() needs a point with x and y, got {p.type}", code="type-mismatch")
     if b.type != ANY and not (isinstance(b.type, RecordT) and all(
             is_numeric(b.type.field(k) or BOOL) for k in ("x0", "y0", "x1", "y1"))):
-        return ck.error(args[1], f"inside() needs a box with x0, y0, x1, y1, got {b.type}")
+        return ck.error(args[1], f"inside() needs a box with x0, y0, x1, y1, got {b.type}", code="type-mismatch")
     pf, bf = p.fn, b.fn
 
     def impl(env):
@@ -914,7 +919,7 @@ def _near_builtin(name: str, doc: str):
         if c is None:
             return _fail(ck)
         if (elem != ANY and not has_xy(elem)) or (p.type != ANY and not has_xy(p.type)):
-            return ck.error(node, f"{name}() needs records with numeric x and y fields")
+            return ck.error(node, f"{name}() needs records with numeric x and y fields", code="type-mismatch")
         xf, pf = c.fn, p.fn
         pick = min if name == "nearest" else max
 

@@ -143,16 +143,16 @@ class _Checker:
             return self.site.at(meta.line, meta.column)
         return self.site.at(1, 1)
 
-    def error(self, node, message: str) -> Compiled:
+    def error(self, node, message: str, *, code: str) -> Compiled:
         self.failed = True
-        self.diags.error(self.pos(node), message)
+        self.diags.error(self.pos(node), message, code=code)
         return Compiled(ANY, _raise_checked)
 
     # -- dispatch ---------------------------------------------------------------------------------------------
     def compile(self, node, scope: Scope | None = None) -> Compiled:
         if self.nesting >= MAX_EXPANDED_DEPTH:
             return self.error(node, f"function calls nest too deeply (over {MAX_EXPANDED_DEPTH} levels of "
-                                    f"expression counting the bodies of called functions)")
+                                    f"expression counting the bodies of called functions)", code="bound")
         saved = self.scope
         if scope is not None:
             self.scope = scope
@@ -160,7 +160,8 @@ class _Checker:
         try:
             handler = getattr(self, "c_" + node.data, None) if isinstance(node, Tree) else None
             if handler is None:
-                return self.error(node, f"unsupported expression form '{getattr(node, 'data', node)}'")
+                return self.error(node, f"unsupported expression form '{getattr(node, 'data', node)}'",
+                        code="expr-syntax")
             return handler(node)
         finally:
             self.scope = saved
@@ -171,23 +172,23 @@ class _Checker:
         `kind == "let"` also refuses function names, since a let-bound value of that name could never be called."""
         name = str(tok)
         if name.startswith("_"):
-            self.error(tok, f"names starting with '_' are not allowed ('{name}')")
+            self.error(tok, f"names starting with '_' are not allowed ('{name}')", code="reserved-name")
             return False
         if name in CONSTANTS or name in BASE_NAMES:
-            self.error(tok, f"'{name}' is a reserved name and cannot be rebound")
+            self.error(tok, f"'{name}' is a reserved name and cannot be rebound", code="reserved-name")
             return False
         if kind == "let":
             from .builtins import BUILTINS
 
             if name in BUILTINS or isinstance(self.scope.names.get(name), FnT):
-                self.error(tok, f"let cannot bind '{name}': it names a function")
+                self.error(tok, f"let cannot bind '{name}': it names a function", code="reserved-name")
                 return False
         return True
 
     def expect(self, node, expected: Type, what: str, scope: Scope | None = None) -> Compiled:
         c = self.compile(node, scope)
         if not accepts(expected, c.type):
-            self.error(node, f"{what} must be {expected}, got {c.type}")
+            self.error(node, f"{what} must be {expected}, got {c.type}", code="type-mismatch")
             return Compiled(ANY, c.fn)
         return c
 
@@ -195,13 +196,13 @@ class _Checker:
     def c_int_lit(self, node):
         v = int(node.children[0])
         if v >= MAX_INT:
-            return self.error(node, f"integer literal {v} is too large (limit {MAX_INT})")
+            return self.error(node, f"integer literal {v} is too large (limit {MAX_INT})", code="bound")
         return Compiled(INT, lambda env: v)
 
     def c_float_lit(self, node):
         v = float(node.children[0])
         if not math.isfinite(v):
-            return self.error(node, f"float literal {node.children[0]} is too large")
+            return self.error(node, f"float literal {node.children[0]} is too large", code="bound")
         return Compiled(FLOAT, lambda env: v)
 
     def c_str_lit(self, node):
@@ -221,20 +222,21 @@ class _Checker:
     def c_name(self, node):
         name = str(node.children[0])
         if name.startswith("_"):
-            return self.error(node, f"names starting with '_' are not allowed ('{name}')")
+            return self.error(node, f"names starting with '_' are not allowed ('{name}')", code="reserved-name")
         if name in CONSTANTS:
             v = CONSTANTS[name]
             return Compiled(FLOAT, lambda env: v)
         t = self.scope.names.get(name)
         if isinstance(t, FnT):
-            return self.error(node, f"'{name}' is a function: call it as {name}(...)")
+            return self.error(node, f"'{name}' is a function: call it as {name}(...)", code="reserved-name")
         if t is None:
             from .builtins import BUILTINS
 
             if name in BUILTINS:
-                return self.error(node, f"'{name}' is a function: call it as {name}(...)")
+                return self.error(node, f"'{name}' is a function: call it as {name}(...)", code="reserved-name")
             known = ", ".join(sorted(k for k in self.scope.names if not k.startswith("$")))
-            return self.error(node, f"unknown name '{name}' in {self.scope.what} (known here: {known})")
+            return self.error(node, f"unknown name '{name}' in {self.scope.what} (known here: {known})",
+                    code="unknown-name")
         return Compiled(t, operator.itemgetter(name))
 
     # -- records and lists ------------------------------------------------------------------------------------
@@ -242,17 +244,18 @@ class _Checker:
         base_node, name_tok = node.children
         name = str(name_tok)
         if name.startswith("_"):
-            return self.error(name_tok, f"field names starting with '_' are not allowed ('{name}')")
+            return self.error(name_tok, f"field names starting with '_' are not allowed ('{name}')",
+                    code="reserved-name")
         base = self.compile(base_node)
         if base.type == ANY:
             return Compiled(ANY, _raise_checked)
         if not isinstance(base.type, RecordT):
-            return self.error(name_tok, f"cannot take field '.{name}' of a {base.type}")
+            return self.error(name_tok, f"cannot take field '.{name}' of a {base.type}", code="type-mismatch")
         t = base.type.field(name)
         if t is None:
             return self.error(
                 name_tok, f"unknown field '{name}' (this record has: {', '.join(base.type.names)})"
-            )
+            , code="unknown-field")
         bf = base.fn
         return Compiled(t, lambda env: bf(env)[name])
 
@@ -275,7 +278,7 @@ class _Checker:
         if base.type == STR:
             bf, xf = base.fn, idx.fn
             return Compiled(STR, lambda env: _str_index(bf(env), xf(env)))
-        return self.error(node, f"cannot index a {base.type}")
+        return self.error(node, f"cannot index a {base.type}", code="type-mismatch")
 
     def c_slice(self, node):
         base_node, *bound_nodes = node.children  # start, stop, step; None where left out
@@ -284,7 +287,7 @@ class _Checker:
         if base.type == ANY:
             return Compiled(ANY, _raise_checked)
         if not (isinstance(base.type, ListT) or base.type == STR):
-            return self.error(node, f"cannot slice a {base.type}")
+            return self.error(node, f"cannot slice a {base.type}", code="type-mismatch")
         bf = base.fn
         start_f, stop_f, step_f = bounds
 
@@ -308,7 +311,8 @@ class _Checker:
         for c, item in zip([c for c in node.children if c is not None], items):
             u = unify(t, item.type)
             if u is None:
-                return self.error(c, f"list items must share one type: {t} and {item.type} do not mix")
+                return self.error(c, f"list items must share one type: {t} and {item.type} do not mix",
+                        code="type-mismatch")
             t = u
         fns = [i.fn for i in items]
 
@@ -327,10 +331,10 @@ class _Checker:
             key_tok, value_node = pair.children
             key = str(key_tok)
             if key.startswith("_"):
-                self.error(key_tok, f"field names starting with '_' are not allowed ('{key}')")
+                self.error(key_tok, f"field names starting with '_' are not allowed ('{key}')", code="reserved-name")
                 continue
             if any(k == key for k, _ in fields):
-                self.error(key_tok, f"duplicate field '{key}' in record")
+                self.error(key_tok, f"duplicate field '{key}' in record", code="duplicate-key")
                 continue
             c = self.compile(value_node)
             fields.append((key, c.type))
@@ -348,7 +352,7 @@ class _Checker:
             self.binder_ok(name_tok)
             src = self.compile(src_node, scope)
             if src.type != ANY and not isinstance(src.type, ListT):
-                self.error(src_node, f"a comprehension iterates over a list, got {src.type}")
+                self.error(src_node, f"a comprehension iterates over a list, got {src.type}", code="type-mismatch")
                 elem_t: Type = ANY
             else:
                 elem_t = src.type.elem if isinstance(src.type, ListT) else ANY
@@ -392,7 +396,7 @@ class _Checker:
     def c_neg(self, node):
         c = self.compile(node.children[0])
         if not is_numeric(c.type):
-            return self.error(node, f"cannot negate a {c.type}")
+            return self.error(node, f"cannot negate a {c.type}", code="type-mismatch")
         f = c.fn
         return Compiled(c.type, lambda env: -f(env))  # negation keeps a value inside the (symmetric) bounds
 
@@ -419,7 +423,7 @@ class _Checker:
         if op == "+" and isinstance(a.type, ListT) and isinstance(b.type, ListT):
             t = unify(a.type, b.type)
             if t is None:
-                return self.error(op_tok, f"cannot concatenate {a.type} and {b.type}")
+                return self.error(op_tok, f"cannot concatenate {a.type} and {b.type}", code="type-mismatch")
 
             def concat_list(env):
                 x, y = af(env), bf(env)
@@ -433,7 +437,7 @@ class _Checker:
 
             return Compiled(t, concat_list)
         if not (is_numeric(a.type) and is_numeric(b.type)):
-            return self.error(op_tok, f"operator '{op}' needs numbers, got {a.type} and {b.type}")
+            return self.error(op_tok, f"operator '{op}' needs numbers, got {a.type} and {b.type}", code="type-mismatch")
         both_int = a.type == INT and b.type == INT
         rt = INT if both_int else FLOAT
         if op == "**":
@@ -453,13 +457,15 @@ class _Checker:
         op = str(op_tok)
         # `a < b < c` parses as compare(compare(a, b), c); we reject chaining rather than guess.
         if isinstance(left_node, Tree) and left_node.data == "compare":
-            return self.error(op_tok, "chained comparisons are not supported; write (a < b) and (b < c)")
+            return self.error(op_tok, "chained comparisons are not supported; write (a < b) and (b < c)",
+                    code="expr-syntax")
         a, b = self.compile(left_node), self.compile(right_node)
         if op in ("==", "!="):
             if unify(a.type, b.type) is None:
-                return self.error(op_tok, f"cannot compare {a.type} with {b.type}")
+                return self.error(op_tok, f"cannot compare {a.type} with {b.type}", code="type-mismatch")
         elif not ((is_numeric(a.type) and is_numeric(b.type)) or (a.type == b.type == STR)):
-            return self.error(op_tok, f"operator '{op}' needs two numbers or two strings, got {a.type} and {b.type}")
+            return self.error(op_tok, f"operator '{op}' needs two numbers or two strings, got {a.type} and {b.type}",
+                    code="type-mismatch")
         af, bf = a.fn, b.fn
         if op in ("==", "!="):
             # Lists and records are compared item by item, each item charged (see `equal`).
@@ -479,12 +485,14 @@ class _Checker:
         a, b = self.compile(left_node), self.compile(right_node)
         if b.type == STR:
             if not accepts(STR, a.type):
-                return self.error(left_node, f"'in' a string needs a string on the left, got {a.type}")
+                return self.error(left_node, f"'in' a string needs a string on the left, got {a.type}",
+                        code="type-mismatch")
         elif isinstance(b.type, ListT):
             if unify(a.type, b.type.elem) is None:
-                return self.error(left_node, f"cannot look for a {a.type} in a {b.type}")
+                return self.error(left_node, f"cannot look for a {a.type} in a {b.type}", code="type-mismatch")
         elif b.type != ANY:
-            return self.error(right_node, f"'in' needs a list or a string on the right, got {b.type}")
+            return self.error(right_node, f"'in' needs a list or a string on the right, got {b.type}",
+                    code="type-mismatch")
         af, bf = a.fn, b.fn
         if negate:
             return Compiled(BOOL, lambda env: not contains(bf(env), af(env), env["$budget"]))
@@ -519,7 +527,8 @@ class _Checker:
         a, b = self.compile(then_node), self.compile(else_node)
         t = unify(a.type, b.type)
         if t is None:
-            return self.error(node, f"both branches of 'if' must have one type, got {a.type} and {b.type}")
+            return self.error(node, f"both branches of 'if' must have one type, got {a.type} and {b.type}",
+                    code="type-mismatch")
         cf, af, bf = cond.fn, a.fn, b.fn
         return Compiled(t, lambda env: af(env) if cf(env) else bf(env))
 
@@ -527,8 +536,9 @@ class _Checker:
         if is_accessor(node):
             field = str(node.children[1].children[1])
             return self.error(node, f"a field accessor (.{field}) can only be passed where a function is taken, such "
-                                    f"as sort(xs, .{field}), argmax or a component's fn parameter")
-        return self.error(node, "a lambda (x -> ...) can only be passed to a function such as count, argmax or sort")
+                                    f"as sort(xs, .{field}), argmax or a component's fn parameter", code="lambda-form")
+        return self.error(node, "a lambda (x -> ...) can only be passed to a function such as count, argmax or sort",
+                          code="lambda-form")
 
     def c_let_expr(self, node):
         *binding_nodes, body_node = node.children
@@ -539,7 +549,7 @@ class _Checker:
             name_tok, value_node = b.children
             name = str(name_tok)
             if name in seen:
-                self.error(name_tok, f"'{name}' is bound twice in one let")
+                self.error(name_tok, f"'{name}' is bound twice in one let", code="duplicate-id")
                 continue
             seen.add(name)
             # Checked against the scope so far: `let` may not hide a function, and later bindings see earlier ones.
@@ -578,15 +588,18 @@ class _Checker:
         spec = BUILTINS.get(name)
         if spec is None:
             if name in CONSTANTS:
-                return self.error(name_tok, f"'{name}' is a constant, not a function: write {name}")
+                return self.error(name_tok, f"'{name}' is a constant, not a function: write {name}",
+                        code="reserved-name")
             if name in self.scope.names:
-                return self.error(name_tok, f"'{name}' is a value, not a function")
-            return self.error(name_tok, _unknown_function(name))
+                return self.error(name_tok, f"'{name}' is a value, not a function", code="reserved-name")
+            return self.error(name_tok, _unknown_function(name), code="unknown-function")
         if spec.random and not self.scope.allow_random:
-            return self.error(name_tok, f"random function '{name}' is not allowed in {self.scope.what}")
+            return self.error(name_tok, f"random function '{name}' is not allowed in {self.scope.what}",
+                    code="not-allowed")
         if not spec.min_args <= len(args) <= spec.max_args:
             want = str(spec.min_args) if spec.min_args == spec.max_args else f"{spec.min_args} to {spec.max_args}"
-            return self.error(name_tok, f"{name}() takes {want} arguments ({spec.signature}), got {len(args)}")
+            return self.error(name_tok, f"{name}() takes {want} arguments ({spec.signature}), got {len(args)}",
+                    code="arg-count")
         return spec.typer(self, node, args)
 
     # -- named functions ---------------------------------------------------------------------------------------
@@ -598,7 +611,7 @@ class _Checker:
         if len(args) != len(fn.params):
             n = len(fn.params)
             return self.error(name_tok, f"function '{name}' takes {n} argument{'s' if n != 1 else ''} "
-                                        f"({', '.join(fn.params)}), got {len(args)}")
+                                        f"({', '.join(fn.params)}), got {len(args)}", code="arg-count")
         compiled_args = [self.compile(a) for a in args]
         body = self.instantiate(fn, name, tuple(c.type for c in compiled_args), name_tok)
         if body is None:
@@ -617,7 +630,7 @@ class _Checker:
         if arg_types not in fn.bodies:
             if len(fn.bodies) >= MAX_FUNCTION_BODIES:
                 self.error(at, f"function '{name}' is called with more than {MAX_FUNCTION_BODIES} different "
-                               f"argument types")
+                               f"argument types", code="bound")
                 return None
             inner = _Checker(fn.site, self.diags, fn.scope.child(**dict(zip(fn.params, arg_types))), self.nesting)
             c = inner.compile(fn.body)
@@ -625,7 +638,7 @@ class _Checker:
         body = fn.bodies[arg_types]
         if body is None:
             self.error(at, f"function '{name}' does not type-check for arguments of types "
-                           f"({', '.join(map(str, arg_types))}); see the errors in its body")
+                           f"({', '.join(map(str, arg_types))}); see the errors in its body", code="type-mismatch")
         return body
 
     # -- helpers for builtins ---------------------------------------------------------------------------------
@@ -638,7 +651,7 @@ class _Checker:
             fn = self.scope.names[fname]
             if fn.body is not None and len(fn.params) != 1:
                 self.error(node, f"{what} must be a function of one parameter; '{fname}' takes {len(fn.params)} "
-                                 f"({', '.join(fn.params)})")
+                                 f"({', '.join(fn.params)})", code="type-mismatch")
                 return None
             body = self.instantiate(fn, fname, (param,), node)
             if body is None:
@@ -646,10 +659,10 @@ class _Checker:
             fbody, cost = body.fn, tree_size(fn.body)
             return body.type, lambda env, x: _call_function(fn, fbody, env, [x], cost)
         if not (isinstance(node, Tree) and node.data == "lambda"):
-            self.error(node, f"{what} must be a lambda such as x -> x.value")
+            self.error(node, f"{what} must be a lambda such as x -> x.value", code="lambda-form")
             return None
         if len(node.children) != 2:
-            self.error(node, f"{what} must be a lambda of one parameter, such as x -> x.value")
+            self.error(node, f"{what} must be a lambda of one parameter, such as x -> x.value", code="lambda-form")
             return None
         name_tok, body_node = node.children
         name = str(name_tok)
@@ -675,7 +688,7 @@ class _Checker:
             fn = self.scope.names[fname]
             if fn.body is not None and len(fn.params) != 2:
                 self.error(node, f"{what} must be a function of two parameters; '{fname}' takes {len(fn.params)} "
-                                 f"({', '.join(fn.params)})")
+                                 f"({', '.join(fn.params)})", code="lambda-form")
                 return None
             body = self.instantiate(fn, fname, (first, second), node)
             if body is None:
@@ -683,14 +696,15 @@ class _Checker:
             fbody, cost = body.fn, tree_size(fn.body)
             return body.type, lambda env, a, b: _call_function(fn, fbody, env, [a, b], cost)
         if not (isinstance(node, Tree) and node.data == "lambda" and len(node.children) == 3):
-            self.error(node, f"{what} must be a lambda of two parameters, such as (total, x) -> total + x")
+            self.error(node, f"{what} must be a lambda of two parameters, such as (total, x) -> total + x",
+                       code="lambda-form")
             return None
         a_tok, b_tok, body_node = node.children
         if not (self.binder_ok(a_tok) and self.binder_ok(b_tok)):
             return None
         a_name, b_name = str(a_tok), str(b_tok)
         if a_name == b_name:
-            self.error(b_tok, f"parameter '{b_name}' is named twice")
+            self.error(b_tok, f"parameter '{b_name}' is named twice", code="reserved-name")
             return None
         body = self.compile(body_node, self.scope.child(**{a_name: first, b_name: second}))
         bf, cost = body.fn, tree_size(body_node)
@@ -983,7 +997,8 @@ def desugar_accessors(tree):
 
 def parse(source: str, site: Site, diags: Diagnostics):
     if len(source) > MAX_SOURCE:
-        diags.error(site.at(1, 1), f"expression is {len(source)} characters long; the limit is {MAX_SOURCE}")
+        diags.error(site.at(1, 1), f"expression is {len(source)} characters long; the limit is {MAX_SOURCE}",
+                code="bound")
         return None
     try:
         return _parse_cached(source)
@@ -991,9 +1006,10 @@ def parse(source: str, site: Site, diags: Diagnostics):
         message = _syntax_message(exc, source)
         if message == "expression ends too early":
             lines = source.rstrip("\n").split("\n")
-            diags.error(site.at(len(lines), len(lines[-1]) + 1), message)
+            diags.error(site.at(len(lines), len(lines[-1]) + 1), message, code="expr-syntax")
         else:
-            diags.error(site.at(exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else 1), message)
+            diags.error(site.at(exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else 1), message,
+                    code="expr-syntax")
         return None
 
 
@@ -1060,7 +1076,8 @@ def _parse_bounded(source: str, site: Site, diags: Diagnostics, hint: str = ""):
         return None
     depth = _parsed_depth(source)
     if depth > MAX_DEPTH:
-        diags.error(site.at(1, 1), f"expression nests {depth} levels deep; the limit is {MAX_DEPTH}{hint}")
+        diags.error(site.at(1, 1), f"expression nests {depth} levels deep; the limit is {MAX_DEPTH}{hint}",
+                code="bound")
         return None
     return tree
 
@@ -1070,12 +1087,13 @@ def compile_expr(source: Any, scope: Scope, site: Site, diags: Diagnostics) -> C
     if isinstance(source, bool):
         source = "true" if source else "false"
     elif isinstance(source, float) and not math.isfinite(source):  # YAML's .inf, .nan or 1.0e999
-        diags.error(site.at(1, 1), f"a number must be finite, got {source}")
+        diags.error(site.at(1, 1), f"a number must be finite, got {source}", code="type-mismatch")
         return None
     elif isinstance(source, (int, float)):
         source = repr(source)
     if not isinstance(source, str):
-        diags.error(site.at(1, 1), f"expected an expression (a string), got {type(source).__name__}")
+        diags.error(site.at(1, 1), f"expected an expression (a string), got {type(source).__name__}",
+                code="expr-syntax")
         return None
     tree = _parse_bounded(source, site, diags, " (name intermediate results as separate steps)")
     if tree is None:
@@ -1097,14 +1115,15 @@ def function_type(source: Any, scope: Scope, site: Site, diags: Diagnostics, hop
     a function in `scope`), which is what makes recursion impossible: a function cannot name itself or a later one.
     The body is type-checked where the function is called, for that call's argument types."""
     if not isinstance(source, str):
-        diags.error(site.at(1, 1), f"expected a function such as (a, b) -> a + b, got {type(source).__name__}")
+        diags.error(site.at(1, 1), f"expected a function such as (a, b) -> a + b, got {type(source).__name__}",
+                code="lambda-form")
         return None
     tree = _parse_bounded(source, site, diags)
     if tree is None:
         return None
     checker = _Checker(site, diags, scope)
     if not (isinstance(tree, Tree) and tree.data == "lambda"):
-        checker.error(tree, "a function is a lambda such as x -> x * 2 or (a, b) -> a + b")
+        checker.error(tree, "a function is a lambda such as x -> x * 2 or (a, b) -> a + b", code="lambda-form")
         return None
     *param_toks, body = tree.children
     params: list[str] = []
@@ -1112,7 +1131,7 @@ def function_type(source: Any, scope: Scope, site: Site, diags: Diagnostics, hop
         if not checker.binder_ok(tok):
             continue
         if str(tok) in params:
-            checker.error(tok, f"parameter '{tok}' is named twice")
+            checker.error(tok, f"parameter '{tok}' is named twice", code="duplicate-id")
             continue
         params.append(str(tok))
     _check_calls(checker, body, scope, set(params))
@@ -1144,7 +1163,7 @@ def _check_calls(checker: _Checker, body, scope: Scope, params: set[str]) -> Non
         name = str(tok)
         if name in BUILTINS or name in local or name in CONSTANTS or name in scope.names:
             continue
-        checker.error(tok, _unknown_function(name))
+        checker.error(tok, _unknown_function(name), code="unknown-function")
 
 
 def run(c: Compiled, env: dict) -> Any:

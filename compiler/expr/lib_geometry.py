@@ -38,7 +38,7 @@ AXES = ("x", "y", "y=x", "y=-x", "origin")
 def _point_arg(ck, node, what: str):
     c = ck.compile(node)
     if c.type != ANY and not has_xy(c.type):
-        ck.error(node, f"{what} must be a point (a record with numeric x and y), got {c.type}")
+        ck.error(node, f"{what} must be a point (a record with numeric x and y), got {c.type}", code="type-mismatch")
         return None
     return c
 
@@ -48,7 +48,8 @@ def _polygon_arg(ck, node, what: str):
     if c is None:
         return None, None
     if elem != ANY and not has_xy(elem):
-        ck.error(node, f"{what} must be a list of points (records with numeric x and y), got {c.type}")
+        ck.error(node, f"{what} must be a list of points (records with numeric x and y), got {c.type}",
+                code="type-mismatch")
         return None, None
     return c, elem
 
@@ -386,7 +387,8 @@ def _rotate(ck, node, args):
     if p is None or c is None:
         return _fail(ck)
     if _int_coords(p.type) and c.type != ANY and not _int_coords(c.type):
-        return ck.error(args[1], "rotate() of a point with integer coordinates needs a center with integer ones")
+        return ck.error(args[1], "rotate() of a point with integer coordinates needs a center with integer ones",
+                code="type-mismatch")
     integral = _int_coords(p.type)
     pf, cf, df = p.fn, c.fn, d.fn
     where = _where(ck, node)
@@ -442,7 +444,7 @@ def _transform(ck, node, args):
 def _polygon_with_angles(ck, node, args):
     c = ck.compile(args[0])
     if c.type != ANY and not (isinstance(c.type, ListT) and is_numeric(c.type.elem)):
-        return ck.error(args[0], f"polygon_with_angles() needs a list of numbers, got {c.type}")
+        return ck.error(args[0], f"polygon_with_angles() needs a list of numbers, got {c.type}", code="type-mismatch")
     f = c.fn
 
     def impl(env):

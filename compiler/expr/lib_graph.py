@@ -54,7 +54,7 @@ def _edges_arg(ck, node, fname: str, weighted: bool = False):
     c = ck.compile(node)
     problem = edge_type_problem(c.type, weighted)
     if problem:
-        ck.error(node, f"{fname}() needs {problem}")
+        ck.error(node, f"{fname}() needs {problem}", code="type-mismatch")
         return None
     return c
 
@@ -63,7 +63,7 @@ def _tree_arg(ck, node, fname: str):
     c = ck.compile(node)
     problem = tree_type_problem(c.type)
     if problem:
-        ck.error(node, f"{fname}() needs {problem}")
+        ck.error(node, f"{fname}() needs {problem}", code="type-mismatch")
         return None
     return c, (c.type.elem if isinstance(c.type, ListT) else ANY)
 

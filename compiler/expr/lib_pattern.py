@@ -40,7 +40,7 @@ def _steps(ck, node, args):
     if c is None:
         return _fail(ck)
     if not is_numeric(elem):
-        return ck.error(args[0], f"steps() needs a list of numbers, got a list of {elem}")
+        return ck.error(args[0], f"steps() needs a list of numbers, got a list of {elem}", code="type-mismatch")
     mf = ck.expect(args[1], INT, "the modulus of steps()").fn if len(args) == 2 else None
     xf = c.fn
     where = _where(ck, node)

@@ -326,7 +326,8 @@ def _xy_list_arg(ck, node, fname: str, what: str):
     if c is None:
         return None
     if elem != ANY and not has_xy(elem):
-        ck.error(node, f"{what} of {fname}() must be records with numeric x and y fields, got {elem}")
+        ck.error(node, f"{what} of {fname}() must be records with numeric x and y fields, got {elem}",
+                code="type-mismatch")
         return None
     return c
 
@@ -337,7 +338,8 @@ def _segments_arg(ck, node, fname: str):
         return None
     if elem != ANY and not (isinstance(elem, RecordT) and all(
             is_numeric(elem.field(k) or BOOL) for k in ("x", "y", "x2", "y2"))):
-        ck.error(node, f"the segments of {fname}() must be records with numeric x, y, x2, y2 fields, got {elem}")
+        ck.error(node, f"the segments of {fname}() must be records with numeric x, y, x2, y2 fields, got {elem}",
+                code="type-mismatch")
         return None
     return c
 

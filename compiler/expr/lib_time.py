@@ -20,7 +20,7 @@ def _time_arg(ck, node, what: str):
     c = ck.compile(node)
     t = c.type
     if t != ANY and not (isinstance(t, RecordT) and t.field("hour") in (INT, ANY) and t.field("minute") in (INT, ANY)):
-        ck.error(node, f"{what} must be a time (a record with integer hour and minute), got {t}")
+        ck.error(node, f"{what} must be a time (a record with integer hour and minute), got {t}", code="type-mismatch")
         return None
     return c
 

@@ -87,7 +87,7 @@ def _treemap(ck, node, args):
     if c is None:
         return _fail(ck)
     if not is_numeric(elem):
-        return ck.error(args[0], f"treemap() needs a list of numbers, got a list of {elem}")
+        return ck.error(args[0], f"treemap() needs a list of numbers, got a list of {elem}", code="type-mismatch")
     a = ck.expect(args[1], FLOAT, "the aspect of treemap()")
     vf, af = c.fn, a.fn
 

@@ -430,14 +430,15 @@ class _Checker:
         self.ok = True
         self.used: set[str] = set()
 
-    def error(self, node, message: str) -> Type:
-        self.diags.error(self.at(*_spot(node)), message)
+    def error(self, node, message: str, *, code: str) -> Type:
+        self.diags.error(self.at(*_spot(node)), message, code=code)
         self.ok = False
         return ANY
 
     def refuse(self, node) -> None:
         what = _SYNTAX.get(type(node).__name__, f"'{type(node).__name__}'")
-        self.error(node, f"templates may only print values, use if and filters; {what} is not allowed")
+        self.error(node, f"templates may only print values, use if and filters; {what} is not allowed",
+                code="not-allowed")
         for child in node.iter_child_nodes():  # what else is wrong inside is worth knowing too
             if isinstance(child, nodes.Expr):
                 self.expr(child)
@@ -454,7 +455,7 @@ class _Checker:
                     continue
                 problem = _print_problem(self.expr(child))
                 if problem:
-                    self.error(child, f"template prints {problem}")
+                    self.error(child, f"template prints {problem}", code="type-mismatch")
         elif isinstance(node, nodes.If):
             self.expr(node.test)
             for child in node.body + node.elif_ + node.else_:
@@ -467,7 +468,7 @@ class _Checker:
             return self.name(node)
         if isinstance(node, nodes.Const):
             if node.value is None:
-                return self.error(node, "templates have no 'none' value")
+                return self.error(node, "templates have no 'none' value", code="not-allowed")
             return type_of_value(node.value)
         if isinstance(node, (nodes.List, nodes.Tuple)):
             t: Type = ANY
@@ -483,9 +484,10 @@ class _Checker:
         if isinstance(node, nodes.Test):
             self.expr(node.node)
             if node.name not in TESTS:
-                return self.error(node, f"unknown template test '{node.name}' (allowed: {', '.join(TESTS)})")
+                return self.error(node, f"unknown template test '{node.name}' (allowed: {', '.join(TESTS)})",
+                        code="unknown-kind")
             if node.args or node.kwargs or node.dyn_args or node.dyn_kwargs:
-                return self.error(node, f"template test '{node.name}' takes no arguments")
+                return self.error(node, f"template test '{node.name}' takes no arguments", code="arg-count")
             return BOOL
         if isinstance(node, nodes.Compare):
             self.expr(node.expr)
@@ -507,7 +509,7 @@ class _Checker:
         if isinstance(node, (nodes.Neg, nodes.Pos)):
             t = self.expr(node.node)
             if t not in (INT, FLOAT, ANY):
-                return self.error(node, f"operator '{node.operator}' needs a number, got {t}")
+                return self.error(node, f"operator '{node.operator}' needs a number, got {t}", code="type-mismatch")
             return t
         self.refuse(node)
         return ANY
@@ -516,27 +518,29 @@ class _Checker:
         if node.ctx != "load":  # a loop or `set` target: the refused statement was reported already
             return ANY
         if node.name == "self":  # jinja binds it to the template itself, whatever the scope holds
-            return self.error(node, "'self' cannot be read in a template (jinja reserves it); rename the value")
+            return self.error(node, "'self' cannot be read in a template (jinja reserves it); rename the value",
+                    code="reserved-name")
         if node.name in self.types:
             self.used.add(node.name)
             return self.types[node.name]
         if node.name in self.functions:
             return self.error(node, f"'{node.name}' is a function; a template prints values (compute the value in "
-                                    f"a step and print the step)")
+                                    f"a step and print the step)", code="reserved-name")
         return self.error(node, f"unknown name '{node.name}' in template (known here: "
-                                f"{', '.join(sorted(self.types))})")
+                                f"{', '.join(sorted(self.types))})", code="unknown-name")
 
     def field(self, node, t: Type, name: str) -> Type:
         if name.startswith("_"):
-            return self.error(node, f"template attribute '{name}' is not allowed")
+            return self.error(node, f"template attribute '{name}' is not allowed", code="not-allowed")
         if isinstance(t, RecordT):
             ft = t.field(name)
             if ft is None:
-                return self.error(node, f"unknown field '{name}' (this record has: {', '.join(t.names)})")
+                return self.error(node, f"unknown field '{name}' (this record has: {', '.join(t.names)})",
+                        code="unknown-field")
             return ft
         if t == ANY:
             return ANY
-        return self.error(node, f"cannot take field '.{name}' of a {t}; only records have fields")
+        return self.error(node, f"cannot take field '.{name}' of a {t}; only records have fields", code="type-mismatch")
 
     def item(self, node) -> Type:
         t = self.expr(node.node)
@@ -547,14 +551,14 @@ class _Checker:
         if isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
             return self.field(node, t, node.arg.value)
         if it not in (INT, ANY):
-            return self.error(node.arg, f"a template index is an integer, got {it}")
+            return self.error(node.arg, f"a template index is an integer, got {it}", code="type-mismatch")
         if isinstance(t, ListT):
             return t.elem
         if t in (STR, ANY):
             return t
         if isinstance(t, RecordT) and it == ANY:
             return ANY
-        return self.error(node, f"cannot index a {t}; only lists and text have items")
+        return self.error(node, f"cannot index a {t}; only lists and text have items", code="type-mismatch")
 
     def arith(self, node) -> Type:
         a, b = self.expr(node.left), self.expr(node.right)
@@ -565,23 +569,24 @@ class _Checker:
         if isinstance(node, nodes.Add) and (a == b == STR or (isinstance(a, ListT) and isinstance(b, ListT))):
             return unify(a, b) or ANY
         need = "two numbers, two texts or two lists" if isinstance(node, nodes.Add) else "numbers"
-        return self.error(node, f"operator '{node.operator}' needs {need}, got {a} and {b}")
+        return self.error(node, f"operator '{node.operator}' needs {need}, got {a} and {b}", code="type-mismatch")
 
     def filter(self, node) -> Type:
         t = self.expr(node.node) if node.node is not None else ANY
         arg_types = [self.expr(a) for a in node.args]
         spec = FILTERS.get(node.name)
         if spec is None:
-            return self.error(node, f"unknown template filter '{node.name}' (allowed: {', '.join(sorted(FILTERS))})")
+            return self.error(node, f"unknown template filter '{node.name}' (allowed: {', '.join(sorted(FILTERS))})",
+                    code="unknown-kind")
         if node.kwargs or node.dyn_args or node.dyn_kwargs:
-            return self.error(node, f"template filter '{node.name}' takes positional arguments only")
+            return self.error(node, f"template filter '{node.name}' takes positional arguments only", code="arg-count")
         if len(node.args) > spec[1]:
             return self.error(node, f"template filter '{node.name}' takes at most {spec[1]} argument"
-                                    f"{'s' if spec[1] != 1 else ''}, got {len(node.args)}")
+                                    f"{'s' if spec[1] != 1 else ''}, got {len(node.args)}", code="arg-count")
         consts = [_constant(a) for a in node.args]
         problem = _filter_problem(node.name, t, arg_types, consts)
         if problem:
-            return self.error(node, f"template filter '{node.name}' {problem}")
+            return self.error(node, f"template filter '{node.name}' {problem}", code="type-mismatch")
         return _filter_result(node.name, t, arg_types)
 
 
@@ -707,10 +712,10 @@ def compile_template(source: str, names: Mapping[str, Type] | set[str], at, diag
     the render will give; functions in it are refused by name. `at(line, col)` positions a problem (1-based, within
     the template source)."""
     if not isinstance(source, str):
-        diags.error(at(1, 1), "expected a template string")
+        diags.error(at(1, 1), "expected a template string", code="template-syntax")
         return None
     if len(source) > MAX_TEMPLATE:
-        diags.error(at(1, 1), f"template is {len(source)} characters; the limit is {MAX_TEMPLATE}")
+        diags.error(at(1, 1), f"template is {len(source)} characters; the limit is {MAX_TEMPLATE}", code="bound")
         return None
     source = source.replace("\r\n", "\n").replace("\r", "\n")  # as jinja's lexer does, so columns line up
     if isinstance(names, Mapping):
@@ -721,13 +726,14 @@ def compile_template(source: str, names: Mapping[str, Type] | set[str], at, diag
     try:
         tree = _ENV.parse(source)
     except _TooComplex as exc:
-        diags.error(at(int(exc.at), exc.at.col), exc.message)
+        diags.error(at(int(exc.at), exc.at.col), exc.message, code="bound")
         return None
     except TemplateSyntaxError as exc:
-        diags.error(at(int(exc.lineno or 1), getattr(exc.lineno, "col", 1)), f"template syntax: {exc.message}")
+        diags.error(at(int(exc.lineno or 1), getattr(exc.lineno, "col", 1)), f"template syntax: {exc.message}",
+                code="template-syntax")
         return None
     except RecursionError:  # not expected within the bounds above; kept as a last guard
-        diags.error(at(1, 1), "template nests too deeply")
+        diags.error(at(1, 1), "template nests too deeply", code="bound")
         return None
     checker = _Checker(types, functions, at, diags)
     checker.stmt(tree)

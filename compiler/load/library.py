@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cache import Cache, code_key, key
+from ..codes import CODES
 from ..errors import Diagnostic, Diagnostics, Position
 
 
@@ -108,23 +109,24 @@ def _yaml_files(folder: Path, root: Path, rel, diags: Diagnostics) -> list[Path]
     into (no loops, no second copy of a subtree): each is an error."""
     if folder.is_symlink() or not folder.is_dir():
         if folder.is_symlink():
-            diags.error(Position(rel(folder), 1, 1), _LINKED_FOLDER)
+            diags.error(Position(rel(folder), 1, 1), _LINKED_FOLDER, code="file-access")
         return []
     found: list[Path] = []
     def unreadable(exc: OSError) -> None:
-        diags.error(Position(rel(Path(exc.filename)), 1, 1), f"cannot read folder: {exc.strerror or exc}")
+        diags.error(Position(rel(Path(exc.filename)), 1, 1), f"cannot read folder: {exc.strerror or exc}",
+                code="file-access")
 
     for here, dirs, files in os.walk(folder, onerror=unreadable, followlinks=False):
         base = Path(here)
         for d in sorted(dirs):
             if (base / d).is_symlink():
-                diags.error(Position(rel(base / d), 1, 1), _LINKED_FOLDER)
+                diags.error(Position(rel(base / d), 1, 1), _LINKED_FOLDER, code="file-access")
         for name in files:
             p = base / name
             if p.suffix not in (".yaml", ".yml"):
                 continue
             if p.is_symlink() and not _inside(p, root):
-                diags.error(Position(rel(p), 1, 1), _LINK_OUTSIDE)
+                diags.error(Position(rel(p), 1, 1), _LINK_OUTSIDE, code="file-access")
                 continue
             found.append(p)
     return sorted(found)
@@ -142,7 +144,7 @@ def _inside(link: Path, root: Path) -> bool:
 def _index_file(path: Path, root: Path, rel, diags: Diagnostics) -> bool | None:
     """Whether taxonomy.yaml / vocab.yaml exists; None (reported) if it is a link that leaves the root."""
     if path.is_symlink() and not _inside(path, root):
-        diags.error(Position(rel(path), 1, 1), _LINK_OUTSIDE)
+        diags.error(Position(rel(path), 1, 1), _LINK_OUTSIDE, code="file-access")
         return None
     return path.exists()
 
@@ -192,7 +194,7 @@ def _header(kind: str, loaded: Loaded) -> dict:
 
 
 def _diag_rows(items: list[Diagnostic]) -> list[list]:
-    return [[d.pos.path, d.pos.line, d.pos.col, d.message, d.severity] for d in items]
+    return [[d.pos.path, d.pos.line, d.pos.col, d.message, d.severity, d.code] for d in items]
 
 
 def diags_from_rows(rows) -> list[Diagnostic] | None:
@@ -201,10 +203,10 @@ def diags_from_rows(rows) -> list[Diagnostic] | None:
     if not isinstance(rows, list):
         return None
     for r in rows:
-        if not (isinstance(r, list) and len(r) == 5 and isinstance(r[0], str) and type(r[1]) is int
-                and type(r[2]) is int and isinstance(r[3], str) and r[4] in ("error", "warning")):
+        if not (isinstance(r, list) and len(r) == 6 and isinstance(r[0], str) and type(r[1]) is int
+                and type(r[2]) is int and isinstance(r[3], str) and r[4] in ("error", "warning") and r[5] in CODES):
             return None
-        out.append(Diagnostic(Position(r[0], r[1], r[2]), r[3], r[4]))
+        out.append(Diagnostic(Position(r[0], r[1], r[2]), r[3], r[4], r[5]))
     return out
 
 
@@ -306,7 +308,7 @@ def load_library(root: Path, diags: Diagnostics, cache: Cache | None = None) -> 
     cache = cache if cache is not None else Cache(None)
     lib = Library(root)
     if not root.is_dir():
-        diags.error(Position(str(root), 1, 1), "taxonomy root is not a folder")
+        diags.error(Position(str(root), 1, 1), "taxonomy root is not a folder", code="file-access")
         return lib
     rel = lib.display
 
@@ -316,9 +318,10 @@ def load_library(root: Path, diags: Diagnostics, cache: Cache | None = None) -> 
     linked_dir = tax_dir.is_symlink()
     files: list[tuple[str, Path, str]] = []
     if linked_dir:
-        diags.error(Position(rel(tax_dir), 1, 1), _LINKED_FOLDER)
+        diags.error(Position(rel(tax_dir), 1, 1), _LINKED_FOLDER, code="file-access")
     elif (index := _index_file(tax_path, real_root, rel, diags)) is False:
-        diags.error(Position(rel(tax_path), 1, 1), "missing taxonomy index (taxonomy/taxonomy.yaml)")
+        diags.error(Position(rel(tax_path), 1, 1), "missing taxonomy index (taxonomy/taxonomy.yaml)",
+                code="taxonomy-listing")
     elif index:
         files.append(("taxonomy", tax_path, rel(tax_path)))
     vocab_path = root / "taxonomy" / "vocab.yaml"
@@ -340,7 +343,8 @@ def load_library(root: Path, diags: Diagnostics, cache: Cache | None = None) -> 
             table = tables[kind]
             ident = unit.header["id"]
             if ident in table:
-                diags.error(unit.pos("id"), f"duplicate {kind} id '{ident}' (first defined at {table[ident].pos('id')})")
+                diags.error(unit.pos("id"), f"duplicate {kind} id '{ident}' (first defined at {table[ident].pos('id')})",
+                        code="duplicate-id")
                 continue
             table[ident] = unit
     return lib

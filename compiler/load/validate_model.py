@@ -70,7 +70,7 @@ def validate(model: type[BaseModel], doc: SourceDoc, diags: Diagnostics, loc: tu
     for part in loc:
         data = data[part]
     if not isinstance(data, dict):
-        diags.error(doc.pos(loc), f"expected a mapping, got {describe(data)}")
+        diags.error(doc.pos(loc), f"expected a mapping, got {describe(data)}", code="value-type")
         return None
     try:
         return model.model_validate(data)
@@ -92,10 +92,10 @@ def report(model: type, doc: SourceDoc, diags: Diagnostics, base: tuple, err: di
         key = str(loc[-1])
         if any(ch in key for ch in "()->'\""):
             hint += "; an expression with commas or colons inside {...} or [...] must be quoted"
-        diags.error(doc.key_pos(loc), f"unknown key '{key}'{hint}")
+        diags.error(doc.key_pos(loc), f"unknown key '{key}'{hint}", code="unknown-key")
         return
     if kind == "missing":
-        diags.error(doc.pos(loc[:-1]), f"missing required key '{loc[-1]}'")
+        diags.error(doc.pos(loc[:-1]), f"missing required key '{loc[-1]}'", code="missing-key")
         return
     where = doc.pos(loc)
     what = {
@@ -104,17 +104,18 @@ def report(model: type, doc: SourceDoc, diags: Diagnostics, base: tuple, err: di
         "a mapping",
     }.get(kind)
     if what:
-        diags.error(where, f"expected {what}, got {describe(value)}")
+        diags.error(where, f"expected {what}, got {describe(value)}", code="value-type")
     elif kind == "literal_error":
         expected = err["msg"].removeprefix("Input should be ")
-        diags.error(where, f"expected {expected}, got {describe(value)}")
+        diags.error(where, f"expected {expected}, got {describe(value)}", code="value-type")
     elif kind == "string_pattern_mismatch":
         shown = value if len(str(value)) <= 60 else f"{str(value)[:60]}…"
-        diags.error(where, f"'{shown}' is not a valid name here (expected lowercase dotted ids like charts.bar_chart)")
+        diags.error(where, f"'{shown}' is not a valid name here (expected lowercase dotted ids like charts.bar_chart)",
+                code="bad-id")
     elif kind in ("too_short", "too_long"):
-        diags.error(where, err["msg"].replace("Value", "this value").replace("List", "this list"))
+        diags.error(where, err["msg"].replace("Value", "this value").replace("List", "this list"), code="value-type")
     else:
-        diags.error(where, err["msg"])
+        diags.error(where, err["msg"], code="value-type")
 
 
 def _is_tag(p: str) -> bool:

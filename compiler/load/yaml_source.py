@@ -156,19 +156,21 @@ def read_bounded(path: Path, display: str, diags: Diagnostics) -> bytes | None:
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            diags.error(here, "not a regular file (a folder, pipe or device cannot be an authoring file)")
+            diags.error(here, "not a regular file (a folder, pipe or device cannot be an authoring file)",
+                    code="file-access")
             return None
         if info.st_size > MAX_FILE_BYTES:
-            diags.error(here, f"file is {info.st_size} bytes; the limit for an authoring file is {MAX_FILE_BYTES}")
+            diags.error(here, f"file is {info.st_size} bytes; the limit for an authoring file is {MAX_FILE_BYTES}",
+                    code="bound")
             return None
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:
             raw = f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        diags.error(here, f"cannot read file: {exc.strerror or exc}")
+        diags.error(here, f"cannot read file: {exc.strerror or exc}", code="file-access")
         return None
     if len(raw) > MAX_FILE_BYTES:  # grew since stat
-        diags.error(here, f"file is over {MAX_FILE_BYTES} bytes, the limit for an authoring file")
+        diags.error(here, f"file is over {MAX_FILE_BYTES} bytes, the limit for an authoring file", code="bound")
         return None
     return raw
 
@@ -184,7 +186,7 @@ def decode(raw: bytes, display: str, diags: Diagnostics) -> str | None:
         good = raw[:exc.start].decode("utf-8")
         pos = _Lines(good).at(display, len(good))
         diags.error(pos, f"file is not UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {exc.start} "
-                         f"({exc.reason}); save the file as UTF-8")
+                         f"({exc.reason}); save the file as UTF-8", code="file-encoding")
         return None
     bad = _NON_PRINTABLE.search(text)
     if bad:
@@ -192,7 +194,7 @@ def decode(raw: bytes, display: str, diags: Diagnostics) -> str | None:
         name = _CHAR_NAMES.get(ch, "a control character")
         offset = len(text[:bad.start()].encode("utf-8"))
         diags.error(_Lines(text).at(display, bad.start()), f"{name} (U+{ord(ch):04X}) at byte offset {offset} is "
-                                                           f"not allowed in a YAML file")
+                                                           f"not allowed in a YAML file", code="file-encoding")
         return None
     return text
 
@@ -239,18 +241,19 @@ def parse_yaml(text: str, display: str, diags: Diagnostics) -> SourceDoc | None:
         what = exc.problem or "invalid YAML"
         if exc.context:
             what = f"{what} ({exc.context})"
-        diags.error(pos, f"YAML syntax: {_one_line(what)}")
+        diags.error(pos, f"YAML syntax: {_one_line(what)}", code="yaml-syntax")
         return None
     except yaml.reader.ReaderError as exc:  # caught by decode() already; kept for text from other callers
-        diags.error(_Lines(text).at(display, max(0, exc.position)), f"YAML syntax: {_one_line(exc.reason)}")
+        diags.error(_Lines(text).at(display, max(0, exc.position)), f"YAML syntax: {_one_line(exc.reason)}",
+                code="yaml-syntax")
         return None
     except yaml.YAMLError as exc:  # pragma: no cover - non-marked errors are rare
-        diags.error(Position(display, 1, 1), f"YAML syntax: {_one_line(str(exc))}")
+        diags.error(Position(display, 1, 1), f"YAML syntax: {_one_line(str(exc))}", code="yaml-syntax")
         return None
     finally:
         loader.dispose()
     if not builder.seen_document or builder.empty:
-        diags.error(Position(display, 1, 1), "file is empty: expected a mapping")
+        diags.error(Position(display, 1, 1), "file is empty: expected a mapping", code="yaml-syntax")
         return None
     doc.data = builder.root
     return doc
@@ -278,15 +281,16 @@ class _Builder:
         # as _Lines does (the BOM, which one of them counts, is removed before parsing).
         return Position(self.doc.path, mark.line + 1, mark.column + 1)
 
-    def error(self, mark, message: str) -> None:
-        self.diags.error(self.mark(mark), message)
+    def error(self, mark, message: str, *, code: str) -> None:
+        self.diags.error(self.mark(mark), message, code=code)
         self.errors += 1
         if self.errors >= MAX_READ_ERRORS:
-            self.diags.error(self.mark(mark), f"{MAX_READ_ERRORS} errors in this file; reading it stopped here")
+            self.diags.error(self.mark(mark), f"{MAX_READ_ERRORS} errors in this file; reading it stopped here",
+                             code="bound")
             raise _Stop
 
     def too_big(self, mark, message: str) -> None:
-        self.diags.error(self.mark(mark), message)
+        self.diags.error(self.mark(mark), message, code="bound")
         raise _TooBig
 
     def run(self, loader) -> None:
@@ -296,7 +300,8 @@ class _Builder:
             if isinstance(event, yaml.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
-                    self.error(event.start_mark, "a file holds one YAML document; remove the second `---`")
+                    self.error(event.start_mark, "a file holds one YAML document; remove the second `---`",
+                            code="yaml-syntax")
                     return
                 self.seen_document = True
             elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent,
@@ -329,11 +334,13 @@ class _Builder:
             loc, skip = parent.loc + (len(parent.value),), parent.skip
         anchor = getattr(event, "anchor", None)
         if isinstance(event, yaml.AliasEvent):
-            self.error(event.start_mark, "YAML aliases (*name) are not supported in authoring files")
+            self.error(event.start_mark, "YAML aliases (*name) are not supported in authoring files",
+                    code="yaml-syntax")
             self.placed(None)
             return
         if anchor is not None:
-            self.error(event.start_mark, f"YAML anchors (&{anchor[:40]}) are not supported in authoring files")
+            self.error(event.start_mark, f"YAML anchors (&{anchor[:40]}) are not supported in authoring files",
+                    code="yaml-syntax")
         if not skip:
             self.doc.spots[loc] = self.spot(event)
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
@@ -350,11 +357,12 @@ class _Builder:
             self.too_big(event.start_mark, f"mapping has more than {MAX_KEYS} keys; the limit for one mapping in "
                                            f"an authoring file is {MAX_KEYS}")
         if isinstance(event, yaml.AliasEvent):
-            self.error(event.start_mark, "YAML aliases (*name) are not supported in authoring files")
+            self.error(event.start_mark, "YAML aliases (*name) are not supported in authoring files",
+                    code="yaml-syntax")
             parent.key = _BAD_KEY
             return
         if not isinstance(event, yaml.ScalarEvent):  # a mapping or list as a key: read it, drop it and its value
-            self.error(event.start_mark, "mapping keys must be plain names")
+            self.error(event.start_mark, "mapping keys must be plain names", code="yaml-syntax")
             self.stack.append(_Frame({} if isinstance(event, yaml.MappingStartEvent) else [], (), True))
             parent.key = _KEY_IN_PROGRESS
             return
@@ -363,12 +371,13 @@ class _Builder:
             self.too_big(event.start_mark, f"key is {len(key)} characters long; the limit for a key is "
                                            f"{MAX_KEY_CHARS}")
         if event.anchor is not None:
-            self.error(event.start_mark, f"YAML anchors (&{event.anchor[:40]}) are not supported in authoring files")
+            self.error(event.start_mark, f"YAML anchors (&{event.anchor[:40]}) are not supported in authoring files",
+                    code="yaml-syntax")
         if key == "<<" and not event.style:
-            self.error(event.start_mark, "YAML merge keys (<<) are not supported")
+            self.error(event.start_mark, "YAML merge keys (<<) are not supported", code="yaml-syntax")
             parent.key = _BAD_KEY
         elif key in parent.value:
-            self.error(event.start_mark, f"duplicate key '{key[:80]}'")
+            self.error(event.start_mark, f"duplicate key '{key[:80]}'", code="duplicate-key")
             parent.key = _BAD_KEY
         else:
             parent.key = key
@@ -409,7 +418,8 @@ class _Builder:
         if tag == "tag:yaml.org,2002:str":
             return text  # most scalars are text (expressions, names): skip the constructor machinery
         if tag == "tag:yaml.org,2002:int" and len(text) > _MAX_INT_CHARS:
-            self.error(event.start_mark, f"integer of {len(text)} digits is out of range (limit {MAX_YAML_INT})")
+            self.error(event.start_mark, f"integer of {len(text)} digits is out of range (limit {MAX_YAML_INT})",
+                    code="yaml-number")
             return None
         node = yaml.ScalarNode(tag, text, event.start_mark, event.end_mark, event.style)
         try:
@@ -421,10 +431,11 @@ class _Builder:
             _SCALAR_LOADER.recursive_objects.pop(node, None)
         if isinstance(value, float) and not math.isfinite(value):
             self.error(event.start_mark, f"number '{text[:40]}' is not finite (infinity and NaN cannot be "
-                                         f"authored)")
+                                         f"authored)", code="yaml-number")
             return None
         if isinstance(value, int) and not isinstance(value, bool) and not -MAX_YAML_INT < value < MAX_YAML_INT:
-            self.error(event.start_mark, f"integer {text[:40]} is out of range (limit {MAX_YAML_INT})")
+            self.error(event.start_mark, f"integer {text[:40]} is out of range (limit {MAX_YAML_INT})",
+                    code="yaml-number")
             return None
         return value
 
