@@ -61,6 +61,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("build", "build-config", "error", "a build configuration that selects nothing or asks for the impossible"),
     # warnings (tessera compile shows them; --strict makes them errors)
     ("lint", "task-id-path", "warning", "a task id that does not match the path of its file"),
+    ("lint", "color-word-text", "warning", "a bare colour word in a text channel: it prints the word (quote it if "
+                                           "that is meant)"),
     ("lint", "unused-query-var", "warning", "a query variable that no step, requirement, answer, witness, prompt or "
                                             "grammar input reads (it multiplies the query space and changes nothing)"),
 ]

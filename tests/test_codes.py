@@ -120,3 +120,33 @@ def test_an_unused_query_variable_is_a_warning_and_strict_makes_it_an_error(tmp_
     assert strict.returncode == 2 and line.replace(": warning: ", ": error: ") in strict.stderr.splitlines()
     used = _cli(_probe_with_query(tmp_path / "b", "  extra: [1, 2, 3]", "'How many (hint {{ extra }})?'"))
     assert used.returncode == 0 and json.loads(used.stdout)["warnings"] == 0, used.stderr
+
+
+def test_a_bare_colour_word_in_a_text_channel_is_a_warning(tmp_path):
+    """0.10.0 drew `text: red` as the word "red" silently (a bare colour word is a constant in every channel, which
+    fill: red needs); in a text channel it is now warning color-word-text at the value. Quoted, it is meant."""
+    import json
+    from tests.conftest import probe_taxonomy
+
+    def root(text: str) -> Path:
+        tmp = tmp_path / str(len(list(tmp_path.iterdir())))
+        tmp.mkdir()
+        probe_taxonomy(tmp)
+        (tmp / "grammars/probe").mkdir(parents=True)
+        (tmp / "grammars/probe/g.yaml").write_text(
+            "grammar: probe.g\nsummary: Probe.\nstate:\n  n: randint(2, 5)\nrender:\n  canvas: {width: 200, height: 100}\n"
+            f"  scene:\n    marks:\n      - text: {{x: 10, y: 10, text: {text}, fill: red}}\n")
+        (tmp / "programs/probe/g").mkdir(parents=True)
+        (tmp / "programs/probe/g/count.yaml").write_text(
+            "task: probe.g.count\ngrammar: probe.g\nsummary: Count.\noperations: [count]\nbucket: counting\n"
+            "compute:\n  k: n\nanswer: {value: k, contract: integer_exact}\nwitness: {scalar: k}\nprompt: How many?\n")
+        return tmp
+
+    bare = _cli(root("red"))
+    line = ("grammars/probe/g.yaml:9:36: warning: 'text' is the bare colour word 'red', which prints the word 'red'; "
+            "write \"'red'\" if that is meant, or the field or expression that holds the text  [color-word-text]")
+    assert bare.returncode == 0 and line in bare.stderr.splitlines(), bare.stderr
+    assert json.loads(bare.stdout)["warnings"] == 1  # fill: red is a colour, as meant
+    assert _cli(root("red"), "--strict").returncode == 2
+    quoted = _cli(root("\"'red'\""))
+    assert quoted.returncode == 0 and json.loads(quoted.stdout)["warnings"] == 0, quoted.stderr

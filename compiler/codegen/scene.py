@@ -186,6 +186,12 @@ class SceneCompiler:
         return c
 
     def typed(self, doc, src, loc: tuple, scope: Scope, kind: str, what: str) -> Compiled | None:
+        if kind == "text" and isinstance(src, str) and src in COLOR_WORDS and src not in scope.names:
+            # A bare colour word is a constant in every channel (fill: red), so in a text channel it prints itself:
+            # almost always a field or an expression meant, rarely the word.
+            self.diags.warning(doc.pos(loc), f"{what} is the bare colour word '{src}', which prints the word "
+                                             f"'{src}'; write \"'{src}'\" if that is meant, or the field or "
+                                             f"expression that holds the text", code="color-word-text")
         c = self.expr(doc, src, loc, scope)
         if c is None:
             return None
