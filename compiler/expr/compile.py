@@ -642,22 +642,32 @@ class _Checker:
         return body
 
     # -- helpers for builtins ---------------------------------------------------------------------------------
+    def _names_function(self, node) -> bool:
+        """Is this argument the bare name of a named function (passed where a builtin takes a lambda)?"""
+        return (isinstance(node, Tree) and node.data == "name"
+                and isinstance(self.scope.names.get(str(node.children[0])), FnT))
+
+    def _function_argument(self, node, arg_types: tuple, what: str, arity: str, code: str):
+        """A named function passed as an argument, compiled for `arg_types`: (result type, call(env, args)), or None
+        after reporting why not (the wrong number of parameters, or a body that does not type-check)."""
+        fname = str(node.children[0])
+        fn = self.scope.names[fname]
+        if fn.body is not None and len(fn.params) != len(arg_types):
+            self.error(node, f"{what} must be a function of {arity}; '{fname}' takes {len(fn.params)} "
+                             f"({', '.join(fn.params)})", code=code)
+            return None
+        body = self.instantiate(fn, fname, arg_types, node)
+        if body is None:
+            return None
+        fbody, cost = body.fn, tree_size(fn.body)
+        return body.type, lambda env, args: _call_function(fn, fbody, env, args, cost)
+
     def lambda_of(self, node, param: Type, what: str) -> tuple[Type, Callable[[dict, Any], Any]] | None:
         """Compile a one-argument lambda, or the name of a one-parameter function, whose parameter has type `param`;
         returns (result type, call(env, x))."""
-        if isinstance(node, Tree) and node.data == "name" and isinstance(self.scope.names.get(str(node.children[0])),
-                                                                          FnT):
-            fname = str(node.children[0])
-            fn = self.scope.names[fname]
-            if fn.body is not None and len(fn.params) != 1:
-                self.error(node, f"{what} must be a function of one parameter; '{fname}' takes {len(fn.params)} "
-                                 f"({', '.join(fn.params)})", code="type-mismatch")
-                return None
-            body = self.instantiate(fn, fname, (param,), node)
-            if body is None:
-                return None
-            fbody, cost = body.fn, tree_size(fn.body)
-            return body.type, lambda env, x: _call_function(fn, fbody, env, [x], cost)
+        if self._names_function(node):
+            res = self._function_argument(node, (param,), what, "one parameter", "type-mismatch")
+            return None if res is None else (res[0], lambda env, x: res[1](env, [x]))
         if not (isinstance(node, Tree) and node.data == "lambda"):
             self.error(node, f"{what} must be a lambda such as x -> x.value", code="lambda-form")
             return None
@@ -678,23 +688,12 @@ class _Checker:
 
         return body.type, call
 
-
     def lambda2_of(self, node, first: Type, second: Type, what: str):
         """Compile a two-parameter lambda `(a, b) -> …`, or the name of a two-parameter function, whose parameters
         have types `first` and `second`; returns (result type, call(env, a, b)), or None after reporting why not."""
-        if isinstance(node, Tree) and node.data == "name" and isinstance(self.scope.names.get(str(node.children[0])),
-                                                                          FnT):
-            fname = str(node.children[0])
-            fn = self.scope.names[fname]
-            if fn.body is not None and len(fn.params) != 2:
-                self.error(node, f"{what} must be a function of two parameters; '{fname}' takes {len(fn.params)} "
-                                 f"({', '.join(fn.params)})", code="lambda-form")
-                return None
-            body = self.instantiate(fn, fname, (first, second), node)
-            if body is None:
-                return None
-            fbody, cost = body.fn, tree_size(fn.body)
-            return body.type, lambda env, a, b: _call_function(fn, fbody, env, [a, b], cost)
+        if self._names_function(node):
+            res = self._function_argument(node, (first, second), what, "two parameters", "lambda-form")
+            return None if res is None else (res[0], lambda env, a, b: res[1](env, [a, b]))
         if not (isinstance(node, Tree) and node.data == "lambda" and len(node.children) == 3):
             self.error(node, f"{what} must be a lambda of two parameters, such as (total, x) -> total + x",
                        code="lambda-form")
