@@ -11,6 +11,7 @@ them.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..errors import EvalError
 from .builtins import _charge, _fail, _list_arg, _nonempty, _sort_cost, _where, builtin
@@ -22,7 +23,7 @@ EPS = 1e-9
 MAX_LATTICE_BOX = 100_000  # grid points a lattice count may visit
 
 # Named plane transformations (used as option texts by tasks): name → (kind, argument).
-TRANSFORMS: dict[str, tuple[str, object]] = {
+TRANSFORMS: dict[str, tuple[str, Any]] = {  # (kind, its argument: an axis for reflect, an angle for rotate)
     "reflection in the x-axis": ("reflect", "x"),
     "reflection in the y-axis": ("reflect", "y"),
     "reflection in the line y = x": ("reflect", "y=x"),

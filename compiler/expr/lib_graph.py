@@ -133,9 +133,9 @@ def _dijkstra(env, edges: list[dict], start: int, directed: bool) -> tuple[dict,
         adj.setdefault(e["a"], []).append((e["b"], w))
         if not directed:
             adj.setdefault(e["b"], []).append((e["a"], w))
-    dist = {start: 0}
+    dist: dict[int, float] = {start: 0}
     parent: dict[int, int | None] = {start: None}
-    heap = [(0, start)]
+    heap: list[tuple[float, int]] = [(0, start)]
     done: set[int] = set()
     while heap:
         d, u = heapq.heappop(heap)

@@ -87,7 +87,10 @@ class CameraFrame(Frame):
     def draw_batch(self, comp) -> None:
         p = comp.painter
         ctx = Ctx(p, self)
-        solids, styles, owners, overlays = [], [], [], []
+        solids: list[Solid] = []
+        styles: list[tuple] = []
+        owners: list[tuple] = []
+        overlays: list[tuple] = []
         for cm, values, obj, item in self.entries:
             spec = MARKS[cm.kind]
             if spec.batch != "solid":
@@ -152,7 +155,7 @@ class CameraFrame(Frame):
         twice; shades and shaded colours are looked up once per normal and fill, not worked out per face."""
         # Smooth solids: which of their faces the camera sees (those paint_order kept: it culls with faces_camera),
         # and how many side facets they have.
-        facing = {sid: (set(), sum(f.tag.startswith("side") for f in solids[sid].faces))
+        facing: dict[int, tuple[set[str], int]] = {sid: (set(), sum(f.tag.startswith("side") for f in solids[sid].faces))
                   for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
         for sid, face in order:
             if sid in facing:

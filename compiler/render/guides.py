@@ -86,10 +86,10 @@ def reserve(p, g: GuideInput, frame_kind: str, frame_scales: dict) -> tuple[str,
     if g.kind == "legend":
         side = g.options["side"]
         size = g.values.get("size") or 12.0
-        labels = [tick_text(e["label"]) for e in g.entries]
+        entry_labels = [tick_text(e["label"]) for e in g.entries]
         title = g.texts.get("title")
         if side in ("left", "right"):
-            widest = max([p.text_width(s, size) for s in labels] + [p.text_width(title, size, True) if title else 0])
+            widest = max([p.text_width(s, size) for s in entry_labels] + [p.text_width(title, size, True) if title else 0])
             return side, widest + size + 26
         return side, (size + 10) * (2 if title else 1) + 6
     if g.kind == "ramp":
@@ -172,7 +172,7 @@ def _zero_line(frame: Frame, channel: str) -> float | None:
         return None
     s = frame.y
     lo, hi = getattr(s, "lo", None), getattr(s, "hi", None)
-    if lo is None or s.kind != "linear" or not lo <= 0 <= hi:
+    if lo is None or hi is None or s.kind != "linear" or not lo <= 0 <= hi:
         return None
     return along(frame, "y", 0)
 

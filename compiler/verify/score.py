@@ -102,7 +102,9 @@ class _Reader:
         self.text, self.pos, self.strict = text, pos, True
 
     def _skip(self) -> str:
-        self.pos = _SPACE.match(self.text, self.pos).end()
+        space = _SPACE.match(self.text, self.pos)
+        assert space is not None  # \s* matches at every position
+        self.pos = space.end()
         return self.text[self.pos] if self.pos < len(self.text) else ""
 
     def object(self, depth: int = 0) -> list[tuple[str, Any]]:
@@ -571,7 +573,7 @@ def _split_number(s: str, form: str) -> tuple[float | int, str]:
         sign, digits, exp = m.groups()
         digits = re.sub(r"[,\u00a0\u2009\u202f]", "", digits)
         if "." in digits or exp:
-            value: float | int = float(sign + digits + exp)
+            value = float(sign + digits + exp)
         else:
             value = int(sign + digits)
         rest = s[m.end():]
@@ -703,6 +705,8 @@ def _norm_clock(v: str) -> str:
         raise _Bad("not a time of day (h:mm)")
     m = _CLOCK.match(s) or _OCLOCK.match(s)
     phrase = None if m else _CLOCK_PHRASE.match(s)
+    hour: int | None
+    minute: int | None
     if m and m.re is _CLOCK:
         hour, minute = int(m.group(1)), int(m.group(2))
         if m.group(3) and not 1 <= hour <= 12:  # "17:00 pm" says two things
