@@ -271,8 +271,8 @@ def _bounds(v) -> tuple[tuple[float, ...], tuple[float, ...]]:
 
 
 def _style(ctx: Ctx, v: dict):
-    fill = ctx.ink(v, "fill", ctx.theme.color(ctx.theme.series))
-    stroke = ctx.ink(v, "stroke", ctx.theme.ink)
+    fill = ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.color(ctx.theme.series)
+    stroke = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink  # 'none': unpainted
     width = _number(v.get("stroke_width", 1.0), "stroke_width")
     opacity = _number(v.get("opacity", 1.0), "opacity")
     if not math.isfinite(width) or width < 0:
