@@ -91,8 +91,6 @@ class Library:
     programs: dict[str, Unit] = field(default_factory=dict)
     contracts: dict[str, Unit] = field(default_factory=dict)
     components: dict[str, Unit] = field(default_factory=dict)
-    # Every file's own diagnostics by display path (a file that fails to load has no unit).
-    file_diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
 
     def display(self, p: Path) -> str:
         try:

@@ -26,7 +26,6 @@ class GuideInput:
     options: dict
     entries: list = field(default_factory=list)  # per-entry values (legends, tables)
     items: list = field(default_factory=list)  # the entries themselves (tables bind rows)
-    reserved: tuple[str, float] | None = None
     reserved_box: tuple = (0.0, 0.0, 0.0, 0.0)  # the strip of the node's box this guide took
     columns: list = field(default_factory=list)  # tables: [{header_text, weight, width}]
 

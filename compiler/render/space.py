@@ -178,10 +178,6 @@ class Fit:
         return (self.center_px[0] + (u - self.center_uv[0]) * self.scale,
                 self.center_px[1] - (v - self.center_uv[1]) * self.scale)
 
-    def to_uv(self, px: float, py: float) -> Vec2:
-        return (self.center_uv[0] + (px - self.center_px[0]) / self.scale,
-                self.center_uv[1] - (py - self.center_px[1]) / self.scale)
-
 
 def fit(points_uv: Sequence[Sequence[float]], box: Sequence[float], margin: float = 0.0) -> Fit:
     """The largest uniform scale that puts every (u, v) inside box = (x0, y0, x1, y1) less `margin` px on each side,

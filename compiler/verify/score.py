@@ -244,15 +244,6 @@ def _objects_from_end(tail: str):
         yield pairs, reader.pos, reader.strict
 
 
-def final_json(response: Any) -> tuple[dict | None, str]:
-    """The last object in a response's tail, whatever its keys (None and a reason if there is none)."""
-    if not isinstance(response, str):
-        return None, "response is not text"
-    for pairs, _end, _strict in _objects_from_end(response[-MAX_TAIL:]):
-        return dict(pairs), ""
-    return None, "no JSON object found"
-
-
 # -- answer statements outside an object ------------------------------------------------------------------------
 _MARKUP = re.compile(r"^[\s#>]+|[*`]+")  # emphasis anywhere; headings and quotes open a line
 _BOXED = re.compile(r"\\boxed\s*\{")
@@ -882,11 +873,6 @@ def score(label: dict, response: Any) -> Score:
         return Score(ans, fmt, round(W_ANSWER * ans + W_FORMAT * fmt, 6), shown, "" if ok else why)
     except Exception as exc:  # noqa: BLE001 - the verifier must never raise, whatever the label or response
         return Score(0.0, 0.0, 0.0, None, f"verifier error: {type(exc).__name__}")
-
-
-@lru_cache(maxsize=4096)
-def label_from_json(text: str) -> dict:
-    return json.loads(text)
 
 
 # What the answer is and one example of it, per contract form where the form changes what a right answer looks
