@@ -396,7 +396,7 @@ def _must(comp: _Compiler, kind: str, ident: str):
     return obj
 
 
-def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None,
+def compile_taxonomy(root: str | os.PathLike[str] | None = None, cache: Cache | None = None,
                      tasks: Callable[[TaskInfo], bool] | None = None) -> Taxonomy:
     """Check the whole library (every unit, from the cache where unchanged) and return it; CompileFailed lists every
     mistake at once. `tasks` (a test on a task's header) checks only the tasks it accepts, with the grammars and

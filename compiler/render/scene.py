@@ -30,8 +30,8 @@ class RenderResult:
     png: bytes  # the picture's file: a PNG, or a JPEG under variety strong (render.png.image_format tells which)
     render_map: dict[str, dict]
     decisions: dict
-    rgb: object = None  # the pixels the file holds (numpy, height × width × 4 RGBA, or × 3 RGB after raster
-    # edits; a JPEG's decoded pixels), kept for gates and hashes
+    rgb: np.ndarray  # the pixels the file holds (height × width × 4 RGBA, or × 3 RGB after raster edits; a
+    # JPEG's decoded pixels), kept for gates and hashes
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
