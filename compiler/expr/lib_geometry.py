@@ -202,7 +202,7 @@ def polygon_with_angles(angles: list[float], min_side: float = 0.3) -> list[tupl
 
 
 # -- moves ------------------------------------------------------------------------------------------------------
-def reflect_xy(x, y, axis: str):
+def reflect_xy(x, y, axis: str) -> tuple[Any, Any]:  # numbers: ints stay ints
     if axis == "x":
         return x, -y
     if axis == "y":
@@ -216,7 +216,7 @@ def reflect_xy(x, y, axis: str):
     raise EvalError(f"reflect(): unknown axis '{axis}' (known: {', '.join(AXES)})")
 
 
-def rotate_xy(x, y, cx, cy, degrees, integral: bool):
+def rotate_xy(x, y, cx, cy, degrees, integral: bool) -> tuple[Any, Any]:
     dx, dy = x - cx, y - cy
     if degrees % 90 == 0:
         k = int(degrees // 90) % 4
@@ -229,7 +229,7 @@ def rotate_xy(x, y, cx, cy, degrees, integral: bool):
     return cx + dx * math.cos(a) - dy * math.sin(a), cy + dx * math.sin(a) + dy * math.cos(a)
 
 
-def transform_xy(x, y, name: str):
+def transform_xy(x, y, name: str) -> tuple[Any, Any]:
     spec = TRANSFORMS.get(name)
     if spec is None:
         raise EvalError(f"transform(): unknown transformation '{name}' (known: {'; '.join(TRANSFORMS)})")

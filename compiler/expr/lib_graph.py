@@ -245,7 +245,8 @@ def _weighted_builtin(name: str, result: str, doc: str):
         if c is None:
             return _fail(ck)
         ef = c.fn
-        wt = c.type.elem.field("w") if isinstance(c.type, ListT) and isinstance(c.type.elem, RecordT) else INT
+        w = c.type.elem.field("w") if isinstance(c.type, ListT) and isinstance(c.type.elem, RecordT) else None
+        wt = w if w is not None else INT  # _edges_arg saw a numeric w in a record; a list of any: int
 
         def impl(env):
             s, t = sf(env), tf(env)
