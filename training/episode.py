@@ -91,7 +91,8 @@ class Episode:
         self.session = ToolSession(inst, config.limits)
         self.vision = vision_tokenizer(hf_tokenizer)
         self.replies: list[str] = []
-        self.scored: Score | None = None  # the contract's score of the final reply (None: the length limit ended the episode)
+        # the contract's score of the final reply (None: the length limit ended the episode)
+        self.scored: Score | None = None
         self.reward = 0.0
         self.length = 0  # tokens of the episode up to the end of the last reply (as the engine was sent them)
         self.last_output = None

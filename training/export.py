@@ -295,7 +295,8 @@ def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 
     shares = _shares(Counter(tax.info(t).domain for t in chosen))
     schema = pa.schema([("prompt", pa.string()), ("label", pa.string()), ("datasource", pa.string()),
                         ("task", pa.string()), ("seed", pa.int64()), ("level", pa.int32())])
-    plan: dict[str, list[tuple[str, int, int | str]]] = {"train": [(t, seed + i, CURRICULUM) for t in chosen for i in range(rows_per_task)]}
+    plan: dict[str, list[tuple[str, int, int | str]]] = {
+        "train": [(t, seed + i, CURRICULUM) for t in chosen for i in range(rows_per_task)]}
     if eval_rows_per_task:
         plan["validation"] = [(t, EVAL_SEED_OFFSET + seed + i, levels[i % len(levels)])
                               for t in chosen for i in range(eval_rows_per_task)]

@@ -1186,7 +1186,8 @@ def check_value(value: Any, budget: Budget, what: str) -> Any:
     budget (a list may hold the same large list many times; the trace would write each copy) and its items to the
     step budget. Walks without recursion and charges as it goes, so a huge shared structure stops at the budget,
     not at the end."""
-    stack = [([value], -1)]  # wrapped, so the value itself is checked like any item (at depth 0)
+    # (a list or record, its depth); the value wrapped, so it is checked like any item (at depth 0)
+    stack: list[tuple[list | dict, int]] = [([value], -1)]
     while stack:
         v, depth = stack.pop()
         if depth >= MAX_VALUE_DEPTH:

@@ -245,7 +245,8 @@ def _well_formed(kind: str, header) -> bool:
     return isinstance(header["id"], str) and "id" in header["pos"]
 
 
-def _unit_entry(kind: str, display: str, raw: bytes, cache: Cache) -> tuple[dict | None, list[Diagnostic], Parsed | None]:
+def _unit_entry(kind: str, display: str, raw: bytes,
+                cache: Cache) -> tuple[dict | None, list[Diagnostic], Parsed | None]:
     """One file's header and diagnostics: from the cache when these bytes were read before, else parsed now (and
     stored), in which case the parsed document comes back too."""
     k = key("load", code_key(), kind, display, raw)

@@ -155,8 +155,9 @@ class CameraFrame(Frame):
         twice; shades and shaded colours are looked up once per normal and fill, not worked out per face."""
         # Smooth solids: which of their faces the camera sees (those paint_order kept: it culls with faces_camera),
         # and how many side facets they have.
-        facing: dict[int, tuple[set[str], int]] = {sid: (set(), sum(f.tag.startswith("side") for f in solids[sid].faces))
-                  for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
+        facing: dict[int, tuple[set[str], int]] = {
+            sid: (set(), sum(f.tag.startswith("side") for f in solids[sid].faces))
+            for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
         for sid, face in order:
             if sid in facing:
                 facing[sid][0].add(face.tag)

@@ -88,7 +88,8 @@ def reserve(p, g: GuideInput, frame_kind: str, frame_scales: dict) -> tuple[str,
         entry_labels = [tick_text(e["label"]) for e in g.entries]
         title = g.texts.get("title")
         if side in ("left", "right"):
-            widest = max([p.text_width(s, size) for s in entry_labels] + [p.text_width(title, size, True) if title else 0])
+            widest = max([p.text_width(s, size) for s in entry_labels]
+                         + [p.text_width(title, size, True) if title else 0])
             return side, widest + size + 26
         return side, (size + 10) * (2 if title else 1) + 6
     if g.kind == "ramp":

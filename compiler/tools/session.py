@@ -159,7 +159,8 @@ class ToolSession:
 
             w, h = image_size(result.png)
             image = {"sha256": sha256(result.png), "width": w, "height": h}
-        entry: dict[str, object] = {"raw": raw, "tool": result.tool, "args": result.args, "text": result.text, "image": image}
+        entry: dict[str, object] = {"raw": raw, "tool": result.tool, "args": result.args, "text": result.text,
+                                    "image": image}
         if result.timed_out:
             entry["timed_out"] = True
         return entry
