@@ -69,6 +69,15 @@ def test_package_type_checks() -> None:
     assert done.stdout.startswith("Success: no issues found"), done.stdout
 
 
+def test_checker_is_the_pinned_release() -> None:
+    # each mypy release finds errors the last did not: the suite's verdict is the pinned one's
+    from importlib.metadata import version
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    pinned = next(r.split("==")[1] for r in extras if r.startswith("mypy=="))
+    assert version("mypy") == pinned, f"mypy {version('mypy')} is installed; the test extras pin {pinned}"
+
+
 def test_unchecked_modules_only_shrink() -> None:
     unchecked = _unchecked_modules()
     assert len(unchecked) <= MOST_UNCHECKED, (
