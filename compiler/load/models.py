@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from typing_extensions import Annotated
 
 ID_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
@@ -26,7 +26,11 @@ def _as_source(v: Any) -> Any:
     return v
 
 
-Expr = Annotated[str, BeforeValidator(_as_source)]
+# In the JSON Schemas (compiler/reference.py) an expression is any YAML scalar, marked "x-tessera": "expression" so
+# the reference's Expression? column is read from the model; a template (prompt text with {{ }} holes) likewise.
+Expr = Annotated[str, BeforeValidator(_as_source),
+                 WithJsonSchema({"type": ["string", "number", "boolean"], "x-tessera": "expression"})]
+TemplateText = Annotated[str, WithJsonSchema({"type": "string", "x-tessera": "template"})]
 
 
 class Model(BaseModel):
@@ -157,7 +161,7 @@ class ProgramSpec(Model):
     answer: AnswerSpec
     witness: dict[Literal["bbox", "point", "segment", "set", "sequence", "map", "scalar"], Expr] = Field(
         min_length=1, max_length=1)
-    prompt: str | list[str]
+    prompt: TemplateText | list[TemplateText]
 
 
 # -- taxonomy ---------------------------------------------------------------------------------------------------
