@@ -51,7 +51,7 @@ FILE_KINDS: dict[str, tuple[type, str, str]] = {
 
 # -- cells ----------------------------------------------------------------------------------------------------------
 def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
+    return " ".join(str(text).split()).replace("|", "\\|").replace("<", "&lt;")
 
 
 def _word(v: Any) -> str:
