@@ -191,9 +191,10 @@ def _builtins() -> str:
         groups.setdefault(module, []).append(b)
     titles = {"builtins": "core"}
     out = ["# Expression functions", "", NOTE, "",
-           "Every function an expression may call. Random functions draw from the instance's seeded stream and are "
-           "allowed only where sampling happens (grammar state and lets); elsewhere they are an error. Bounds: "
-           "`range` excludes its stop; `randint` includes both ends; `uniform` includes lo only.", ""]
+           "Every function an expression may call. Random functions draw from the instance's seeded streams and are "
+           "allowed only where one is drawn from (a grammar's state, a task's compute, a scene's lets); elsewhere "
+           "they are an error. Bounds: `range` excludes its stop; `randint` includes both ends; `uniform` includes "
+           "lo only.", ""]
     for module in sorted(groups, key=lambda m: (m != "builtins", m)):
         title = titles.get(module, module.removeprefix("lib_"))
         out += [f"## {title}", "", "| Function | Signature | Returns | Arguments | Random | Summary |",
