@@ -3,6 +3,7 @@ against what the scene compiler accepts, right about which keys take expressions
 bundled library file validates while crafted mistakes are rejected (checked with the `jsonschema` library)."""
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -184,6 +185,7 @@ def test_every_value_kind_used_by_the_scene_language_is_explained():
 SCHEMAS = {name.removesuffix(".schema.json"): schema for name, schema in reference.schemas().items()}
 
 
+@functools.lru_cache(maxsize=None)
 def _validator(kind: str) -> Draft202012Validator:
     shipped = json.loads((ROOT / "compiler" / "schema" / f"{kind}.schema.json").read_text())
     Draft202012Validator.check_schema(shipped)
