@@ -1,11 +1,12 @@
-"""The reference pages (docs/reference/*.md) and JSON Schemas (docs/schema/, compiler/schema/) of the authoring
+"""The reference pages (docs/reference/*.md) and JSON Schemas (compiler/schema/, shipped in the
+package as tessera/schema/) of the authoring
 language, generated from the registries the compiler itself reads: the scene vocabulary (spec.marks, spec.guides,
 spec.properties), the expression builtins (expr.builtins and its lib_* modules), the template filters
 (expr.template.FILTERS), the pydantic models of every YAML file kind (load.models, export.config) and the raster
 edits and font classes (spec.raster, spec.fonts). Nothing here is written by hand, so the pages cannot drift from
 the code: tests/test_reference.py checks the committed files equal what this module writes now.
 
-    python -m compiler.reference           # write docs/reference/, docs/schema/ and compiler/schema/
+    python -m compiler.reference           # write docs/reference/ and compiler/schema/
     python -m compiler.reference --check   # exit 1 and name the stale files if anything would change
 
 Output is deterministic: sorted where the registry has no order of its own, no timestamps, no absolute paths.
@@ -109,8 +110,8 @@ def _index() -> str:
            "| [filters.md](filters.md) | the filters and tests of templates |",
            "| [files.md](files.md) | the keys of each YAML file kind |",
            "| [variety.md](variety.md) | raster edits, font classes, colour words and palettes |", "",
-           "JSON Schemas for editor completion are in [../schema/](../schema/) (and shipped in the package as "
-           "`tessera/schema/`).", "",
+           "JSON Schemas for editor completion are in [../../compiler/schema/](../../compiler/schema/) (shipped "
+           "in the package as `tessera/schema/`).", "",
            "## Columns", "",
            "- **Type**: the value kind the key must evaluate to (below), or its listed words.",
            "- **Default**: the value when the key is left out (empty: none, or computed).",
@@ -294,7 +295,7 @@ def _files() -> str:
     for kind, (model, what, where) in FILE_KINDS.items():
         schema = model.model_json_schema()
         out += [f"## {kind}", "", f"{what[0].upper()}{what[1:]}: `{where}`; schema "
-                f"[`{kind}.schema.json`](../schema/{kind}.schema.json).", "", *_table(_model_properties(schema))]
+                f"[`{kind}.schema.json`](../../compiler/schema/{kind}.schema.json).", "", *_table(_model_properties(schema))]
         for name, sub in sorted(schema.get("$defs", {}).items()):
             if sub.get("type") == "object" and "properties" in sub:
                 out += ["", f"### {kind}: {name}", ""]
@@ -443,7 +444,6 @@ def outputs(root: Path = ROOT) -> dict[Path, str]:
     out = {root / "docs" / "reference" / name: text for name, text in pages().items()}
     for name, schema in schemas().items():
         text = _dump(schema)
-        out[root / "docs" / "schema" / name] = text
         out[root / "compiler" / "schema" / name] = text
     return out
 
@@ -454,14 +454,14 @@ def stale(root: Path = ROOT) -> list[str]:
     want = outputs(root)
     bad = [str(p.relative_to(root)) for p, text in want.items()
            if not p.is_file() or p.read_text(encoding="utf-8") != text]
-    for folder, pattern in (("docs/reference", "*.md"), ("docs/schema", "*.json"), ("compiler/schema", "*.json")):
+    for folder, pattern in (("docs/reference", "*.md"), ("compiler/schema", "*.json")):
         bad += [str(p.relative_to(root)) for p in sorted((root / folder).glob(pattern)) if p not in want]
     return sorted(bad)
 
 
 def write(root: Path = ROOT) -> list[str]:
     written = []
-    for folder, pattern in (("docs/reference", "*.md"), ("docs/schema", "*.json"), ("compiler/schema", "*.json")):
+    for folder, pattern in (("docs/reference", "*.md"), ("compiler/schema", "*.json")):
         for p in sorted((root / folder).glob(pattern)):
             p.unlink()
     for path, text in outputs(root).items():
