@@ -13,7 +13,7 @@ from ..expr.template import Template, compile_template
 from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_value, unify
 from ..load.library import Loaded
 from .contract import CompiledContract
-from .grammar import CompiledGrammar, InspectRule, spec_hash
+from .grammar import CompiledGrammar, InspectRule, shown_value, spec_hash
 from ..check.queries import MAX_QUERY_SPACE, MAX_QUERY_VALUES, bounded_query as _bounded_query, query_space  # noqa: F401
 from .steps import compile_constraints, compile_functions, compile_steps, fields_read
 
@@ -83,7 +83,13 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         diags.error(doc.key_pos(("query",)), f"the query space has {space} combinations ({sizes}); the limit is "
                                              f"{MAX_QUERY_SPACE}: use fewer or smaller query variables", code="bound")
         ok = False
-    ok = _check_inputs(spec, doc, grammar, queries, diags) and ok
+    defaults = _check_inputs(spec, doc, grammar, queries, diags)
+    if defaults is None:
+        ok = False
+    else:  # an input the task does not set takes its default, exactly as if the task had pinned it
+        for name, values in defaults.items():
+            queries[name] = values
+            names[name] = type_of_value(values).elem
 
     compute, ok_compute = compile_steps(spec.compute, names, doc, "compute", "task program",
                                         lambda n: n in names or n in CONSTANTS,
@@ -156,7 +162,10 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         id=spec.task, summary=spec.summary, grammar=grammar, contract=contract, operations=list(spec.operations),
         bucket=spec.bucket, queries=queries, compute=compute, require=require, answer=answer, witness_kind=wkind,
         witness=witness, prompts=prompts, identity=_identity(spec, grammar, contract, queries),
-        spec_hash=spec_hash(spec), source=doc.path, inspect=inspect, inspect_withheld=withheld, vocab=vocab,
+        # Hashed as if the defaults were written out: a program that drops a line pinning an input to its default
+        # is the same task, and its traces (which record this hash) still replay.
+        spec_hash=spec_hash(spec.model_copy(update={"query": {**spec.query, **(defaults or {})}})),
+        source=doc.path, inspect=inspect, inspect_withheld=withheld, vocab=vocab,
     )
 
 
@@ -196,15 +205,24 @@ def _warn_unused_queries(spec, doc, grammar: CompiledGrammar, queries: dict[str,
                           code="unused-query-var")
 
 
-def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list], diags: Diagnostics) -> bool:
-    """Every input the grammar reads is a query variable of this task, and each of its values has the input's type.
-    (A query variable the task failed to declare properly was reported already; it is not reported twice.)"""
+def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
+                  diags: Diagnostics) -> dict[str, list] | None:
+    """Every input the grammar reads is either a query variable of this task, each of whose values has the input's
+    type and is one of the input's values, or left to the input's default. Returns the defaulted inputs as the
+    query variables they stand for (name → [default]), or None when something is wrong (reported). A query variable
+    the task failed to declare properly was reported already; it is not reported twice."""
     ok = True
+    defaults: dict[str, list] = {}
     for name, want in grammar.inputs.items():
+        decl = grammar.input_decls[name]
         if name not in spec.query:
+            if decl.has_default:
+                defaults[name] = [decl.default]
+                continue
+            values = f" (values: {decl.shown()})" if decl.values is not None or decl.span is not None else ""
             diags.error(doc.pos(("grammar",)), f"grammar '{grammar.id}' reads the query variable '{name}' ({want}), "
-                                               f"which task '{spec.task}' does not declare: add it under query:",
-                                                       code="query-type")
+                                               f"which task '{spec.task}' does not set and which has no default: "
+                                               f"add it under query:{values}", code="query-type")
             ok = False
             continue
         if name not in queries:
@@ -215,7 +233,23 @@ def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
             diags.error(doc.pos(("query", name)), f"query variable '{name}' holds {got} values, but grammar "
                                                   f"'{grammar.id}' reads it as {want}", code="query-type")
             ok = False
-    return ok
+            continue
+        raw = spec.query[name]
+        outside = [(i, v) for i, v in enumerate(queries[name]) if not decl.allows(v)]
+        for i, v in outside:
+            if isinstance(raw, list):
+                at = doc.pos(("query", name, i))
+            elif isinstance(raw, dict):  # {range: [lo, hi]}: the end that is out
+                end = 0 if not decl.allows(queries[name][0]) else 1
+                at, v = doc.pos(("query", name, "range", end)), queries[name][-end]
+            else:
+                at = doc.pos(("query", name))
+            diags.error(at, f"query variable '{name}': {shown_value(v)!r} is not a value of grammar "
+                            f"'{grammar.id}''s input '{name}' (its values: {decl.shown()})", code="input-value")
+            ok = False
+            if not isinstance(raw, list):
+                break  # a range or a vocabulary: one error says it
+    return defaults if ok else None
 
 
 def _identity(spec, grammar: CompiledGrammar, contract: CompiledContract, queries: dict) -> str:
