@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Diagnostics
-from ..expr.compile import Compiled, Scope
+from ..check.queries import literals_outside
+from ..expr.compile import Compiled, Scope, Site
 from ..expr.compile import CONSTANTS
 from ..expr.types import ANY, BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, type_of_value
 from ..load.library import Loaded
@@ -30,6 +31,11 @@ def _same(a, b) -> bool:
 
 def shown_value(v) -> str:
     return "true" if v is True else "false" if v is False else str(v)
+
+
+def quoted_value(v) -> str:
+    """A value as a message quotes it: a string in quotes, a number or boolean as written."""
+    return repr(v) if isinstance(v, str) else shown_value(v)
 
 
 @dataclass(frozen=True)
@@ -94,10 +100,10 @@ def compile_input(name: str, raw, doc, diags: Diagnostics) -> InputDecl | None:
         for i, v in enumerate(raw.values):
             if not _of_type(v, t):
                 diags.error(doc.pos(loc + ("values", i)), f"input '{name}' is {word}, but its value "
-                                                          f"{shown_value(v)!r} is not", code="value-type")
+                                                          f"{quoted_value(v)} is not", code="value-type")
                 ok = False
             elif any(_same(v, w) for w in raw.values[:i]):
-                diags.error(doc.pos(loc + ("values", i)), f"input '{name}' lists the value {shown_value(v)!r} "
+                diags.error(doc.pos(loc + ("values", i)), f"input '{name}' lists the value {quoted_value(v)} "
                                                           f"twice", code="query-values")
                 ok = False
         values = tuple(raw.values)
@@ -117,11 +123,11 @@ def compile_input(name: str, raw, doc, diags: Diagnostics) -> InputDecl | None:
         d = raw.default
         if d is None or not _of_type(d, t):
             diags.error(doc.pos(loc + ("default",)), f"input '{name}' is {word}, but its default "
-                                                     f"{'null' if d is None else repr(shown_value(d))} is not",
+                                                     f"{'null' if d is None else quoted_value(d)} is not",
                         code="value-type")
             ok = False
         elif ok and not decl.allows(d):
-            diags.error(doc.pos(loc + ("default",)), f"input '{name}': default {shown_value(d)!r} is not one of "
+            diags.error(doc.pos(loc + ("default",)), f"input '{name}': default {quoted_value(d)} is not one of "
                                                      f"its values ({decl.shown()})", code="input-value")
             ok = False
         decl = InputDecl(t, values, span, True, d)
@@ -239,6 +245,8 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
     require, ok_require = compile_constraints(spec.require, names, doc, "require", "a grammar constraint",
                                               "constraint", diags)
     ok = ok_functions and ok_state and ok_require
+    if ok:
+        _warn_literals_outside(spec, doc, input_decls, diags)
     if spec.render.fonts is not None:
         if not spec.render.fonts:
             diags.error(doc.pos(("render", "fonts")), f"render.fonts must name at least one font class "
@@ -293,6 +301,22 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
         raster_skip=tuple(raster.skip) if raster is not None else (),
         inspect=inspect, state_reads=state_reads, function_sources=functions,
     )
+
+
+def _warn_literals_outside(spec, doc, decls: dict[str, InputDecl], diags: Diagnostics) -> None:
+    """Warn (query-literal-outside) at a literal the state or a constraint compares with an input of declared
+    values that is none of them (`unknown == 'distanse'`): the branch is dead for every task."""
+    known = {}
+    for name, decl in decls.items():
+        if decl.type == BOOL:
+            continue
+        if decl.span is not None:
+            known[name] = range(decl.span[0], decl.span[1] + 1)
+        elif decl.values is not None:
+            known[name] = list(decl.values)
+    if known:
+        literals_outside([(src, Site(doc, ("state", name))) for name, src in spec.state.items()] +
+                         [(src, Site(doc, ("require", name))) for name, src in spec.require.items()], known, diags)
 
 
 def _inspect_rules(spec, doc, schema: dict[str, Type], diags: Diagnostics) -> dict[str, InspectRule]:

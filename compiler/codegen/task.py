@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from ..errors import Diagnostics
 from ..expr.builtins import BUILTINS
 from ..expr.compile import CONSTANTS, Compiled, Scope, Site, canonical_tree, compile_expr, references
-from ..expr.template import Template, compile_template
+from ..expr.template import Template, compile_template, compared_literals as template_literals
 from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_value, unify
 from ..load.library import Loaded
 from .contract import CompiledContract
-from .grammar import CompiledGrammar, InspectRule, shown_value, spec_hash
+from .grammar import CompiledGrammar, InspectRule, quoted_value, spec_hash
 from ..check.queries import MAX_QUERY_SPACE, MAX_QUERY_VALUES, bounded_query as _bounded_query, query_space  # noqa: F401
+from ..check.queries import literals_outside, outside_warning
 from .steps import compile_constraints, compile_functions, compile_steps, fields_read
 
 
@@ -151,6 +152,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
 
     if ok:
         _warn_unused_queries(spec, doc, grammar, queries, prompts, diags)
+        _warn_literals_outside(spec, doc, queries, diags)
     if spec.grammar.split(".")[0] != spec.task.split(".")[0]:
         diags.error(doc.pos(("task",)), f"task id '{spec.task}' must start with its grammar's domain "
                                         f"'{grammar.domain}.'", code="task-shape")
@@ -205,6 +207,25 @@ def _warn_unused_queries(spec, doc, grammar: CompiledGrammar, queries: dict[str,
                           code="unused-query-var")
 
 
+def _warn_literals_outside(spec, doc, queries: dict[str, list], diags: Diagnostics) -> None:
+    """Warn (query-literal-outside) at a literal that a step, requirement, answer, witness or prompt compares with a
+    query variable and that is none of the variable's values in this task (`unknown == 'distanse'`): the branch it
+    guards is dead, or the test always passes, which is a typo or a task that lost the value it meant."""
+    known = {name: values for name, values in queries.items() if not isinstance(values[0], bool)}
+    if not known:
+        return
+    sources = [(src, Site(doc, ("compute", name))) for name, src in spec.compute.items()]
+    sources += [(src, Site(doc, ("require", name))) for name, src in spec.require.items()]
+    sources += [(spec.answer.value, Site(doc, ("answer", "value")))]
+    sources += [(src, Site(doc, ("witness", kind))) for kind, src in spec.witness.items()]
+    literals_outside(sources, known, diags)
+    templates = spec.prompt if isinstance(spec.prompt, list) else [spec.prompt]
+    for i, src in enumerate(templates):
+        loc = ("prompt", i) if isinstance(spec.prompt, list) else ("prompt",)
+        for name, op, value, line, col in template_literals(src, set(known)):
+            outside_warning(name, op, value, known[name], doc.expr_pos(loc, line - 1, col - 1), diags)
+
+
 def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
                   diags: Diagnostics) -> dict[str, list] | None:
     """Every input the grammar reads is either a query variable of this task, each of whose values has the input's
@@ -244,7 +265,7 @@ def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
                 at, v = doc.pos(("query", name, "range", end)), queries[name][-end]
             else:
                 at = doc.pos(("query", name))
-            diags.error(at, f"query variable '{name}': {shown_value(v)!r} is not a value of grammar "
+            diags.error(at, f"query variable '{name}': {quoted_value(v)} is not a value of grammar "
                             f"'{grammar.id}''s input '{name}' (its values: {decl.shown()})", code="input-value")
             ok = False
             if not isinstance(raw, list):
