@@ -84,13 +84,11 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         diags.error(doc.key_pos(("query",)), f"the query space has {space} combinations ({sizes}); the limit is "
                                              f"{MAX_QUERY_SPACE}: use fewer or smaller query variables", code="bound")
         ok = False
-    defaults = _check_inputs(spec, doc, grammar, queries, diags)
-    if defaults is None:
-        ok = False
-    else:  # an input the task does not set takes its default, exactly as if the task had pinned it
-        for name, values in defaults.items():
-            queries[name] = values
-            names[name] = type_of_value(values).elem
+    defaults, ok_inputs = _check_inputs(spec, doc, grammar, queries, diags)
+    ok = ok and ok_inputs
+    for name, values in defaults.items():  # an input the task does not set takes its default, as if pinned
+        queries[name] = values
+        names[name] = type_of_value(values).elem
 
     compute, ok_compute = compile_steps(spec.compute, names, doc, "compute", "task program",
                                         lambda n: n in names or n in CONSTANTS,
@@ -166,7 +164,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         witness=witness, prompts=prompts, identity=_identity(spec, grammar, contract, queries),
         # Hashed as if the defaults were written out: a program that drops a line pinning an input to its default
         # is the same task, and its traces (which record this hash) still replay.
-        spec_hash=spec_hash(spec.model_copy(update={"query": {**spec.query, **(defaults or {})}})),
+        spec_hash=spec_hash(spec.model_copy(update={"query": {**spec.query, **defaults}})),
         source=doc.path, inspect=inspect, inspect_withheld=withheld, vocab=vocab,
     )
 
@@ -227,10 +225,10 @@ def _warn_literals_outside(spec, doc, queries: dict[str, list], diags: Diagnosti
 
 
 def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
-                  diags: Diagnostics) -> dict[str, list] | None:
+                  diags: Diagnostics) -> tuple[dict[str, list], bool]:
     """Every input the grammar reads is either a query variable of this task, each of whose values has the input's
     type and is one of the input's values, or left to the input's default. Returns the defaulted inputs as the
-    query variables they stand for (name → [default]), or None when something is wrong (reported). A query variable
+    query variables they stand for (name → [default]), and whether all is well (what is not is reported). A query variable
     the task failed to declare properly was reported already; it is not reported twice."""
     ok = True
     defaults: dict[str, list] = {}
@@ -270,7 +268,7 @@ def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
             ok = False
             if not isinstance(raw, list):
                 break  # a range or a vocabulary: one error says it
-    return defaults if ok else None
+    return defaults, ok
 
 
 def _identity(spec, grammar: CompiledGrammar, contract: CompiledContract, queries: dict) -> str:
