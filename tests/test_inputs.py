@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tessera.errors import CompileFailed
-from tessera.taxonomy import compile_taxonomy
+from tessera.taxonomy import compile_taxonomy, open_taxonomy
 from tessera.trace.instance import generate
 from tests.conftest import probe_taxonomy
 
@@ -84,6 +84,8 @@ def test_an_input_left_out_takes_its_default_exactly_as_if_pinned(tmp_path):
         tax = compile_taxonomy(library(tmp_path / name, count=text))
         tasks[name] = (tax, tax.tasks["probe.g.count"])
     assert tasks["left_out"][1].queries == {"unknown": ["none"], "least": [2]}
+    # what `tessera list` and build selection read from the headers, nothing compiled, says the same
+    assert open_taxonomy(tmp_path / "left_out").info("probe.g.count").queries == {"unknown": ["none"], "least": [2]}
     for seed in range(3):
         a, b = (generate(task, seed, 3, vocab=tax.vocab) for tax, task in tasks.values())
         assert a.png == b.png and a.answer == b.answer and a.prompt == b.prompt
