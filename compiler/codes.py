@@ -36,6 +36,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
                                            "bad pattern, missing index)"),
     ("check", "pattern-unmatched", "warning", "a taxonomy pattern that matches no task"),
     ("check", "query-values", "error", "a query variable's values are empty, mixed, repeated or not scalars"),
+    ("check", "old-type-word", "error", "a type word from before 0.11 (int, float, str, bool); the language's type "
+                                        "words are integer, number, string, boolean"),
     ("check", "bound", "error", "a size bound is exceeded (file, expression, nesting, query space, functions, ...)"),
     ("expr", "expr-syntax", "error", "an expression or function that does not parse, or a form that is not supported"),
     ("expr", "unknown-name", "error", "a name that is not bound where it is read (expression or template)"),
@@ -56,6 +58,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("contract", "contract-form", "error", "an answer contract's normalisation, synonyms or items are inconsistent"),
     ("task", "answer-type", "error", "a task's answer or witness does not have the type its contract expects"),
     ("task", "query-type", "error", "a query variable clashes with the state, or holds values its grammar cannot read"),
+    ("task", "input-value", "error", "a value a grammar input does not take: a task's query value outside the "
+                                     "input's values, or an input's default outside them"),
     ("task", "task-shape", "error", "a task without prompts, or whose id does not start with its grammar's domain"),
     ("task", "not-compiled", "error", "a unit did not compile for the reasons listed with it"),
     ("build", "build-config", "error", "a build configuration that selects nothing or asks for the impossible"),
@@ -65,6 +69,9 @@ _TABLE: list[tuple[str, str, str, str]] = [
                                            "that is meant)"),
     ("lint", "unused-query-var", "warning", "a query variable that no step, requirement, answer, witness, prompt or "
                                             "grammar input reads (it multiplies the query space and changes nothing)"),
+    ("lint", "query-literal-outside", "warning", "a literal compared (==, !=, in [...]) with a query variable or a "
+                                                 "grammar input that takes none of its values: the comparison never "
+                                                 "holds (or always does)"),
 ]
 
 CODES: dict[str, Code] = {name: Code(name, stage, sev, desc) for stage, name, sev, desc in _TABLE}

@@ -772,3 +772,43 @@ def compile_template(source: str, names: Mapping[str, Type] | set[str], at, diag
         return None
     _plain_lines(tree)
     return Template(source, tree, frozenset(checker.used), str(at(1, 1)))
+
+
+_COMPARE_OPS = {"eq": "==", "ne": "!=", "in": "in", "notin": "not in"}
+
+
+def compared_literals(source: str, names: set[str]) -> list[tuple[str, str, Any, int, int]]:
+    """Every string or number literal a template compares with one of `names` (==, != either way round, `in`/`not
+    in` a list literal), as (name, op, value, line, col) with the literal's place in the source. Templates bind no
+    names of their own (loops and `set` are refused), so a name is always the render's."""
+    try:
+        tree = _ENV.parse(source.replace("\r\n", "\n").replace("\r", "\n"))
+    except (TemplateError, _TooComplex, RecursionError):
+        return []  # reported when the template was compiled
+
+    def literal(node):
+        if isinstance(node, nodes.Const) and isinstance(node.value, (str, int, float)) and \
+                not isinstance(node.value, bool):
+            return node.value, *_spot(node)
+        if isinstance(node, nodes.Neg) and isinstance(node.node, nodes.Const) and \
+                isinstance(node.node.value, (int, float)) and not isinstance(node.node.value, bool):
+            return -node.node.value, *_spot(node)
+        return None
+
+    found = []
+    for cmp in tree.find_all(nodes.Compare):
+        left = cmp.expr
+        for operand in cmp.ops:
+            op, right = _COMPARE_OPS.get(operand.op), operand.expr
+            if op in ("==", "!="):
+                pairs = [(left, right), (right, left)]
+            elif op is not None and isinstance(right, (nodes.List, nodes.Tuple)):
+                pairs = [(left, item) for item in right.items]
+            else:
+                pairs = []
+            for var, lit in pairs:
+                got = literal(lit)
+                if isinstance(var, nodes.Name) and var.name in names and got is not None:
+                    found.append((var.name, op, *got))
+            left = right
+    return found

@@ -89,7 +89,29 @@ class RenderSpec(Model):
     scene: dict[str, Any]
 
 
-InputType = Literal["int", "float", "str", "bool"]
+# The language's one type vocabulary (answer contracts, component params and grammar inputs say the same words).
+# The words before 0.11 (int, float, str, bool) are refused by codegen.grammar with code old-type-word, which names
+# the new word: the type is read as a plain string here so that message, not pydantic's, is the one shown.
+INPUT_TYPES = ("integer", "number", "string", "boolean")
+InputScalar = str | bool | int | float
+
+
+class InputRange(Model):
+    """`values: {range: [lo, hi]}` for an integer input: lo..hi, both ends included (as a query variable's range)."""
+    range: list[int] = Field(min_length=2, max_length=2)
+
+
+class InputSpec(Model):
+    """A grammar input in the long form: its type, the values it may take, the value a task that does not set it
+    gets, and what it means. codegen.grammar checks them; codegen.task checks each task's values against them."""
+    type: str  # one of INPUT_TYPES
+    """the input's type word: integer, number, string or boolean"""
+    values: list[InputScalar] | InputRange | None = None  # None: every value of the type
+    """the values a task may give it: a list, or {range: [lo, hi]} (both ends included); none: any of the type"""
+    default: InputScalar | None = None  # None: every task must set the input
+    """the value of a task that does not set it; none: every task must set it"""
+    summary: str = ""
+    """one line: what the input means"""
 
 
 class GrammarSpec(Model):
@@ -97,9 +119,10 @@ class GrammarSpec(Model):
     """the grammar's id: DOMAIN.NAME"""
     summary: str
     """one line: what the scenes show"""
-    # Query variables of the task that the state may read (name → type), so a scene can be built towards an answer.
-    inputs: dict[str, InputType] = {}
-    """query variables of the task that the state may read (name → type)"""
+    # Query variables of the task that the state may read, so a scene can be built towards an answer: name → its
+    # type word (short form), or name → {type, values, default, summary} (InputSpec).
+    inputs: dict[str, InputSpec | str] = {}
+    """query variables of the task that the state may read: name → a type word, or {type, values, default, summary}"""
     # Named helpers (name → lambda source), visible to everything the grammar compiles; see compile.function_type.
     functions: dict[str, Expr] = {}
     """named helpers (name → lambda), visible to everything the grammar compiles"""
