@@ -81,6 +81,8 @@ class GrammarSpec(Model):
     inputs: dict[str, InputType] = {}
     # Named helpers (name → lambda source), visible to everything the grammar compiles; see compile.function_type.
     functions: dict[str, Expr] = {}
+    # Named difficulty parameters (name → expression of `level`): the only place `level` is read (codegen.levels).
+    levels: dict[str, Expr] = {}
     state: dict[str, Expr]
     require: dict[str, Expr] = {}
     render: RenderSpec
@@ -152,6 +154,7 @@ class ProgramSpec(Model):
     bucket: Literal[BUCKETS]  # type: ignore[valid-type]
     query: dict[str, Any] = {}  # bounded variables; checked by check.program (lists, ranges, vocab names)
     functions: dict[str, Expr] = {}  # named helpers (name → lambda source) for compute, require, answer, witness
+    levels: dict[str, Expr] = {}  # named difficulty parameters, as a grammar's (codegen.levels)
     compute: dict[str, Expr] = {}
     require: dict[str, Expr] = {}
     answer: AnswerSpec
