@@ -4,9 +4,9 @@ parameters above it; never random, never of the state or the query. `level` itse
 level means is written in one place, and the schedule (each parameter's value at every level) is known when the
 file compiles: `tessera levels`, the audit and the reference docs read it.
 
-A parameter is evaluated once per instance, before the state (or the program), from nothing but the level and the
-vocabulary: it draws nothing from the random streams, so lifting an expression of `level` into `levels:` changes no
-picture and no answer (bench/rewrite_levels.py did that for the library)."""
+A parameter is evaluated before each state attempt (a grammar's) or program run (a program's), from nothing but the
+level and the vocabulary: it draws nothing from the random streams, so lifting an expression of `level` into
+`levels:` changes no picture and no answer (bench/rewrite_levels.py did that for the library)."""
 from __future__ import annotations
 
 import re
