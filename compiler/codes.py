@@ -51,6 +51,10 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("expr", "lambda-form", "error", "a lambda where none is allowed, or a function argument that is not a lambda"),
     ("expr", "not-allowed", "error", "a construct this place forbids (random functions in a deterministic place, "
                                      "template statements)"),
+    ("expr", "level-outside-levels", "error", "`level` read outside a `levels:` block: name the difficulty "
+                                              "parameter there and read its name"),
+    ("check", "level-value", "error", "a `levels:` parameter that fails, or is not plain data, at one of the levels "
+                                      "0-9 (each is evaluated at every level when compiling)"),
     ("template", "template-syntax", "error", "a template that does not parse"),
     ("scene", "scene-shape", "error", "a scene node, mark, guide, frame, scale or panel written in the wrong shape"),
     ("scene", "component-use", "error", "a component used wrongly (itself, with bad parameters, limits or "
@@ -72,6 +76,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("lint", "query-literal-outside", "warning", "a literal compared (==, !=, in [...]) with a query variable or a "
                                                  "grammar input that takes none of its values: the comparison never "
                                                  "holds (or always does)"),
+    ("lint", "level-no-effect", "warning", "a `levels:` parameter with the same value at all ten levels, or one that "
+                                           "nothing reads"),
 ]
 
 CODES: dict[str, Code] = {name: Code(name, stage, sev, desc) for stage, name, sev, desc in _TABLE}

@@ -14,6 +14,7 @@ from ..expr.types import ANY, BOOL, FLOAT, INT, STR, FnT, ListT, RecordT, Type, 
 from ..load.library import Loaded
 from ..spec.fonts import FONT_CLASSES
 from ..spec.raster import EDITS
+from .levels import compile_levels, warn_no_effect
 from .scene import CNode, SceneCompiler
 from .steps import compile_constraints, compile_functions, compile_steps, fields_read
 
@@ -171,10 +172,15 @@ class CompiledGrammar:
     # fields its definition reads (closed over the fields it mentions), and the grammar's functions as written.
     state_reads: dict[str, frozenset[str]] = field(default_factory=dict)
     function_sources: dict[str, str] = field(default_factory=dict)
+    # `levels:` (codegen.levels): the compiled parameters, in order, and each one's value at levels 0-9.
+    levels: list[tuple[str, Compiled]] = field(default_factory=list)
+    level_schedule: dict[str, list] = field(default_factory=dict)
 
 
 def spec_hash(spec) -> str:
     data = spec.model_dump(mode="json")
+    if data.get("levels", 0) == {}:  # `levels:` came later (issue 25): a file without it keeps its hash
+        del data["levels"]
     # Keys added after hashes were first recorded (fonts; render variety) leave the hash alone while unset, so
     # grammars that do not use them keep their hash and old traces still replay.
     if data.get("fonts", 0) is None:
@@ -219,7 +225,7 @@ def vocab_type(vocab: dict[str, list]) -> RecordT:
 def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
                     components: dict | None = None) -> CompiledGrammar | None:
     spec, doc = loaded.spec, loaded.doc
-    base = {"level": INT, "vocab": vocab_type(vocab)}
+    base = {"vocab": vocab_type(vocab)}  # `level` is bound only inside `levels:` (codegen.levels)
     names: dict[str, Type] = dict(base)
     ok_functions = compile_functions(spec.functions, names, doc, lambda n: n in RESERVED, diags)
     inputs: dict[str, Type] = {}
@@ -237,16 +243,22 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
             continue
         input_decls[name] = decl
         inputs[name] = names[name] = decl.type
+    levels, schedule, ok_levels = compile_levels(spec.levels, names, vocab, doc,
+                                                 lambda n: n in RESERVED or n in names, diags)
     state, ok_state = compile_steps(spec.state, names, doc, "state", "grammar state",
                                     lambda n: n in RESERVED or n in names,
-                                    "'{name}' cannot name a state field (reserved, an input, a function, or not a "
-                                    "name)", diags)
-    schema = {k: v for k, v in names.items() if k not in base and k not in inputs and not isinstance(v, FnT)}
+                                    "'{name}' cannot name a state field (reserved, an input, a function, a levels "
+                                    "parameter, or not a name)", diags)
+    # The state's own fields: what the trace stores and what tasks and the scene read (never a levels parameter).
+    schema = {k: v for k, v in names.items()
+              if k not in base and k not in inputs and k not in spec.levels and not isinstance(v, FnT)}
     require, ok_require = compile_constraints(spec.require, names, doc, "require", "a grammar constraint",
                                               "constraint", diags)
-    ok = ok_functions and ok_state and ok_require
+    ok = ok_functions and ok_levels and ok_state and ok_require
     if ok:
         _warn_literals_outside(spec, doc, input_decls, diags)
+    if ok_levels:
+        warn_no_effect(schedule, [*spec.levels.values(), *spec.state.values(), *spec.require.values()], doc, diags)
     if spec.render.fonts is not None:
         if not spec.render.fonts:
             diags.error(doc.pos(("render", "fonts")), f"render.fonts must name at least one font class "
@@ -260,7 +272,7 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
 
     # The picture draws the state alone (rendering has no query): inputs are for building the state, and a state
     # field can keep whatever of them the picture needs.
-    picture_names = {k: t for k, t in names.items() if k not in inputs}
+    picture_names = {k: t for k, t in names.items() if k not in inputs and k not in spec.levels}
     sc = SceneCompiler(doc, diags, components)
     scene_names = {**picture_names, **({} if "canvas" in picture_names else {"canvas": CANVAS_TYPE})}
     scene = sc.node(doc, spec.render.scene, ("render", "scene"), Scope(scene_names, True, "the scene"))
@@ -299,7 +311,8 @@ def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
         canvas_scale=canvas_scale, canvas_aspect=canvas_aspect,
         raster_strength=raster.strength if raster is not None else "strong",
         raster_skip=tuple(raster.skip) if raster is not None else (),
-        inspect=inspect, state_reads=state_reads, function_sources=functions,
+        inspect=inspect, state_reads=state_reads, function_sources=functions, levels=levels,
+        level_schedule=schedule,
     )
 
 

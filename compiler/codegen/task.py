@@ -14,6 +14,7 @@ from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_val
 from ..load.library import Loaded
 from .contract import CompiledContract
 from .grammar import CompiledGrammar, InspectRule, quoted_value, spec_hash
+from .levels import compile_levels, warn_no_effect
 from ..check.queries import MAX_QUERY_SPACE, MAX_QUERY_VALUES, bounded_query as _bounded_query, query_space  # noqa: F401
 from ..check.queries import literals_outside, outside_warning
 from .steps import compile_constraints, compile_functions, compile_steps, fields_read
@@ -46,6 +47,9 @@ class CompiledTask:
     # generate() samples with unless a caller passes another. Until 0.10 a caller that passed none sampled with an
     # empty one and failed attempts later with a KeyError.
     vocab: dict = field(default_factory=dict, repr=False, compare=False)
+    # The program's own `levels:` (codegen.levels), as a grammar's: compiled parameters and their values at 0-9.
+    levels: list[tuple[str, Compiled]] = field(default_factory=list)
+    level_schedule: dict[str, list] = field(default_factory=dict)
 
     @property
     def domain(self) -> str:
@@ -89,10 +93,14 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     for name, values in defaults.items():  # an input the task does not set takes its default, as if pinned
         queries[name] = values
         names[name] = type_of_value(values).elem
+    levels, schedule, ok_levels = compile_levels(spec.levels, names, vocab, doc,
+                                                 lambda n: n in names or n in CONSTANTS, diags)
+    ok = ok and ok_levels
 
     compute, ok_compute = compile_steps(spec.compute, names, doc, "compute", "task program",
                                         lambda n: n in names or n in CONSTANTS,
-                                        "step '{name}' clashes with a state field, query variable or reserved name",
+                                        "step '{name}' clashes with a state field, query variable, levels parameter "
+                                        "or reserved name",
                                         diags)
     require, ok_require = compile_constraints(spec.require, names, doc, "require", "a task requirement",
                                               "requirement", diags)
@@ -151,6 +159,9 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
     if ok:
         _warn_unused_queries(spec, doc, grammar, queries, prompts, diags)
         _warn_literals_outside(spec, doc, queries, diags)
+        warn_no_effect(schedule, [*spec.levels.values(), *spec.compute.values(), *spec.require.values(),
+                                  spec.answer.value, *spec.witness.values()], doc, diags,
+                       also_read=[n for t in prompts for n in t.names])
     if spec.grammar.split(".")[0] != spec.task.split(".")[0]:
         diags.error(doc.pos(("task",)), f"task id '{spec.task}' must start with its grammar's domain "
                                         f"'{grammar.domain}.'", code="task-shape")
@@ -166,6 +177,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         # is the same task, and its traces (which record this hash) still replay.
         spec_hash=spec_hash(spec.model_copy(update={"query": {**spec.query, **defaults}})),
         source=doc.path, inspect=inspect, inspect_withheld=withheld, vocab=vocab,
+        levels=levels, level_schedule=schedule,
     )
 
 
@@ -280,7 +292,7 @@ def _identity(spec, grammar: CompiledGrammar, contract: CompiledContract, querie
     printed: dict[str, str] = {}  # each function printed once for the whole program
 
     def canon_of(src) -> str:
-        return canonical_tree(src, keep, rename, fns, printed)
+        return canonical_tree(src, keep, rename, fns, printed, dict(spec.levels))
 
     canon = {
         "grammar": grammar.id,

@@ -557,6 +557,10 @@ class _Checker:
         if node.name in self.functions:
             return self.error(node, f"'{node.name}' is a function; a template prints values (compute the value in "
                                     f"a step and print the step)", code="reserved-name")
+        if node.name == "level":
+            from .compile import LEVEL_OUTSIDE
+
+            return self.error(node, LEVEL_OUTSIDE, code="level-outside-levels")
         return self.error(node, f"unknown name '{node.name}' in template (known here: "
                                 f"{', '.join(sorted(self.types))})", code="unknown-name")
 

@@ -126,6 +126,9 @@ class GrammarSpec(Model):
     # Named helpers (name → lambda source), visible to everything the grammar compiles; see compile.function_type.
     functions: dict[str, Expr] = {}
     """named helpers (name → lambda), visible to everything the grammar compiles"""
+    # Named difficulty parameters (name → expression of `level`): the only place `level` is read (codegen.levels).
+    levels: dict[str, Expr] = {}
+    """difficulty parameters: name → expression of `level` (0-9), the only place `level` is read; nothing random"""
     state: dict[str, Expr]
     """the sampled state: name → expression, in order (random functions allowed)"""
     require: dict[str, Expr] = {}
@@ -236,6 +239,8 @@ class ProgramSpec(Model):
     """bounded query variables: name → list of values, {range: [lo, hi]} (both ends included) or a vocab name"""
     functions: dict[str, Expr] = {}  # named helpers (name → lambda source) for compute, require, answer, witness
     """named helpers (name → lambda)"""
+    levels: dict[str, Expr] = {}  # named difficulty parameters, as a grammar's (codegen.levels)
+    """difficulty parameters: name → expression of `level` (0-9), the only place `level` is read; nothing random"""
     compute: dict[str, Expr] = {}
     """named steps over the state, in order"""
     require: dict[str, Expr] = {}
