@@ -1,5 +1,5 @@
 """Wrong options of every option task: each is wrong and distinct, each is a near miss that only the picture rules
-out, and no options-only rule (compiler/validate/shortcuts.py) beats chance by more than 10 points.
+out, and no options-only rule (compiler/verify/shortcuts.py) beats chance by more than 10 points.
 
 The fits below recompute, independently of the expression language, which options satisfy the question; exactly
 one must, and it must be the answer. A new option task needs an entry in FITS."""
@@ -14,7 +14,7 @@ import pytest
 
 from tessera.trace.instance import generate
 from tessera.validate.audit import Row, cv_options_learned
-from tessera.validate.shortcuts import OPTION_RULES
+from tessera.verify.shortcuts import OPTION_RULES
 from tests.conftest import ROOT
 from tests.oracles import step  # first: it loads every domain's oracle module
 from tests.oracles_boards import OPTION_FITS as BOARD_FITS
