@@ -189,6 +189,7 @@ class UnrenderedSample:
     answer: Any
     prompt: str
     label: dict
+    program_work: int              # the program's work (as the trace's `program_work` records it)
     attempts: int
     rejections: dict[str, int]
 
@@ -209,7 +210,7 @@ def sample_state(task: CompiledTask, seed: int, level: int = 0, query: dict | No
     sample = draw_sample(task, seed, level, vocab, seeds, q, forced, q_rng, SampleWork(), None, answer_format)
     _, prompt = make_prompt(task, sample.state, q, sample.result, level, vocab, seeds["prompt"], answer_format)
     return UnrenderedSample(task.id, seed, level, q, sample.state, sample.result.steps, sample.answer, prompt,
-                            task.contract.label(sample.answer, answer_format), sample.attempts,
+                            task.contract.label(sample.answer, answer_format), sample.result.work, sample.attempts,
                             dict(sample.rejections))
 
 
