@@ -237,6 +237,12 @@ def build_shard_items(items: list[Item]) -> list[ItemResult]:
     return [build_item(it) for it in items]
 
 
+def _ray_shard(args, items: list[Item]) -> list[ItemResult]:
+    """One shard as a Ray task (export.ray_backend): the worker compiles the taxonomy once per Ray process."""
+    init_worker(*args)
+    return build_shard_items(items)
+
+
 # -- the parent side ------------------------------------------------------------------------------------------
 @dataclass
 class TaskStats:
@@ -575,7 +581,8 @@ def _run(config, taxonomy, fp: Fingerprint, shards: list[_Shard], reject, worker
     if use_ray:
         from .ray_backend import run_shards
 
-        yield from zip(shards, run_shards([sh.items for sh in shards], args, ray_address, progress, job))
+        yield from zip(shards, run_shards([sh.items for sh in shards], args, ray_address, progress, job, _ray_shard,
+                                          WorkerDied))
         return
     flat = [it for sh in shards for it in sh.items]
     with closing(_local_results(flat, args, workers) if workers > 1 else _inline_results(flat, args)) as results:
