@@ -9,7 +9,7 @@ import pytest
 from tessera.expr.compile import Budget
 from tessera.sample.rng import Rng
 from tessera.render.marks import MIN_TEXT_PX, RenderRejected
-from tessera.sample.state import Rejected, sample_state
+from tessera.sample.state import sample_state
 from tessera.trace.instance import generate
 from tessera.trace.loop import sample_state as unrendered_sample
 from tests.test_lib_icons import render_grammar
