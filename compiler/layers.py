@@ -23,7 +23,8 @@ that bench/import_graph.py prints (`python bench/import_graph.py` shows the cycl
     validate         gates, audits, dataset validation and replay (a trace or dataset against its rebuild)
     export           build a dataset: plan, balance, workers, shards, manifest
     console          what the commands print: consoles, progress bars, the compile summary, the build table
-    gallery, dev     contact sheets and the author's dev loop
+    gallery, dev,    contact sheets, the author's dev loop and the generated reference docs and JSON Schemas
+    reference        (reads the registries of every layer below)
     api              the Python API
     cli              the `tessera` command
     tessera          the package's `__init__` (the lazy facade over api and errors)
@@ -52,7 +53,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("validate",),
     ("export",),
     ("console",),
-    ("gallery", "dev"),
+    ("gallery", "dev", "reference"),
     ("api",),
     ("cli",),
     ("tessera",),
