@@ -1,4 +1,4 @@
-"""Options-only shortcuts, per option task: how often each rule of compiler/validate/shortcuts.py (OPTION_RULES)
+"""Options-only shortcuts, per option task: how often each rule of compiler/verify/shortcuts.py (OPTION_RULES)
 picks the right option from the option texts alone, against chance (1 / number of options).
 
     python bench/options_only.py [--n 240] [--tasks PATTERN] [--render]
@@ -27,7 +27,7 @@ from tessera.sample.state import Rejected, SampleWork, sample_state
 from tessera.taxonomy import compile_taxonomy
 from tessera.trace.instance import generate
 from tessera.validate.audit import Row, cv_options_learned
-from tessera.validate.shortcuts import OPTION_RULES
+from tessera.verify.shortcuts import OPTION_RULES
 
 MARGIN = 0.10
 _OPTION_LINE = re.compile(r"^([A-Z])[.)] (.*)$")

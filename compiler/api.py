@@ -5,6 +5,7 @@
     tax = tessera.compile()                          # the bundled library (or compile("path/to/root"))
     task = tax.task("charts.bar_chart.extremum_label")
     inst = tessera.generate(task, seed=7, level=3)   # or generate("charts.bar_chart.extremum_label", 7)
+    tessera.sample_state(task, seed=7, level=3)      # the same query, state and answer, without the picture
     inst.png, inst.prompt, inst.answer, inst.label   # image bytes, question, typed answer, verifier label
     tessera.score(inst.label, 'The answer is {"answer": "Apple"}').reward
     tessera.build("taxonomy/builds/demo.yaml", "out/ds", workers=2)
@@ -28,12 +29,13 @@ from .errors import TesseraError
 from .export.build import BuildResult
 from .export.config import BuildConfig
 from .taxonomy import Taxonomy, compile_taxonomy
-from .trace.instance import Instance
-from .trace.replay import ReplayResult
+from .trace.loop import UnrenderedSample
+from .trace.record import Instance
+from .validate.replay import ReplayResult
 from .verify.score import Score
 
-__all__ = ["compile", "generate", "score", "build", "replay", "Taxonomy", "Instance", "Score", "BuildResult",
-           "ReplayResult"]
+__all__ = ["compile", "generate", "sample_state", "score", "build", "replay", "Taxonomy", "Instance",
+           "UnrenderedSample", "Score", "BuildResult", "ReplayResult"]
 
 # Taxonomies compiled through this API, so that generate() can find the vocabulary of a task object it is handed.
 _COMPILED: list[weakref.ref] = []  # (a Taxonomy is an unhashable dataclass: no WeakSet)
@@ -70,14 +72,9 @@ def _owner(task: CompiledTask) -> Taxonomy | None:
     return None
 
 
-def generate(task: str | CompiledTask, seed: int, level: int = 0, query: dict | None = None, *,
-             taxonomy: Taxonomy | None = None, answer_format: str | None = None) -> Instance:
-    """One instance of `task` (an id, or a task object from `taxonomy.task(id)`) for `seed` at `level` (0-9).
-
-    `query` fixes the query variables (a mapping in the task's query space); None samples them from the seed.
-    The vocabulary comes from the taxonomy the task belongs to: `taxonomy`, else the one `tessera.compile` made it
-    in, else (for an id) the bundled library. `answer_format` (json, boxed, tag) overrides the contract's
-    final-answer convention. The same arguments give the same bytes in any process."""
+def _resolve(task: str | CompiledTask, seed: int, level: int, query: dict | None,
+             taxonomy: Taxonomy | None) -> tuple[CompiledTask, Taxonomy]:
+    """The task object and the taxonomy whose vocabulary it samples with, after checking the arguments' types."""
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TesseraError(f"seed must be an integer, got {type(seed).__name__}")
     if isinstance(level, bool) or not isinstance(level, int):
@@ -97,9 +94,32 @@ def generate(task: str | CompiledTask, seed: int, level: int = 0, query: dict | 
         taxonomy = owner
     else:
         raise TesseraError(f"task must be a task id or a task from taxonomy.task(id), got {type(task).__name__}")
-    from .trace.instance import generate as _generate
+    return task, taxonomy
+
+
+def generate(task: str | CompiledTask, seed: int, level: int = 0, query: dict | None = None, *,
+             taxonomy: Taxonomy | None = None, answer_format: str | None = None) -> Instance:
+    """One instance of `task` (an id, or a task object from `taxonomy.task(id)`) for `seed` at `level` (0-9).
+
+    `query` fixes the query variables (a mapping in the task's query space); None samples them from the seed.
+    The vocabulary comes from the taxonomy the task belongs to: `taxonomy`, else the one `tessera.compile` made it
+    in, else (for an id) the bundled library. `answer_format` (json, boxed, tag) overrides the contract's
+    final-answer convention. The same arguments give the same bytes in any process."""
+    task, taxonomy = _resolve(task, seed, level, query, taxonomy)
+    from .trace.loop import generate as _generate
 
     return _generate(task, seed, level, query, taxonomy.vocab, answer_format=answer_format)
+
+
+def sample_state(task: str | CompiledTask, seed: int, level: int = 0, query: dict | None = None, *,
+                 taxonomy: Taxonomy | None = None, answer_format: str | None = None) -> UnrenderedSample:
+    """What `generate` with the same arguments decides, without drawing it: an UnrenderedSample with the query,
+    state, program steps, answer, prompt and label of that instance (the picture's random stream never moves them).
+    For property checks over many seeds: no pixels, about a tenth of the time."""
+    task, taxonomy = _resolve(task, seed, level, query, taxonomy)
+    from .trace.loop import sample_state as _sample_state
+
+    return _sample_state(task, seed, level, query, taxonomy.vocab, answer_format)
 
 
 def score(label: dict | str | Instance, response: Any) -> Score:
@@ -138,7 +158,7 @@ def build(config: str | os.PathLike | BuildConfig, out: str | os.PathLike, worke
         raise TesseraError(f"workers must be a positive integer, got {workers!r}")
     if not progress:
         return _build(config, taxonomy, Path(out), workers, ray_address, use_ray or ray_address is not None, None)
-    from .cli import _progress
+    from .console import progress as _progress
 
     with _progress() as bar:
         return _build(config, taxonomy, Path(out), workers, ray_address, use_ray or ray_address is not None, bar)
@@ -149,7 +169,8 @@ def replay(path: str | os.PathLike, *, taxonomy: Taxonomy | None = None, workers
     column), a folder of `tessera sample` output (every *.trace.json with its .png and .json), or one trace file.
     Each ReplayResult says `ok`, what was `checked` and the `differences` found. Untrusted files are read with
     the same bounds as the CLI (a malformed file raises TesseraError)."""
-    from .trace.replay import is_dataset, replay_dataset, replay_files, trace_files
+    from .dataset.layout import is_dataset
+    from .validate.replay import replay_dataset, replay_files, trace_files
 
     taxonomy = taxonomy if taxonomy is not None else _default_taxonomy()
     if is_dataset(Path(path)):

@@ -10,24 +10,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from .console import console as _console, escape, print_build_table, progress as _progress, summary  # noqa: F401
+from .dataset.instance_files import write_instance
 from .errors import CompileFailed, Diagnostics, TesseraError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
-
-def _console(stderr: bool = False):
-    from rich.console import Console
-
-    stream = sys.stderr if stderr else sys.stdout
-    # Tables stay readable when piped (CI logs): no 80-column squeeze for long task ids.
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, width=None if stream.isatty() else 140)
-
-
-def escape(text: str) -> str:
-    """Text from a dataset or trace, printed as itself: rich must not read `[...]` in it as markup."""
-    from rich.markup import escape as rich_escape
-
-    return rich_escape(text)
 
 
 def _root(arg: str | None) -> Path:
@@ -62,30 +49,6 @@ def _note_problems(tax) -> None:
 
 
 # -- compile ----------------------------------------------------------------------------------------------------
-def summary(tax, seconds: float, only: list[str] | None = None) -> dict:
-    """The compile summary (of the tasks in `only`, when given, and the grammars and domains they use)."""
-    # headers and check results: a warm compile cache builds no task to summarise them
-    tasks = tax.infos() if only is None else [tax.info(t) for t in only]
-    grammars = sorted({t.grammar for t in tasks}) if only is not None else list(tax.grammars)
-    domains = tax.domains if only is None else {d: [t for t in ids if t in set(only)]
-                                                for d, ids in tax.domains.items() if set(ids) & set(only)}
-    return {
-        "taxonomy": tax.name, "domains": len(domains), "grammars": len(grammars), "tasks": len(tasks),
-        "queries": sum(len(t.query_space()) for t in tasks),
-        "contracts": len(tax.contracts) if only is None else len({t.contract for t in tasks}),
-        "components": sorted(tax.components),
-        "composed_grammars": sum(1 for g in grammars if tax.grammar_composed(g)),
-        "answer_types": dict(sorted(Counter(t.answer_type for t in tasks).items())),
-        "buckets": dict(sorted(Counter(t.bucket for t in tasks).items())),
-        "operations": dict(sorted(Counter(op for t in tasks for op in t.operations).items())),
-        "by_domain": {
-            d: {"grammars": len({tax.info(t).grammar for t in ids}), "tasks": len(ids)}
-            for d, ids in sorted(domains.items())
-        },
-        "compile_seconds": round(seconds, 4),
-    }
-
-
 def cmd_compile(args) -> int:
     from . import taxonomy  # noqa: F401 - import outside the timed region: we report compile time, not start-up
 
@@ -228,22 +191,8 @@ def parse_query(text: str | None, task) -> dict | None:
     return out
 
 
-def write_instance(inst, out: Path) -> list[Path]:
-    from .render.png import image_suffix
-    from .trace.instance import canonical_json
-
-    out.mkdir(parents=True, exist_ok=True)
-    base = out / inst.instance_id  # the picture is <id>.png, or <id>.jpg under variety strong
-    files = [base.with_suffix(image_suffix(inst.png)), base.with_suffix(".json"),
-             out / f"{inst.instance_id}.trace.json"]
-    files[0].write_bytes(inst.png)
-    files[1].write_text(json.dumps(inst.record(), indent=2, ensure_ascii=False) + "\n")
-    files[2].write_text(canonical_json(inst.trace) + "\n")
-    return files
-
-
 def cmd_sample(args) -> int:
-    from .trace.instance import generate
+    from .trace.loop import generate
 
     tax = _open(args.root)
     task = tax.task(args.task)
@@ -317,7 +266,7 @@ def _compared(results) -> str:
 def cmd_replay(args) -> int:
     from rich.progress import track
 
-    from .trace.replay import is_dataset, replay_files, trace_files
+    from .validate.replay import is_dataset, replay_files, trace_files
 
     tax = _open(args.root)
     if len(args.traces) == 1 and is_dataset(Path(args.traces[0])):
@@ -345,15 +294,8 @@ def cmd_replay(args) -> int:
     return EXIT_FAIL if failed else EXIT_OK
 
 
-def _progress():
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=_console(True), transient=True)
-
-
 def _replay_dataset(path: Path, tax, args) -> int:
-    from .trace.replay import replay_dataset
+    from .validate.replay import replay_dataset
 
     with _progress() as progress:
         results = replay_dataset(path, tax.root, args.workers, progress)
@@ -394,26 +336,6 @@ def cmd_build(args) -> int:
     return EXIT_OK
 
 
-def print_build_table(con, result, config) -> None:
-    from rich.table import Table
-
-    table = Table(title=f"build {config.spec.build}: {sum(s['rows'] for s in result.manifest['splits'].values())} "
-                        f"rows in {result.seconds:.1f} s" + (f" ({result.resumed_shards} shards resumed)"
-                                                             if result.resumed_shards else ""))
-    for col in ("task", "accepted", "rejected (reason ×n)", "retries", "ms/inst"):
-        table.add_column(col, justify="left" if col in ("task", "rejected (reason ×n)") else "right")
-    for tid in config.tasks:
-        st = result.stats.get(tid)
-        if st is None:
-            continue
-        rej = ", ".join(f"{k} ×{v}" for k, v in st.rejected.most_common(3)) or "—"
-        ms = f"{st.seconds / st.accepted * 1000:.1f}" if st.accepted and st.seconds else "—"
-        table.add_row(tid, str(st.accepted), rej, str(sum(st.retries.values())), ms)
-    con.print(table)
-    splits = ", ".join(f"{k}: {v['rows']} rows in {len(v['files'])} shard(s)" for k, v in result.manifest["splits"].items())
-    con.print(f"wrote {result.out} ({splits}); load it with datasets.load_dataset('{result.out}')")
-
-
 def cmd_validate(args) -> int:
     from .validate.dataset import validate_dataset
 
@@ -439,7 +361,7 @@ def cmd_validate(args) -> int:
 def cmd_audit(args) -> int:
     from .validate.audit import AuditInputError, parse_threshold_args, run_audit
     from .validate.audit_html import headline_rows
-    from .validate.untrusted import UntrustedInput
+    from .dataset.untrusted import UntrustedInput
 
     try:
         overrides = parse_threshold_args(args.threshold)
@@ -471,7 +393,7 @@ def cmd_audit(args) -> int:
 
 # -- score ------------------------------------------------------------------------------------------------------
 def cmd_score(args) -> int:
-    from .validate.untrusted import (MAX_RESPONSE_BYTES, MAX_TRACE_BYTES, UntrustedInput, read_json, read_stdin_text,
+    from .dataset.untrusted import (MAX_RESPONSE_BYTES, MAX_TRACE_BYTES, UntrustedInput, read_json, read_stdin_text,
                                      read_text)
     from .verify.score import score
 

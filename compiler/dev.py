@@ -30,10 +30,10 @@ class Round:
 def one_round(root: Path, task_id: str, seed: int, out: Path, variety: str | None) -> Round:
     """Compile `task_id` and write `out/sheet.png` (levels 0/5/9 plain, then with `variety`), each instance's
     picture (.png; .jpg under variety strong), .json and .trace.json beside it; or report why not."""
-    from .cli import write_instance
+    from .dataset.instance_files import write_instance
     from .gallery import contact_sheet
     from .taxonomy import open_taxonomy
-    from .trace.instance import generate
+    from .trace.loop import generate
 
     t0 = time.perf_counter()
     try:

@@ -12,17 +12,18 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from .dataset.layout import shard_files
 from .render.png import image_suffix
 
 DEMO_CONFIG = Path("taxonomy") / "builds" / "demo.yaml"
 
 
 def run_demo(root: Path, out: Path, per_task: int | None, con, domains: list[str] | None = None) -> int:
-    from .cli import _progress, print_build_table, summary
+    from .console import print_build_table, progress as _progress, summary
     from .export.build import StaleOutput, build
     from .export.config import load_build_config
     from .taxonomy import compile_taxonomy
-    from .trace.replay import replay_dataset
+    from .validate.replay import replay_dataset
     from .validate.dataset import validate_dataset
 
     t0 = time.perf_counter()
@@ -92,7 +93,7 @@ def write_gallery(dataset: Path, folder: Path, name: str, audit: Path | None = N
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     cards = []
-    for shard in sorted((dataset / "data").glob("*.parquet")):
+    for shard in shard_files(dataset):
         for row in pq.read_table(shard).to_pylist():
             (partial / row["task"]).mkdir(exist_ok=True)
             rel = f"{row['task']}/{row['instance_id']}{image_suffix(row['image']['bytes'])}"
@@ -164,7 +165,7 @@ def style_instances(task, seed: int, level: int, vocab: dict, styles: int = 10, 
     cannot: only the render stream moves)."""
     from .errors import TesseraError
     from .sample.rng import derive_seed
-    from .trace.instance import generate
+    from .trace.loop import generate
 
     if not 1 <= styles <= 64:
         raise TesseraError(f"styles must be between 1 and 64, got {styles}")

@@ -2,7 +2,8 @@
 layer and from the layers below it, never from one above. tests/test_layers.py enforces it over the import graph
 that bench/import_graph.py prints (`python bench/import_graph.py` shows the cycles and the package edges).
 
-    errors, layers   typed errors and positions; this table                         (imports nothing of tessera)
+    errors, layers, codes, version   typed errors and positions, diagnostic codes, this table, the version
+                                     (imports nothing of tessera above them)
     cache            the on-disk compile cache
     load             YAML with positions, the library's files, their models
     spec             the scene vocabulary: marks, guides, frames, colour words, font classes, raster edits
@@ -11,14 +12,17 @@ that bench/import_graph.py prints (`python bench/import_graph.py` shows the cycl
     check            taxonomy and query checks over loaded YAML
     codegen          compile grammars, programs, contracts, components and scenes to closures and a scene IR
     taxonomy         the compiled library (compile every file, resolve tasks)
-    verify           the verifier: parse a response, score it (reads nothing above errors)
+    verify           the verifier: parse a response, score it; the text-only options rules (reads nothing above errors)
     sample           draw a state from a compiled grammar
     execute          run a compiled program on a state
     render           draw a compiled scene over a state (skia)
-    trace            one instance end to end (sample → execute → render → record) and its replay
+    trace            the generation loop in phases (loop.py: sample → execute → render → record), the instance and
+                     its trace (record.py), balance targets
     tools            tool calls over an instance (zoom, crop, inspect)
-    validate         gates, audits and readers over instances and datasets
-    export           build a dataset: rows, shards, provenance, card, balance
+    dataset          a dataset on disk: file names, row schema, shard writer, build record, card, untrusted readers
+    validate         gates, audits, dataset validation and replay (a trace or dataset against its rebuild)
+    export           build a dataset: plan, balance, workers, shards, manifest
+    console          what the commands print: consoles, progress bars, the compile summary, the build table
     gallery, dev,    contact sheets, the author's dev loop and the generated reference docs and JSON Schemas
     reference        (reads the registries of every layer below)
     api              the Python API
@@ -31,7 +35,7 @@ tessera.api). Packages in one layer may import each other.
 from __future__ import annotations
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "layers", "codes"),
+    ("errors", "layers", "codes", "version"),
     ("cache",),
     ("load",),
     ("spec",),
@@ -45,8 +49,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("render",),
     ("trace",),
     ("tools",),
+    ("dataset",),
     ("validate",),
     ("export",),
+    ("console",),
     ("gallery", "dev", "reference"),
     ("api",),
     ("cli",),

@@ -13,7 +13,7 @@ from tessera.export.build import build
 from tessera.export.config import load_build_config
 from tessera.taxonomy import compile_taxonomy
 from tessera.trace.instance import generate
-from tessera.trace.replay import replay_trace
+from tessera.validate.replay import replay_trace
 from tessera.verify.score import FORMATS, canonical_response, format_instruction, score, wrong_answer
 
 TASK = "icons.shape_grid.empty_cells"

@@ -13,10 +13,10 @@ from tessera.errors import CompileFailed
 from tessera.export.build import build
 from tessera.export.config import load_build_config
 from tessera.trace.instance import generate
-from tessera.trace.replay import replay_dataset, replay_trace
+from tessera.validate.replay import replay_dataset, replay_trace
 from tessera.validate.balance_check import BalanceTally
 from tessera.validate.dataset import validate_dataset
-from tessera.validate.shortcuts import OPTION_RULES, answer_index, identified_by, option_texts
+from tessera.verify.shortcuts import OPTION_RULES, answer_index, identified_by, option_texts
 from tests.test_build import same_tree
 
 CAP = 0.3

@@ -19,7 +19,7 @@ from tessera.cli import main
 from tessera.errors import CompileFailed
 from tessera.export.build import build
 from tessera.export.config import load_build_config
-from tessera.export.rows import SCHEMA, write_shard
+from tessera.dataset.rows import SCHEMA, write_shard
 from tessera.validate.dataset import validate_dataset
 from tests.bounds import poll_bounded
 from tests.conftest import ROOT
@@ -115,7 +115,7 @@ def test_ray_build_is_byte_identical(reference, small_config, taxonomy, tmp_path
 def test_splits_are_disjoint(reference):
     manifest = json.loads((reference / "manifest.json").read_text())
     assert manifest["split_overlap"]["shared_instance_ids"] == {"train/validation": 0}
-    from tessera.validate.phash import nearest_distance
+    from tessera.dataset.phash import nearest_distance
 
     # a validation picture may resemble a training picture of its task only where the answers differ (a model that
     # memorised the training row would get it wrong): near-identical pictures with the same answer are a leak
@@ -250,7 +250,7 @@ def test_image_scale_and_jsonl(tmp_path, taxonomy):
     build(load_build_config(cfg, taxonomy), taxonomy, out, workers=1)
     data = rows(out)
     from tessera.render.png import decode_png_rgb
-    from tessera.trace.replay import replay_trace
+    from tessera.validate.replay import replay_trace
 
     for r in data:
         trace = json.loads(r["trace"])

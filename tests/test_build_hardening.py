@@ -23,10 +23,10 @@ import pytest
 from tessera.cli import main, os_error_message
 from tessera.errors import CompileFailed, TesseraError
 from tessera.export import build as build_mod
-from tessera.export import provenance
+from tessera.dataset import provenance
 from tessera.export.build import BuildFailed, BuildInterrupted, WorkerDied, build
 from tessera.export.config import load_build_config
-from tessera.export.rows import named_io, write_shard
+from tessera.dataset.rows import named_io, write_shard
 from tessera.taxonomy import compile_taxonomy
 from tessera.validate.dataset import validate_dataset
 from tests.bounds import poll_bounded, self_and_children_cpu_seconds, wait_bounded, wait_gone
@@ -212,7 +212,7 @@ def test_workers_end_when_the_parent_is_killed(pool_cfg, tmp_path):
 
 def test_a_worker_that_compiles_another_library_refuses_to_build(two_cfg, taxonomy, library_copy, monkeypatch):
     """Workers that compile the library themselves (spawn, Ray) check it is the one the build was planned from."""
-    from tessera.export.provenance import fingerprint
+    from tessera.dataset.provenance import fingerprint
 
     fp = fingerprint(load_build_config(two_cfg, taxonomy), taxonomy)
     _edit(library_copy, "program")

@@ -16,8 +16,8 @@ from tessera.cli import main
 from tessera.export import build as build_module
 from tessera.export.build import build
 from tessera.errors import TesseraError
-from tessera.export import card as card_module
-from tessera.export.card import CARD, MAX_CARD_BYTES, _cell, card_features, parse_front_matter
+from tessera.dataset import card as card_module
+from tessera.dataset.card import CARD, MAX_CARD_BYTES, _cell, card_features, parse_front_matter
 from tessera.export.config import load_build_config
 from tessera.validate.dataset import validate_dataset
 

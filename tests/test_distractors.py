@@ -1,5 +1,5 @@
 """Wrong options of every option task: each is wrong and distinct, each is a near miss that only the picture rules
-out, and no options-only rule (compiler/validate/shortcuts.py) beats chance by more than 10 points.
+out, and no options-only rule (compiler/verify/shortcuts.py) beats chance by more than 10 points.
 
 The fits below recompute, independently of the expression language, which options satisfy the question; exactly
 one must, and it must be the answer. A new option task needs an entry in FITS."""
@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from tessera.trace.instance import generate
+from tessera.trace.loop import sample_state
 from tessera.validate.audit import Row, cv_options_learned
-from tessera.validate.shortcuts import OPTION_RULES
+from tessera.verify.shortcuts import OPTION_RULES
 from tests.conftest import ROOT
 from tests.oracles import step  # first: it loads every domain's oracle module
 from tests.oracles_boards import OPTION_FITS as BOARD_FITS
@@ -128,21 +129,10 @@ def _traces(taxonomy, task_id, seeds=4):
 
 
 def quick_trace(task, seed, level, vocab) -> dict:
-    """The parts of a trace the checks read (state and steps), without drawing the scene."""
-    from tessera.execute.program import run_program
-    from tessera.sample.rng import Rng, derive_seed
-    from tessera.sample.state import Rejected, SampleWork, sample_state
-
-    q_rng = Rng(derive_seed(seed, task.id, "query"))
-    q = q_rng.choice(task.query_space())
-    s_rng, work = Rng(derive_seed(seed, task.id, "state")), SampleWork()
-    while True:
-        try:
-            state = sample_state(task.grammar, level, vocab, s_rng, q, work.budget())
-            result = run_program(task, state, q, level, vocab, q_rng, work.budget())
-            return {"state": state, "steps": result.steps, "query": q, "answer": result.answer}
-        except Rejected:
-            continue
+    """The parts of a trace the checks read (state and steps), without drawing the scene: the generation loop's
+    unrendered sample, so these are exactly the instances `generate(task, seed, level)` builds."""
+    drawn = sample_state(task, seed, level, vocab=vocab)
+    return {"state": drawn.state, "steps": drawn.steps, "query": drawn.query, "answer": drawn.answer}
 
 
 def test_spinner_options_are_probabilities_this_spinner_can_have(taxonomy):

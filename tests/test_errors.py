@@ -269,7 +269,7 @@ def test_a_task_must_declare_the_inputs_its_grammar_reads(library_copy, monkeypa
 
 def test_inputs_reach_the_state_and_replay(taxonomy):
     from tessera.trace.instance import generate
-    from tessera.trace.replay import replay_trace
+    from tessera.validate.replay import replay_trace
 
     task = taxonomy.tasks["icons.icon_tally.count_kind"]
     assert task.grammar.inputs == {"target": INT} and "target" not in task.grammar.schema

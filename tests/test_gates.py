@@ -9,7 +9,7 @@ import pytest
 from tessera.render.png import encode_png
 from tessera.trace.instance import generate
 from tessera.validate.gates import GateInput, gate_input_from_instance, run_gates
-from tessera.validate.phash import dhash, hamming
+from tessera.dataset.phash import dhash, hamming
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ import statistics
 
 import pytest
 
-from tessera.execute.program import run_program
 from tessera.expr.compile import Budget
 from tessera.sample.rng import Rng
 from tessera.render.marks import MIN_TEXT_PX, RenderRejected
-from tessera.sample.state import Rejected, sample_state
+from tessera.sample.state import sample_state
 from tessera.trace.instance import generate
+from tessera.trace.loop import sample_state as unrendered_sample
 from tests.test_lib_icons import render_grammar
 from tests.test_scene_geofig import _one_label
 
@@ -23,20 +23,13 @@ def tax(taxonomy):
 
 
 def _solved(tax, tid: str, level: int, seeds: range) -> list[tuple[dict, object, int]]:
-    """(state, answer, program work) of each seed's first state the task accepts — no rendering (cheap)."""
+    """(state, answer, program work) of the instance generate() builds for each seed, without rendering it (the
+    generation loop's unrendered sample: the same seed streams and attempts as generate)."""
     task = tax.tasks[tid]
     out = []
     for seed in seeds:
-        rng = Rng(seed * 7919 + level)
-        for _ in range(200):
-            q = rng.choice(task.query_space())
-            try:
-                state = sample_state(task.grammar, level, tax.vocab, rng, q, Budget())
-                res = run_program(task, state, q, level, tax.vocab, rng, Budget())
-            except Rejected:
-                continue
-            out.append((state, res.answer, res.work))
-            break
+        drawn = unrendered_sample(task, seed, level, vocab=tax.vocab)
+        out.append((drawn.state, drawn.answer, drawn.program_work))
     return out
 
 

@@ -21,7 +21,7 @@ from PIL import Image  # noqa: E402
 
 from tessera.errors import TesseraError  # noqa: E402
 from tessera.trace.instance import generate  # noqa: E402
-from tessera.trace.replay import replay_trace  # noqa: E402
+from tessera.validate.replay import replay_trace  # noqa: E402
 from tessera.training.chat import user_turn_after_reply  # noqa: E402
 from tessera.training.episode import ANSWER_ROOM, NO_ROOM, ToolsConfig  # noqa: E402
 from tessera.training.export import export_online  # noqa: E402

@@ -14,7 +14,7 @@ from PIL import Image
 
 from tessera.render.png import LEVEL, SUB, decode_png_rgb, encode_png, filtered_rows
 from tessera.trace.instance import versions
-from tessera.validate.untrusted import decode_png_bounded
+from tessera.dataset.untrusted import decode_png_bounded
 
 
 def _picture(noisy: bool, shape=(150, 230)) -> np.ndarray:

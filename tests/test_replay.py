@@ -8,7 +8,7 @@ import sys
 
 from tessera.cli import main, write_instance
 from tessera.trace.instance import generate
-from tessera.trace.replay import replay_trace
+from tessera.validate.replay import replay_trace
 from tests.conftest import ROOT
 
 

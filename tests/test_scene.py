@@ -12,7 +12,7 @@ import pytest
 from tessera.errors import CompileFailed
 from tessera.taxonomy import compile_taxonomy
 from tessera.trace.instance import generate
-from tessera.trace.replay import replay_trace
+from tessera.validate.replay import replay_trace
 
 TAXONOMY = """\
 taxonomy: scene-test

@@ -1,9 +1,9 @@
-"""Options-only rules (compiler/validate/shortcuts.py) on hand-made option lists whose pick is known."""
+"""Options-only rules (compiler/verify/shortcuts.py) on hand-made option lists whose pick is known."""
 import json
 
 import pytest
 
-from tessera.validate.shortcuts import (OPTION_RULES, answer_index, edit_distance, identified_by, numbers,
+from tessera.verify.shortcuts import (OPTION_RULES, answer_index, edit_distance, identified_by, numbers,
                                          option_texts, parse_number, rule_picks)
 
 

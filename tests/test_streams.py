@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from tessera.sample.rng import Rng, derive_seed
 from tessera.trace.instance import generate
-from tessera.trace.replay import replay_trace
+from tessera.validate.replay import replay_trace
 
 
 def test_stream_seeds_are_distinct_and_stable():

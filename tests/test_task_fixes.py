@@ -10,9 +10,8 @@ from collections import Counter
 
 import pytest
 
-from tessera.execute.program import run_program
-from tessera.sample.rng import STREAMS, Rng, derive_seed
-from tessera.sample.state import Rejected, SampleWork, sample_state
+from tessera.errors import SamplingFailed
+from tessera.trace.loop import sample_state
 from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
 from tests.oracles_boards import reachable
 
@@ -20,20 +19,13 @@ N = 100  # instances per property, levels 0..9 in turn
 
 
 def draw(taxonomy, task_id: str, seed: int, level: int):
-    """(query, state, steps, answer) of the instance `generate(task, seed, level)` builds, without its render."""
-    task = taxonomy.tasks[task_id]
-    seeds = {name: derive_seed(seed, task.id, name) for name in STREAMS}
-    q_rng, s_rng = Rng(seeds["query"]), Rng(seeds["state"])
-    query = q_rng.choice(task.query_space())
-    work = SampleWork()
-    for _ in range(task.grammar.max_attempts):
-        try:
-            state = sample_state(task.grammar, level, taxonomy.vocab, s_rng, query, work.budget())
-            result = run_program(task, state, query, level, taxonomy.vocab, q_rng, work.budget())
-            return query, state, result.steps, result.answer
-        except Rejected as rej:
-            work.note(rej)
-    raise AssertionError(f"{task_id} (level {level}, seed {seed}) found no state")
+    """(query, state, steps, answer) of the instance `generate(task, seed, level)` builds, without its render (the
+    generation loop's unrendered sample)."""
+    try:
+        drawn = sample_state(taxonomy.tasks[task_id], seed, level, vocab=taxonomy.vocab)
+    except SamplingFailed as exc:
+        raise AssertionError(f"{task_id} (level {level}, seed {seed}) found no state: {exc}") from None
+    return drawn.query, drawn.state, drawn.steps, drawn.answer
 
 
 def instances(taxonomy, task_id: str, n: int = N):

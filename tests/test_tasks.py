@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tessera.trace.instance import generate, instance_state
-from tessera.trace.replay import replay_trace
+from tessera.validate.replay import replay_trace
 from tessera.verify.score import score, wrong_answer
 from tests.conftest import library_task_ids
 from tests.oracles import ORACLES, same_answer

@@ -18,7 +18,7 @@ from tessera.taxonomy import compile_taxonomy
 from tessera.tools.limits import ToolLimits
 from tessera.tools.session import ToolSession, replay_calls
 from tessera.trace.instance import generate
-from tessera.trace.replay import replay_trace
+from tessera.validate.replay import replay_trace
 from tests.conftest import ROOT
 
 FRUIT_TOTAL = "charts.stacked_bars.fruit_total"  # offered inspect (its program never reads a segment's store)

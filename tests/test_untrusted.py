@@ -17,13 +17,13 @@ import pyarrow.parquet as pq
 import pytest
 
 import tessera.cli
-import tessera.trace.replay
+import tessera.validate.replay
 from tessera.cli import main, write_instance
 from tessera.export.build import build
 from tessera.export.config import load_build_config
-from tessera.export.rows import write_shard
+from tessera.dataset.rows import write_shard
 from tessera.trace.instance import generate
-from tessera.validate.untrusted import (
+from tessera.dataset.untrusted import (
     MAX_JSON_DEPTH,
     MAX_RESPONSE_BYTES,
     MAX_TRACE_BYTES,
@@ -59,8 +59,8 @@ def dataset(tmp_path_factory, taxonomy) -> Path:
 def compiled_once(monkeypatch, taxonomy):
     """The CLI and dataset replay use the session's taxonomy instead of compiling it on every call."""
     monkeypatch.setattr(tessera.cli, "_compile", lambda root: taxonomy)
-    monkeypatch.setattr(tessera.trace.replay, "_init_dataset_worker",
-                        lambda root: tessera.trace.replay._DATASET_WORKER.update(taxonomy=taxonomy))
+    monkeypatch.setattr(tessera.validate.replay, "_init_dataset_worker",
+                        lambda root: tessera.validate.replay._DATASET_WORKER.update(taxonomy=taxonomy))
 
 
 def run(capsys, *argv, limit: float = 120.0) -> tuple[int, str, str]:
@@ -607,7 +607,7 @@ def test_fuzzed_traces_replay_or_get_a_message(sampled, taxonomy):
     import random
 
     from tessera.errors import TesseraError
-    from tessera.trace.replay import rebuild
+    from tessera.validate.replay import rebuild
 
     *_, trace_file, _ = sampled
     original = json.loads(trace_file.read_text())
@@ -634,12 +634,12 @@ def test_fuzzed_traces_replay_or_get_a_message(sampled, taxonomy):
 def test_fuzzed_rows_are_checked_not_raised(dataset, taxonomy):
     import random
 
-    from tessera.export.rows import SCHEMA
-    from tessera.trace.replay import _replay_row
+    from tessera.dataset.rows import SCHEMA
+    from tessera.validate.replay import _replay_row
     from tessera.validate.dataset import DatasetReport, _check_row
-    from tessera.validate.untrusted import check_row
+    from tessera.dataset.untrusted import check_row
 
-    tessera.trace.replay._DATASET_WORKER["taxonomy"] = taxonomy
+    tessera.validate.replay._DATASET_WORKER["taxonomy"] = taxonomy
     base = pq.read_table(shard_of(dataset)).to_pylist()[0]
     rng = random.Random(4)
     odd = [*ODD_VALUES, b"", b"\x89PNG\r\n\x1a\n", "[" * 5000, '{"type": "integer"}', '{"kind": "bbox", "value": 3}']

@@ -21,7 +21,7 @@ from tessera.render.marks import RenderRejected
 from tessera.render.png import decode_png_rgb
 from tessera.render.theme import COLORS
 from tessera.trace.instance import canonical_json, generate
-from tessera.trace.replay import replay_files, replay_trace
+from tessera.validate.replay import replay_files, replay_trace
 from tests.bounds import run_bounded
 from tests.conftest import ROOT
 
@@ -437,7 +437,7 @@ def test_canvas_scale_and_aspect_vary_within_the_declared_range(library_copy, mo
 
 # -- builds: the config key, manifest and card ------------------------------------------------------------------
 def test_build_config_variety_key(taxonomy, tmp_path):
-    from tessera.export.card import render_card
+    from tessera.dataset.card import render_card
     from tessera.export.config import load_build_config
 
     base = "build: tiny\nseed: 3\nselect: {tasks: [charts.bar_chart.sorted_labels]}\nper_task: {train: 2}\n"
@@ -489,7 +489,7 @@ def test_a_strong_build_validates_and_replays(taxonomy, tmp_path):
     """Noisy pictures are written with PNG's Up filter: the dataset validator's bounded decoder reads them too."""
     from tessera.export.build import build
     from tessera.export.config import load_build_config
-    from tessera.trace.replay import replay_dataset
+    from tessera.validate.replay import replay_dataset
     from tessera.validate.dataset import validate_dataset
 
     cfg = tmp_path / "strong.yaml"
@@ -514,7 +514,7 @@ def test_a_strong_build_validates_and_replays(taxonomy, tmp_path):
 
 def test_the_bounded_decoder_reads_sub_filtered_pngs_and_refuses_other_filters():
     from tessera.render.png import encode_png
-    from tessera.validate.untrusted import UntrustedInput, decode_png_bounded
+    from tessera.dataset.untrusted import UntrustedInput, decode_png_bounded
 
     pixels = np.random.RandomState(3).randint(0, 256, (20, 30, 3)).astype(np.uint8)
     for noisy in (False, True):

@@ -56,14 +56,15 @@ def _pyarrow():
 
 
 # -- reading a built dataset ------------------------------------------------------------------------------------
-# A dataset is untrusted input: its manifest and rows are checked (tessera.validate.untrusted) before any value is
+# A dataset is untrusted input: its manifest and rows are checked (tessera.dataset.untrusted) before any value is
 # used, ids name files only after they match the builder's pattern, and images come from the row's bytes — a path in
 # a row is never opened, so an export can neither write outside --out nor copy a file into the prompt set.
 def read_manifest(dataset: Path) -> dict:
-    from tessera.validate.untrusted import read_manifest as read_checked
+    from tessera.dataset.layout import MANIFEST
+    from tessera.dataset.untrusted import read_manifest as read_checked
 
-    if not os.path.lexists(dataset / "manifest.json"):
-        raise TesseraError(f"{dataset}: no manifest.json (not a finished `tessera build` dataset)")
+    if not os.path.lexists(dataset / MANIFEST):
+        raise TesseraError(f"{dataset}: no {MANIFEST} (not a finished `tessera build` dataset)")
     return read_checked(dataset)
 
 
@@ -83,7 +84,7 @@ def _split_files(dataset: Path, split: str, entry: dict) -> list[Path]:
 def _iter_rows(dataset: Path, files: list[Path], columns: tuple[str, ...]):
     """Rows of the shards with `columns` checked (ids, types, sizes) and JSON columns parsed; a bad row raises an
     error naming the shard, the row and the field."""
-    from tessera.validate.untrusted import check_row, iter_shard, row_where
+    from tessera.dataset.untrusted import check_row, iter_shard, row_where
 
     for f in files:
         name = str(f.relative_to(dataset))
@@ -114,9 +115,11 @@ class _ShardWriter:
         pa, pq = _pyarrow()
         if not self.rows and self.files:
             return
-        name = f"{self.split}-{len(self.files):05d}-of-{self.n_shards:05d}.parquet"
+        from tessera.dataset.layout import DATA_DIR, shard_name
+
+        name = shard_name(self.split, len(self.files), self.n_shards)
         pq.write_table(pa.Table.from_pylist(self.rows, schema=self.schema), self.folder / name)
-        self.files.append(f"data/{name}")
+        self.files.append(f"{DATA_DIR}/{name}")
         self.rows = []
 
 

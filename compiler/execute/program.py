@@ -24,7 +24,7 @@ class ProgramResult:
 def run_program(task: CompiledTask, state: dict, query: dict, level: int, vocab: dict, rng,
                 budget: Budget | None = None) -> ProgramResult:
     """Raises Rejected when a requirement fails (a tie, a degenerate scene): the caller resamples the state.
-    `budget` is this attempt's share of the sample's total work (see trace.instance); a full one when not given."""
+    `budget` is this attempt's share of the sample's total work (see trace.loop); a full one when not given."""
     budget = budget if budget is not None else Budget()
     used_before = budget.used
     env = {**state, **query, **level_values(task.levels, level, vocab), "vocab": vocab, "$rng": rng,

@@ -22,8 +22,9 @@ from collections import Counter, defaultdict
 
 from ..errors import SamplingFailed
 from ..sample.rng import Rng
-from ..trace.instance import sample_answer
-from ..trace.target import in_class
+from ..trace.loop import sample_answer
+from ..trace.target import effective_cap, in_class
+from ..verify.shortcuts import OPTION_RULES, answer_index, option_texts
 from .config import BalanceSpec
 
 TRACK_SHARE = 0.6  # a value whose pilot share is over this fraction of the cap gets a quota of its own
@@ -36,11 +37,6 @@ def _key(value) -> str:
 def _seed(*parts) -> int:
     key = "tessera/balance/" + "/".join(str(p) for p in parts)
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
-
-
-def effective_cap(cap: float, distinct: int) -> float:
-    """The issue's bound: no answer over max(2/k, cap) for k distinct answers (two answers may split 60/40)."""
-    return max(cap, 2 / distinct) if distinct else cap
 
 
 def policy_kind(task, policy: BalanceSpec) -> str | None:
@@ -58,8 +54,6 @@ def policy_kind(task, policy: BalanceSpec) -> str | None:
 
 def option_count(prompt: str) -> int:
     """Options a prompt lists (`A. …` lines), read as the options-only rules and the audit read them."""
-    from ..validate.shortcuts import option_texts
-
     return len(option_texts({"prompt": prompt, "answer_type": "option"}) or [])
 
 
@@ -195,8 +189,6 @@ def _gate_rules(pilot: _Pilot, levels: list[int], rules: list[str]) -> dict[str,
     shortcut (never the median option); a rule that already scores chance is not gated at all. From the pilot: h
     hits, m misses; keeping a share ρ of hits gives accuracy h·ρ / (h·ρ + m + undecided) = 1/k when
     ρ = m / (h·(k − 1)) (undecided rows score 1/k either way)."""
-    from ..validate.shortcuts import OPTION_RULES, answer_index, option_texts
-
     samples = []
     for level in levels:
         for answer, prompt, _ in pilot.at(level):

@@ -1,12 +1,8 @@
 """`tessera build`: a task-uniform, gated, parallel, resumable dataset build.
 
-Layout of a finished dataset:
-    DIR/manifest.json                                written last: its presence marks a finished dataset
-    DIR/README.md                                    the Hugging Face dataset card (card.py), written just before
-    DIR/data/<split>-<k:05d>-of-<n:05d>.parquet      shards, each renamed into place only when complete
-    DIR/jsonl/<split>-<k>-of-<n>.jsonl + DIR/images/<split>/<id>.png or .jpg   (optional)
-While a build runs, DIR/.tessera-build/ holds its config hash and per-shard statistics, so an interrupted build
-resumes where it stopped and finishes with exactly the bytes of an uninterrupted one.
+The layout of a finished dataset is tessera.dataset.layout's. While a build runs, its state folder holds its config
+hash and per-shard statistics, so an interrupted build resumes where it stopped and finishes with exactly the bytes
+of an uninterrupted one.
 
 Every row is a pure function of (config, taxonomy, versions): the parent only orders results and writes, so the
 output is the same for any worker count, and for a Ray cluster.
@@ -17,7 +13,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import shutil
 import signal
 import threading
@@ -27,19 +22,18 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..dataset.card import write_card
+from ..dataset.layout import (DATA_DIR, DATASET_FORMAT, IMAGES_DIR, JSONL_DIR, MANIFEST, STATE_DIR, jsonl_name,
+                              shard_name, shard_name_split)
+from ..dataset.phash import dhash, nearest_distance
+from ..dataset.provenance import TASK_PARTS, Fingerprint, differences, fingerprint, read_record, record_sha256
+from ..dataset.rows import instance_row, leak_key, read_rows, write_file_atomic, write_shard
 from ..errors import SamplingFailed, TesseraError
-from ..trace.instance import canonical_json, generate, versions
+from ..trace.loop import generate
+from ..trace.record import canonical_json, versions
 from ..trace.target import BALANCE_REJECTION
 from ..validate.gates import GateInput, run_gates
-from ..validate.phash import dhash, nearest_distance
-from .card import write_card
 from .config import BalanceSpec, BuildConfig, options_only_rules
-from .provenance import TASK_PARTS, Fingerprint, differences, fingerprint, read_record, record_sha256
-from .rows import instance_row, read_rows, shard_name, write_file_atomic, write_shard
-
-MANIFEST = "manifest.json"
-STATE_DIR = ".tessera-build"
-DATASET_FORMAT = "tessera.dataset/1"
 
 
 class BuildFailed(TesseraError):
@@ -82,13 +76,6 @@ class ItemResult:
     attempts: int
     seconds: float
     error: str = ""
-
-
-def leak_key(task: str, answer_json: str) -> str:
-    """What a later split must not repeat: a near-identical picture of the same task *with the same answer* (a model
-    that memorised the training row would answer it right without looking). Pictures of a task that differ only
-    slightly but have other answers (a gauge's needle a few degrees on) are what the task is about, not a leak."""
-    return f"{task}\0{answer_json}"
 
 
 def item_seed(item: Item, attempt: int) -> int:
@@ -151,7 +138,7 @@ def _adopt(taxonomy) -> None:
 
 
 def _stale_worker(expected: dict, taxonomy) -> str:
-    from .provenance import code_sha256, component_hashes, task_parts
+    from ..dataset.provenance import code_sha256, component_hashes, task_parts
 
     if code_sha256() != expected["code"]:
         return "a worker runs other tessera code or library versions than the build's parent"
@@ -250,6 +237,12 @@ def build_shard_items(items: list[Item]) -> list[ItemResult]:
     return [build_item(it) for it in items]
 
 
+def _ray_shard(args, items: list[Item]) -> list[ItemResult]:
+    """One shard as a Ray task (export.ray_backend): the worker compiles the taxonomy once per Ray process."""
+    init_worker(*args)
+    return build_shard_items(items)
+
+
 # -- the parent side ------------------------------------------------------------------------------------------
 @dataclass
 class TaskStats:
@@ -325,7 +318,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
     another set of tasks), delete the shards that cannot be kept and build them again, instead of refusing."""
     t0 = time.perf_counter()
     out = Path(out)
-    data = out / "data"
+    data = out / DATA_DIR
     state = out / STATE_DIR
     manifest_path = out / MANIFEST
     fp = fingerprint(config, taxonomy)
@@ -359,7 +352,7 @@ def build(config: BuildConfig, taxonomy, out: Path, workers: int = 1, ray_addres
                 f"to finish that build, rerun with its config and library; to throw its shards away and build this "
                 f"one here, rerun with --discard-stale; or build into a fresh --out folder"]))
         if changed:  # every shard there belongs to the other plan
-            for folder in (data, out / "jsonl", out / "images", state / "shards"):
+            for folder in (data, out / JSONL_DIR, out / IMAGES_DIR, state / "shards"):
                 shutil.rmtree(folder, ignore_errors=True)
     items_by_split = plan(config, taxonomy, workers if not use_ray else 1)
     shards_by_split = {split: _shards(split, items, config.spec.shard_size) for split, items in items_by_split.items()}
@@ -497,15 +490,12 @@ def _part_source(taxonomy, task: str, part: str) -> str:
             "components": "the components its scene uses", "vocab": "the vocabulary"}.get(part, part)
 
 
-SHARD_FILE = re.compile(r"[a-z][a-z0-9_]*-\d{5}-of-\d{5}\.parquet")
-
-
 def _check_resume(out: Path, fp: Fingerprint, taxonomy, shards: list[_Shard],
                   discard_stale: bool = False) -> dict[str, dict]:
     """Finished shards of an interrupted build that this build may keep (name → their statistics). A shard built
     from other specs, code or versions, or not in this build's plan at all, is refused with the tasks, files and
     hashes named: keeping it would mix rows. With `discard_stale`, such shards are deleted and built again."""
-    data, state = out / "data", out / STATE_DIR / "shards"
+    data, state = out / DATA_DIR, out / STATE_DIR / "shards"
     reusable: dict[str, dict] = {}
     whole: dict[str, list[str]] = defaultdict(list)  # what differs → shards
     changed: dict[str, dict] = defaultdict(dict)  # task → part → (old hash, new hash)
@@ -513,7 +503,7 @@ def _check_resume(out: Path, fp: Fingerprint, taxonomy, shards: list[_Shard],
     planned = {sh.name for sh in shards}
     if data.is_dir():  # a finished shard of another plan (other tasks or counts) would sit beside this build's
         for path in sorted(data.iterdir()):
-            if SHARD_FILE.fullmatch(path.name) and path.name not in planned:
+            if shard_name_split(path.name) is not None and path.name not in planned:
                 whole["not a shard of this build's plan (the selected tasks or their counts changed)"].append(
                     path.name)
     for sh in shards:
@@ -567,8 +557,7 @@ def _check_resume(out: Path, fp: Fingerprint, taxonomy, shards: list[_Shard],
 
 def _discard_shard(out: Path, name: str) -> None:
     """A finished shard that cannot be kept, with its statistics and JSONL (its images go with the orphans)."""
-    for path in (out / "data" / name, out / STATE_DIR / "shards" / f"{name}.json",
-                 out / "jsonl" / name.replace(".parquet", ".jsonl")):
+    for path in (out / DATA_DIR / name, out / STATE_DIR / "shards" / f"{name}.json", out / JSONL_DIR / jsonl_name(name)):
         path.unlink(missing_ok=True)
 
 
@@ -592,7 +581,8 @@ def _run(config, taxonomy, fp: Fingerprint, shards: list[_Shard], reject, worker
     if use_ray:
         from .ray_backend import run_shards
 
-        yield from zip(shards, run_shards([sh.items for sh in shards], args, ray_address, progress, job))
+        yield from zip(shards, run_shards([sh.items for sh in shards], args, ray_address, progress, job, _ray_shard,
+                                          WorkerDied))
         return
     flat = [it for sh in shards for it in sh.items]
     with closing(_local_results(flat, args, workers) if workers > 1 else _inline_results(flat, args)) as results:
@@ -700,31 +690,31 @@ _DEATH_HINT = ("(a worker killed by SIGKILL that nobody killed by hand usually m
 
 
 def _write_jsonl(out: Path, split: str, shard: str, rows: list[dict]) -> None:
-    images = out / "images" / split
+    images = out / IMAGES_DIR / split
     images.mkdir(parents=True, exist_ok=True)
-    (out / "jsonl").mkdir(exist_ok=True)
+    (out / JSONL_DIR).mkdir(exist_ok=True)
     lines = []
     for r in rows:
         png = images / r["image"]["path"]  # <id>.png, or <id>.jpg (variety strong)
         write_file_atomic(png, r["image"]["bytes"])
         rec = {k: v for k, v in r.items() if k not in ("image", "trace", "phash")}
         rec["phash"] = r["phash"].hex()
-        rec["image"] = f"images/{split}/{png.name}"
+        rec["image"] = f"{IMAGES_DIR}/{split}/{png.name}"
         lines.append(canonical_json(rec))
-    write_file_atomic(out / "jsonl" / shard.replace(".parquet", ".jsonl"), ("\n".join(lines) + "\n").encode())
+    write_file_atomic(out / JSONL_DIR / jsonl_name(shard), ("\n".join(lines) + "\n").encode())
 
 
 def _drop_orphans(out: Path, files: dict[str, list[dict]]) -> None:
     """A shard left unfinished wrote its images and JSONL before it stopped; rebuilt from an edited task, its rows
     have other ids, and in another plan (a task removed) it has another name. images/ and jsonl/ keep exactly the
     files of the dataset's shards and rows."""
-    keep_jsonl = {e["name"].replace(".parquet", ".jsonl") for entries in files.values() for e in entries}
-    for path in (out / "jsonl").glob("*.jsonl"):
+    keep_jsonl = {jsonl_name(e["name"]) for entries in files.values() for e in entries}
+    for path in (out / JSONL_DIR).glob("*.jsonl"):
         if path.name not in keep_jsonl:
             path.unlink()
     for split, entries in files.items():
-        keep = {r["instance_id"] for e in entries for r in read_rows(out / "data" / e["name"], ["instance_id"])}
-        for png in (out / "images" / split).glob("*"):
+        keep = {r["instance_id"] for e in entries for r in read_rows(out / DATA_DIR / e["name"], ["instance_id"])}
+        for png in (out / IMAGES_DIR / split).glob("*"):
             if png.suffix in (".png", ".jpg") and png.stem not in keep:
                 png.unlink()
 
@@ -734,9 +724,9 @@ def _manifest(config: BuildConfig, taxonomy, fp: Fingerprint, out: Path, files, 
     for split, entries in files.items():
         listed = []
         for e in entries:
-            path = out / "data" / e["name"]
+            path = out / DATA_DIR / e["name"]
             record = read_record(path)
-            listed.append({"name": f"data/{e['name']}", "sha256": _sha256_file(path), "bytes": path.stat().st_size,
+            listed.append({"name": f"{DATA_DIR}/{e['name']}", "sha256": _sha256_file(path), "bytes": path.stat().st_size,
                            "rows": len(list(read_rows(path, ["instance_id"]))),
                            "spec_sha256": record_sha256(record) if record else None})
         per_task = Counter(it.task for it in items_by_split[split])

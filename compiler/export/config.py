@@ -60,7 +60,7 @@ class BuildSpec(Model):
     # strong a varied training set from the same tasks; answers never depend on it
     variety: Literal["none", "mild", "strong"] = "none"
     balance: BalanceSpec | None = None
-    # reject instances whose right option an options-only rule (validate.shortcuts) picks: true for every rule, or
+    # reject instances whose right option an options-only rule (verify.shortcuts) picks: true for every rule, or
     # a list of rule names
     options_only_gate: bool | list[str] = False
     # thresholds `tessera audit` applies to this build's dataset (validate.audit.DEFAULT_THRESHOLDS names them)
@@ -201,7 +201,7 @@ def _check_options_only(spec: BuildSpec, doc: SourceDoc, diags: Diagnostics) -> 
                 code="build-config")
         return
     try:
-        from ..validate.shortcuts import OPTION_RULES
+        from ..verify.shortcuts import OPTION_RULES
     except ImportError:  # the audit's rules are not in this checkout
         diags.error(doc.pos(("options_only_gate",)), "options_only_gate: this tessera has no options-only rules",
                 code="unknown-kind")
@@ -218,7 +218,7 @@ def options_only_rules(spec: BuildSpec) -> list[str]:
     gate = spec.options_only_gate
     if gate is False:
         return []
-    from ..validate.shortcuts import OPTION_RULES
+    from ..verify.shortcuts import OPTION_RULES
 
     return sorted(OPTION_RULES) if gate is True else list(dict.fromkeys(gate))
 

@@ -5,14 +5,9 @@ from __future__ import annotations
 from ..errors import TesseraError
 
 
-def _remote_shard(args, items):
-    from .build import build_shard_items, init_worker
-
-    init_worker(*args)  # compiles the taxonomy once per Ray worker process
-    return build_shard_items(items)
-
-
-def run_shards(shards, args, address, progress, job):
+def run_shards(shards, args, address, progress, job, shard_task, worker_died: type[Exception]):
+    """The results of `shard_task(args, items)` for each shard's items, in shard order, computed as Ray tasks.
+    The build passes its task and its WorkerDied in, so this module imports nothing of the build."""
     try:
         import ray
     except ImportError:
@@ -25,7 +20,7 @@ def run_shards(shards, args, address, progress, job):
         except Exception as exc:  # noqa: BLE001 - connection problems become a message
             raise TesseraError(f"could not start or reach Ray at {address or 'a local instance'}: {exc}") from None
     try:
-        remote = ray.remote(_remote_shard)
+        remote = ray.remote(shard_task)
         args_ref = ray.put(args)
         refs = [remote.remote(args_ref, shard) for shard in shards]
         for ref, shard in zip(refs, shards):  # in shard order, each as it is done: the driver writes it at once
@@ -37,9 +32,7 @@ def run_shards(shards, args, address, progress, job):
                     raise TesseraError(str(cause)) from None
                 raise TesseraError(f"a Ray task failed: {type(cause).__name__}: {cause}") from None
             except ray.exceptions.RayError as exc:  # a dead worker or node, a lost object
-                from .build import WorkerDied
-
-                raise WorkerDied(f"a Ray worker died ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
+                raise worker_died(f"a Ray worker died ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
                                  ) from None
             if progress:
                 progress.advance(job, len(shard))

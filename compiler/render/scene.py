@@ -22,7 +22,7 @@ MIN_MARK_PX = 2.0
 GAP_PX = 1.0  # answer-bearing marks of one group keep at least this much clear space between them
 
 
-from .marks import RenderRejected  # noqa: E402  (re-exported: trace/instance.py catches it)
+from .marks import RenderRejected  # noqa: E402  (re-exported: trace/loop.py catches it)
 
 
 @dataclass

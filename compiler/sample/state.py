@@ -81,7 +81,7 @@ def sample_state(grammar: CompiledGrammar, level: int, vocab: dict, rng, query: 
                  budget: Budget | None = None) -> dict:
     """One attempt: returns the state, or raises Rejected. `query` holds the task's drawn query variables; the state
     sees the grammar's declared inputs among them (the task compiler checked that each one is there). `budget` is
-    this attempt's share of the sample's total work (see trace.instance); a fresh full budget when not given."""
+    this attempt's share of the sample's total work (see trace.loop); a fresh full budget when not given."""
     query = query or {}
     missing = [name for name in grammar.inputs if name not in query]
     if missing:

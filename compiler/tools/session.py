@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import TesseraError
-from ..trace.instance import canonical_json, object_paths, sha256
+from ..trace.record import canonical_json, object_paths, sha256
 from .calls import CALL_CLOSE, CALL_OPEN, CallError, check_arguments, find_call, parse_call
 from .limits import TOOLS, ToolLimits
 

@@ -43,6 +43,12 @@ def in_class(target: dict, answer: Any) -> bool:
     return answer < target["below"] if "below" in target else answer <= target["at_most"]
 
 
+def effective_cap(cap: float, distinct: int) -> float:
+    """The issue's bound: no answer over max(2/k, cap) for k distinct answers (two answers may split 60/40). The
+    build deals targets by it (export.balance) and validate checks a dataset by it (validate.balance_check)."""
+    return max(cap, 2 / distinct) if distinct else cap
+
+
 def check_balance(balance: Any, rules: dict | None = None) -> dict:
     """A trace's `balance` field comes from a file: check its shape before generate() runs with it."""
     if not isinstance(balance, dict) or set(balance) - {"target", "options_only"}:

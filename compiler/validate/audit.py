@@ -30,11 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from .phash import BYTES as HASH_BYTES, SIDE as HASH_SIDE, dhash
-from .shortcuts import (OPTION_LINE, OPTION_RULES, answer_index, as_fraction, edit_distance, fraction_slips, numbers,
-                        option_texts)
-from .untrusted import (MAX_SHARD_BYTES, MAX_SHARD_ROWS, Shard, UntrustedInput, check_row, decode_image_bounded,
-                        is_int, read_bytes, read_manifest, row_where, sha256_file, shown)
+from ..dataset.phash import BYTES as HASH_BYTES, SIDE as HASH_SIDE, dhash
+from ..dataset.layout import MANIFEST
+from ..dataset.untrusted import (MAX_SHARD_BYTES, MAX_SHARD_ROWS, Shard, UntrustedInput, check_row,
+                                 decode_image_bounded, is_int, read_bytes, read_manifest, row_where, sha256_file, shown)
+from ..verify.shortcuts import (OPTION_LINE, OPTION_RULES, answer_index, as_fraction, edit_distance, fraction_slips,
+                                numbers, option_texts)
 
 AUDIT_FORMAT = "tessera.audit/1"
 HASH_BITS = HASH_SIDE * HASH_SIDE
@@ -268,7 +269,7 @@ def read_dataset(dataset: Path, out: Path, progress=None) -> tuple[dict, list[Ro
         raise AuditInputError(f"{dataset}: no such dataset folder")
     if not dataset.is_dir():
         raise AuditInputError(f"{dataset}: not a folder (a dataset is the folder `tessera build --out` wrote)")
-    if not (dataset / "manifest.json").exists():
+    if not (dataset / MANIFEST).exists():
         raise AuditInputError(f"{dataset}: no manifest.json; not a finished dataset (an interrupted build? rerun "
                               f"the same `tessera build` command to finish it)")
     try:

@@ -7,7 +7,7 @@ import json
 import math
 from collections import Counter, defaultdict
 
-from ..export.balance import effective_cap
+from ..trace.target import effective_cap
 
 
 MIN_ROWS = 20  # a task with fewer rows in a split is too small to judge shares by (as the audit's min_rows)
@@ -48,7 +48,7 @@ class BalanceTally:
         self.answers[key][json.dumps(answer, sort_keys=True)] += 1
         if kind != "option":
             return
-        from .shortcuts import OPTION_RULES, answer_index, option_texts
+        from ..verify.shortcuts import OPTION_RULES, answer_index, option_texts
 
         texts = option_texts({"prompt": row["prompt"], "label": label})
         if not texts:

@@ -8,14 +8,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..export.build import MANIFEST, STATE_DIR, leak_key
-from ..export.card import check_card
-from ..export.rows import SCHEMA
+from ..dataset.card import check_card
+from ..dataset.layout import DATA_DIR, MANIFEST, STATE_DIR
+from ..dataset.phash import dhash, nearest_distance
+from ..dataset.rows import SCHEMA, leak_key
+from ..dataset.untrusted import (MAX_SHARD_BYTES, Shard, UntrustedInput, check_row, decode_image_bounded, is_int,
+                                 picture_size, read_manifest, regular_file, row_where, sha256_file, shown)
 from .balance_check import BalanceTally
 from .gates import GateInput, run_gates
-from .phash import dhash, nearest_distance
-from .untrusted import (MAX_SHARD_BYTES, Shard, UntrustedInput, check_row, decode_image_bounded, is_int, picture_size,
-                        read_manifest, regular_file, row_where, sha256_file, shown)
 
 
 @dataclass
@@ -55,7 +55,7 @@ def validate_dataset(path: Path, progress=None, taxonomy=None) -> DatasetReport:
     rep.problems += card_problems
     rep.warnings += card_warnings
     listed = {f["name"] for s in manifest["splits"].values() for f in s["files"]}
-    on_disk = {str(p.relative_to(path)) for p in (path / "data").glob("*")}
+    on_disk = {str(p.relative_to(path)) for p in (path / DATA_DIR).glob("*")}
     for extra in sorted(on_disk - listed):
         rep.problems.append(f"{extra}: not listed in the manifest (left over from another build?)")
 
@@ -166,9 +166,9 @@ def _check_row(rep, where, split, row, ids, per_task, hashes, tally=None) -> Non
 
 # -- provenance: one config, one code version, one spec per task, in every shard --------------------------------
 def check_provenance(path: Path, manifest: dict, rep: DatasetReport, taxonomy=None) -> None:
-    """Each shard carries the record of what built it (export/provenance.py). Every record must match the
+    """Each shard carries the record of what built it (dataset/provenance.py). Every record must match the
     manifest, so shards of two builds (a resume after an edit, or files copied between datasets) never pass."""
-    from ..export.provenance import read_record, record_sha256
+    from ..dataset.provenance import read_record, record_sha256
 
     inputs = (manifest.get("taxonomy") or {}).get("inputs")
     code = manifest.get("code_sha256")
@@ -218,7 +218,7 @@ def check_provenance(path: Path, manifest: dict, rep: DatasetReport, taxonomy=No
                 rep.problems.append(f"{name}: holds rows of task(s) {', '.join(map(shown, uncovered[:10]))} that its build "
                                     f"record does not cover")
     if taxonomy is not None:
-        from ..export.provenance import TASK_PARTS, code_sha256, component_hashes, task_parts
+        from ..dataset.provenance import TASK_PARTS, code_sha256, component_hashes, task_parts
 
         components = component_hashes(Path(taxonomy.root))
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..dataset.phash import luma
 from ..render.png import decode_image_rgb
-from .phash import luma
 from ..verify.score import canonical_response, score, wrong_answer
 
 MIN_SIDE = 64

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import TesseraError
 from ..load.models import BUCKETS, ID_PATTERN, NAME_PATTERN
+from .layout import DATASET_FORMAT, MANIFEST, SHARD_NAME, is_split_name
 
 MiB = 1 << 20
 # Generous against what the library makes (largest trace 35 KB, PNG 67 KB, prompt 714 chars, label 296 bytes,
@@ -43,11 +44,10 @@ MAX_ROW_GROUP_BYTES = 1024 * MiB
 MAX_SHARD_ROWS = 100_000  # the largest shard_size a build config allows
 MAX_NAME_CHARS = 200
 
-INSTANCE_ID = re.compile(r"[0-9a-f]{24}")  # sha256(...)[:24], see trace.instance.generate
+INSTANCE_ID = re.compile(r"[0-9a-f]{24}")  # sha256(...)[:24], see trace.record.instance_record
 SHA256 = re.compile(r"[0-9a-f]{64}")
 TASK_ID = re.compile(ID_PATTERN.strip("^$"))
 NAME = re.compile(NAME_PATTERN.strip("^$"))
-SHARD_NAME = re.compile(r"(?P<split>\w+)-\d{5}-of-\d{5}\.parquet")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -206,10 +206,6 @@ def check_name(value: Any, pattern: re.Pattern, what: str, where: str) -> str:
     return value
 
 
-def is_split_name(value: Any) -> bool:
-    return isinstance(value, str) and value.isidentifier() and len(value) <= 64  # as export.config requires
-
-
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -217,8 +213,6 @@ def is_int(value: Any) -> bool:
 # -- the manifest -----------------------------------------------------------------------------------------------
 def check_manifest(manifest: Any, where: str) -> dict:
     """The manifest as the builder writes it, or UntrustedInput naming the first thing that is not."""
-    from ..export.build import DATASET_FORMAT
-
     if not isinstance(manifest, dict):
         raise UntrustedInput(f"{where}: expected a JSON object, got {type(manifest).__name__}")
     if manifest.get("format") != DATASET_FORMAT:
@@ -267,8 +261,6 @@ def check_manifest(manifest: Any, where: str) -> dict:
 
 
 def read_manifest(dataset: Path) -> dict:
-    from ..export.build import MANIFEST
-
     path = Path(dataset) / MANIFEST
     dataset_own(path, "manifest", 1)
     return check_manifest(read_json(path, MAX_MANIFEST_BYTES, "manifest"), str(path))

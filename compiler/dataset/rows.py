@@ -12,7 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..render.png import image_suffix
-from ..trace.instance import Instance, canonical_json
+from ..trace.record import Instance, canonical_json
+from .layout import shard_name  # noqa: F401  (re-exported: the writer's name for shard k of n)
 
 STRING_COLUMNS = ("instance_id", "split", "task", "domain", "grammar", "bucket", "answer_type", "contract")
 JSON_COLUMNS = ("query", "answer", "label", "witness", "trace")
@@ -143,5 +144,9 @@ def read_rows(path: Path, columns: list[str] | None = None) -> Iterator[dict]:
     yield from table.to_pylist()
 
 
-def shard_name(split: str, index: int, count: int) -> str:
-    return f"{split}-{index:05d}-of-{count:05d}.parquet"
+def leak_key(task: str, answer_json: str) -> str:
+    """What a later split must not repeat: a near-identical picture of the same task *with the same answer* (a model
+    that memorised the training row would answer it right without looking). Pictures of a task that differ only
+    slightly but have other answers (a gauge's needle a few degrees on) are what the task is about, not a leak.
+    The builder keeps splits apart by it and validate checks them by it."""
+    return f"{task}\0{answer_json}"

@@ -8,18 +8,25 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..dataset.layout import RECORD_SUFFIX, TRACE_SUFFIX, is_dataset, shard_files
+from ..dataset.phash import dhash
+from ..dataset.untrusted import (INSTANCE_ID, MAX_IMAGE_BYTES, MAX_TRACE_BYTES, TASK_ID, UntrustedInput, check_name,
+                                 check_row, is_int, iter_shard, read_bytes, read_json, regular_file, shard_split,
+                                 shown)
 from ..errors import TesseraError
 from ..render.png import image_suffix
-from ..validate.untrusted import (INSTANCE_ID, MAX_IMAGE_BYTES, MAX_TRACE_BYTES, TASK_ID, UntrustedInput, check_name,
-                                  check_row, is_int, read_bytes, read_json, shard_split, shown)
+from ..taxonomy import open_taxonomy
+from ..tools.session import replay_calls
+from ..trace.loop import generate
+from ..trace.record import TRACE_FORMAT, VARIETIES, Instance, canonical_json
 from ..verify.score import FORMATS
-from .instance import TRACE_FORMAT, VARIETIES, Instance, canonical_json, generate
+
+__all__ = ["ReplayResult", "is_dataset", "rebuild", "replay_dataset", "replay_files", "replay_trace", "trace_files"]
 
 # The environment that wrote the trace: a difference is reported as a note, never as a mismatch on its own.
 ENVIRONMENT = ("versions",)
 # A tool episode's calls over the instance (tools.session): replayed call by call after the instance itself.
 EPISODE = "tools"
-TRACE_SUFFIX = ".trace.json"
 
 
 @dataclass
@@ -121,8 +128,6 @@ def _replay(trace: dict, taxonomy) -> tuple[ReplayResult, Instance]:
                 diffs.append(f"{key}: differs")
     checked = ["trace"]
     if EPISODE in trace:  # the calls run on the rebuilt instance: every result text and image hash compared
-        from ..tools.session import replay_calls
-
         diffs.extend(replay_calls(inst, trace[EPISODE]))
         checked.append("tools")
     if trace.get("versions") != rebuilt.get("versions") and diffs:
@@ -165,7 +170,7 @@ def replay_files(trace_path: Path, taxonomy) -> ReplayResult:
         if read_bytes(png_path, MAX_IMAGE_BYTES, "image") != inst.png:
             result.differences.append(f"{png_path.name}: the image bytes differ from the rebuilt image")
         result.checked.append("png")
-    record_path = trace_path.with_name(f"{stem}.json")
+    record_path = trace_path.with_name(stem + RECORD_SUFFIX)
     if os.path.lexists(record_path):
         record, expected = read_json(record_path, MAX_TRACE_BYTES, "instance .json"), inst.record()
         if not isinstance(record, dict):
@@ -186,26 +191,18 @@ def replay_files(trace_path: Path, taxonomy) -> ReplayResult:
 
 def trace_files(paths) -> list[Path]:
     """The trace files named by `paths`: files as given, folders searched for *.trace.json."""
-    from ..validate.untrusted import regular_file
-
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(sorted(p.rglob("*.trace.json")))
+            files.extend(sorted(p.rglob("*" + TRACE_SUFFIX)))
         elif os.path.lexists(p):
             regular_file(p, "trace")  # a FIFO or device named on the command line is refused, not opened
             files.append(p)
         else:
             raise TesseraError(f"no such file or folder: {p}")
     if not files:
-        raise TesseraError("no trace files found (looked for *.trace.json)")
+        raise TesseraError(f"no trace files found (looked for *{TRACE_SUFFIX})")
     return files
-
-
-def is_dataset(p: Path) -> bool:
-    """A built dataset (a manifest or Parquet shards), as opposed to a folder of `tessera sample` output."""
-    p = Path(p)
-    return p.is_dir() and ((p / "manifest.json").exists() or any((p / "data").glob("*.parquet")))
 
 
 # -- whole datasets -----------------------------------------------------------------------------------------------
@@ -213,16 +210,13 @@ _DATASET_WORKER: dict = {}
 
 
 def _init_dataset_worker(root: str) -> None:
-    from ..taxonomy import open_taxonomy
-
     _DATASET_WORKER["taxonomy"] = open_taxonomy(root)  # a row's task compiles when a row first needs it
 
 
 def _replay_row(args) -> ReplayResult:
     """Check the row (types, ids, sizes), rebuild it from its trace and compare every column the rebuild
     determines; a malformed row is a failed result naming the field, not an exception."""
-    from ..export.rows import SCHEMA, instance_row
-    from ..validate.phash import dhash
+    from ..dataset.rows import SCHEMA, instance_row  # pyarrow: only a dataset replay needs it
 
     where, split, row = args
     parsed, problems = check_row(row, SCHEMA.names)
@@ -262,7 +256,7 @@ def _replay_row(args) -> ReplayResult:
 
 
 def dataset_shards(path) -> list[Path]:
-    files = sorted((Path(path) / "data").glob("*.parquet"))
+    files = shard_files(path)
     if not files:
         raise TesseraError(f"{path}: no Parquet shards under data/")
     return files
@@ -271,8 +265,7 @@ def dataset_shards(path) -> list[Path]:
 def replay_dataset(path, taxonomy_root, workers: int = 1, progress=None) -> list[ReplayResult]:
     """Rebuild every row of a dataset from its trace, in parallel, and compare every column byte for byte.
     Shards are read one at a time (a row batch at a time), so memory holds one shard, not the dataset."""
-    from ..export.rows import SCHEMA
-    from ..validate.untrusted import iter_shard
+    from ..dataset.rows import SCHEMA
 
     path = Path(path)
     files = dataset_shards(path)

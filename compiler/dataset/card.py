@@ -17,10 +17,10 @@ from pathlib import Path
 import yaml
 
 from ..errors import TesseraError
+from .layout import DATA_DIR, MANIFEST as MANIFEST_NAME, SHARD_SUFFIX
 from .rows import _HF_FEATURES, SCHEMA, write_file_atomic
 
 CARD = "README.md"
-MANIFEST_NAME = "manifest.json"  # build.MANIFEST (build imports this module)
 MAX_CARD_BYTES = 4 * 1024 * 1024  # validate reads no larger card; a build's card is a few KiB per hundred tasks
 # The generated rows carry no third-party content (images are rendered from the grammars); CC BY 4.0 is the usual
 # licence for such synthetic data on the Hub.
@@ -70,7 +70,7 @@ def card_features() -> list[dict]:
 
 def split_pattern(split: str) -> str:
     # Split names are identifiers (no '-'), so this matches exactly the split's shards and no other split's.
-    return f"data/{split}-*.parquet"
+    return f"{DATA_DIR}/{split}-*{SHARD_SUFFIX}"
 
 
 def metadata(manifest: dict) -> dict:
@@ -226,7 +226,7 @@ def write_card(out: Path, manifest: dict, taxonomy) -> dict:
 def check_card(dataset: Path, manifest: dict) -> tuple[list[str], list[str]]:
     """(problems, warnings) about DIR/README.md: present, as the manifest hashes it, and its metadata naming the
     manifest's splits, shards, row counts and the shards' features. Nothing in the card is trusted."""
-    from ..validate.untrusted import SHA256, UntrustedInput, dataset_own, is_int, open_regular, shown
+    from .untrusted import SHA256, UntrustedInput, dataset_own, is_int, open_regular, shown
 
     entry = manifest.get("card")
     if entry is None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 
 from ..codegen.grammar import spec_hash
-from ..trace.instance import versions
+from ..trace.record import versions
 
 RECORD_KEY = b"tessera.build"  # Parquet key-value metadata of a shard
 RECORD_FORMAT = "tessera.shard/1"
