@@ -22,7 +22,7 @@ LAYOUT = ROOT / ".mypy_cache" / "layout"
 
 # The modules mypy skips ([[tool.mypy.overrides]] ignore_errors = true). Other work on them was under way when the
 # checker came in; each is taken off the list once it checks clean. The list may only shrink.
-MOST_UNCHECKED = 15
+MOST_UNCHECKED = 14
 
 
 def _link(link: Path, target: Path) -> None:
