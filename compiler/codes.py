@@ -29,6 +29,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("load", "missing-key", "error", "a required key (or component parameter) is missing"),
     ("load", "value-type", "error", "a value of the wrong type or shape for its key"),
     ("load", "bad-id", "error", "an id or name that is not a lowercase dotted name"),
+    ("load", "old-type-word", "error", "a type written in an earlier word (int, float, str, bool, text): the message "
+                                       "names the word that replaced it (integer, number, string, boolean, template)"),
     ("check", "unknown-ref", "error", "a reference to a grammar, contract, task, component, domain or vocabulary "
                                       "that does not exist"),
     ("check", "duplicate-id", "error", "an id defined twice, or a task listed twice"),
@@ -61,8 +63,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("build", "build-config", "error", "a build configuration that selects nothing or asks for the impossible"),
     # warnings (tessera compile shows them; --strict makes them errors)
     ("lint", "task-id-path", "warning", "a task id that does not match the path of its file"),
-    ("lint", "color-word-text", "warning", "a bare colour word in a text channel: it prints the word (quote it if "
-                                           "that is meant)"),
+    ("scene", "color-word-text", "error", "a bare colour word in a text channel: colour words are words only in "
+                                          "colour channels (quote it for the word)"),
     ("lint", "unused-query-var", "warning", "a query variable that no step, requirement, answer, witness, prompt or "
                                             "grammar input reads (it multiplies the query space and changes nothing)"),
 ]
