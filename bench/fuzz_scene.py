@@ -407,7 +407,7 @@ def m_nested_use(t: Target, rng) -> str:
     node["use"] = chain[0]
     if given and rng.random() < 0.5:
         p = rng.choice(sorted(given))
-        if isinstance(given[p], str) and kinds[p] != "text":
+        if isinstance(given[p], str) and kinds[p] != "template":
             node["with"][p] = _wrapped(given[p], rng)
     return f"chain {depth} × {fan} → {last}"
 
