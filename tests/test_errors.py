@@ -122,7 +122,7 @@ def test_each_error_class_has_its_exact_message(library_copy, monkeypatch, taxon
         "programs/bad/types.yaml:7:6: error: query variable 'k' is unbounded: give a list of values, "
         "{range: [lo, hi]}, or the name of a vocabulary (vocab.NAME)  [query-values]",
         "programs/bad/types.yaml:9:29: error: unknown field 'valu' (this record has: label, value)  [unknown-field]",
-        "programs/bad/types.yaml:10:17: error: answer is str but contract 'integer_exact' (integer) expects int  [answer-type]",
+        "programs/bad/types.yaml:10:17: error: answer is string but contract 'integer_exact' (integer) expects integer  [answer-type]",
         "programs/bad/unknown_key.yaml:6:1: error: unknown key 'answr' (allowed here: task, grammar, summary, "
         "operations, bucket, query, functions, levels, compute, require, answer, witness, prompt)  [unknown-key]",
         # Files load in path order, so the bundled file is the second definition here.
@@ -257,13 +257,13 @@ def test_a_task_must_declare_the_inputs_its_grammar_reads(library_copy, monkeypa
     write(library_copy, "programs/bad/float_input.yaml",
           TALLY_TASK.format(name="float_input", query="query:\n  target: [1.5, 2]"))
     assert diagnostics(library_copy) == [
-        "programs/bad/float_input.yaml:7:11: error: query variable 'target' holds float values, but grammar "
-        "'icons.icon_tally' reads it as int  [query-type]",
-        "programs/bad/no_input.yaml:2:10: error: grammar 'icons.icon_tally' reads the query variable 'target' (int), "
+        "programs/bad/float_input.yaml:7:11: error: query variable 'target' holds number values, but grammar "
+        "'icons.icon_tally' reads it as integer  [query-type]",
+        "programs/bad/no_input.yaml:2:10: error: grammar 'icons.icon_tally' reads the query variable 'target' (integer), "
         "which task 'icons.icon_tally.no_input' does not set and which has no default: add it under query: "
         "(values: 1..9)  [query-type]",
-        "programs/bad/str_input.yaml:7:11: error: query variable 'target' holds str values, but grammar "
-        "'icons.icon_tally' reads it as int  [query-type]",
+        "programs/bad/str_input.yaml:7:11: error: query variable 'target' holds string values, but grammar "
+        "'icons.icon_tally' reads it as integer  [query-type]",
     ]
 
 
@@ -331,16 +331,16 @@ def test_grammar_inputs_and_functions_errors(library_copy, monkeypatch):
         "scatter?)  [unknown-function]",
         "grammars/bad/inputs.yaml:11:19: error: unknown name 'n' in function 'grow' (known here: later, "
         "spot, vocab, x)  [unknown-name]",
-        "grammars/bad/inputs.yaml:12:18: error: operator '+' needs numbers, got {label: str, value: int} and "
-        "{label: str, value: int}  [type-mismatch]",
+        "grammars/bad/inputs.yaml:12:18: error: operator '+' needs numbers, got {label: string, value: integer} and "
+        "{label: string, value: integer}  [type-mismatch]",
         "grammars/bad/inputs.yaml:15:3: error: 'pick' cannot name a state field (reserved, an input, a "
         "function, a levels parameter, or not a name)  [reserved-name]",
         "grammars/bad/inputs.yaml:16:3: error: 'pi' cannot name a state field (reserved, an input, a "
         "function, a levels parameter, or not a name)  [reserved-name]",
         "grammars/bad/inputs.yaml:18:9: error: function 'grow' does not type-check for arguments of types "
-        "(int); see the errors in its body  [type-mismatch]",
+        "(integer); see the errors in its body  [type-mismatch]",
         "grammars/bad/inputs.yaml:19:8: error: function 'twice' does not type-check for arguments of types "
-        "({label: str, value: int}); see the errors in its body  [type-mismatch]",
+        "({label: string, value: integer}); see the errors in its body  [type-mismatch]",
         "grammars/bad/inputs.yaml:23:82: error: unknown name 'pick' in template (known here: bad, bars, "
         "canvas, n, oops, vocab)  [unknown-name]",
         "grammars/bad/inputs.yaml:23:93: error: 'twice' is a function; a template prints values (compute the "

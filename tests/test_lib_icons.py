@@ -81,7 +81,7 @@ def test_turned_pictograms_differ_from_the_upright_ones():
 def test_pattern_operators(src, values, expected):
     t, v = ev(src, {"xs": [], "words": [], "m": 1, **values})
     assert v == expected
-    assert t == ("int" if src.startswith("period") else "list[int]")
+    assert t == ("integer" if src.startswith("period") else "list[integer]")
 
 
 def test_pattern_operator_errors():
