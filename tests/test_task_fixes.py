@@ -13,8 +13,7 @@ import pytest
 from tessera.execute.program import run_program
 from tessera.sample.rng import STREAMS, Rng, derive_seed
 from tessera.sample.state import Rejected, SampleWork, sample_state
-from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
-from tests.oracles_boards import reachable
+from tests.tasks.games.chess import reachable
 
 N = 100  # instances per property, levels 0..9 in turn
 

@@ -10,14 +10,19 @@ from tessera.trace.instance import generate, instance_state
 from tessera.trace.replay import replay_trace
 from tessera.verify.score import score, wrong_answer
 from tests.conftest import library_task_ids
-from tests.oracles import ORACLES, same_answer
+from tests.tasks import ORACLES, REGISTERED_IN, grammar_module, same_answer
 
 LEVELS = (0, 3, 6, 9)
 SEEDS = (0, 1, 2)
 
 
 def test_every_task_has_an_oracle(taxonomy):
-    assert sorted(taxonomy.tasks) == sorted(ORACLES), "add an independent oracle in tests/oracles.py for new tasks"
+    assert sorted(taxonomy.tasks) == sorted(ORACLES), \
+        "add an independent oracle for each new task, in tests/tasks/<domain>/<grammar>.py (`@oracle(task_id)`)"
+    # each task's oracle (and option fit) lives in the one file of its grammar
+    misplaced = {key: module for key, module in REGISTERED_IN.items()
+                 if module != grammar_module(taxonomy.tasks[key[1]].grammar.id)}
+    assert not misplaced, f"registered outside their grammar's tests/tasks/ file: {misplaced}"
     # the batteries below are parametrized from the programs' headers: they name exactly the compiled tasks
     assert library_task_ids() == sorted(taxonomy.tasks)
 

@@ -1,0 +1,35 @@
+"""Per-task test knowledge, one file per grammar: tests/tasks/<domain>/<grammar>.py holds the oracles (and option
+fits) of every task of grammars/<domain>/<grammar>.yaml, registered with `@oracle(task_id)` / `@option_fit(task_id)`
+(tests/tasks/registry.py). Helpers that several grammars of a domain share live in tests/tasks/<domain>/_shared.py,
+generic trace helpers in tests/tasks/common.py. Importing this package imports every file under it: no list to keep.
+The generic battery (tests/test_tasks.py) runs each task against its oracle."""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from tests.tasks.registry import OPTION_FITS, ORACLES, REGISTERED_IN
+
+__all__ = ["ORACLES", "OPTION_FITS", "REGISTERED_IN", "grammar_module", "same_answer"]
+
+
+def grammar_module(grammar_id: str) -> str:
+    """The module that holds a grammar's oracles: `charts.bar_chart` → tests.tasks.charts.bar_chart."""
+    return f"{__name__}.{grammar_id}"
+
+
+def _import_every_grammar_file() -> None:
+    here = Path(__file__).parent
+    for path in sorted(here.glob("*/*.py")):
+        importlib.import_module(f"{__name__}.{path.parent.name}.{path.stem}")
+
+
+def same_answer(answer_type: str, expected, actual) -> bool:
+    if answer_type == "number":
+        return abs(expected - actual) <= 0.05 + 1e-9
+    if answer_type == "set":
+        return sorted(expected) == sorted(actual)
+    return expected == actual
+
+
+_import_every_grammar_file()
