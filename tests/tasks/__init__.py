@@ -24,10 +24,23 @@ def _import_every_grammar_file() -> None:
         importlib.import_module(f"{__name__}.{path.parent.name}.{path.stem}")
 
 
-def same_answer(answer_type: str, expected, actual) -> bool:
-    if answer_type == "number":
-        return abs(expected - actual) <= 0.05 + 1e-9
-    if answer_type == "set":
+def same_answer(contract, expected, actual) -> bool:
+    """Does an oracle's answer equal the compiled one, as the task's contract compares answers? Numbers (and number
+    items) within the contract's own tolerance (`abs`, or `rel` of the compiled answer, as the verifier reads it),
+    never a looser one; sets ignore order; everything else is exact."""
+    tol = contract.spec.tolerance
+
+    def close(a, b) -> bool:
+        return abs(a - b) <= max(tol.abs, tol.rel * abs(b), 1e-9)
+
+    kind, items = contract.type, contract.items
+    if kind == "number":
+        return close(expected, actual)
+    if kind in ("list", "set") and items == "number":
+        if kind == "set":
+            expected, actual = sorted(expected), sorted(actual)
+        return len(expected) == len(actual) and all(close(e, a) for e, a in zip(expected, actual))
+    if kind == "set":
         return sorted(expected) == sorted(actual)
     return expected == actual
 

@@ -2,6 +2,8 @@
 answer recomputed by plain Python from the recorded trace, never the expression language."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 from tests.tasks.registry import oracle
 
 
@@ -21,5 +23,6 @@ def _line_rises(tr):
 
 @oracle("charts.line_chart.mean_value")
 def _line_mean(tr):
+    # the mean to one decimal place, as the prompt asks: exact arithmetic, a tie rounded half to even
     vals = [p["value"] for p in tr["state"]["points"]]
-    return sum(vals) / len(vals)
+    return float(round(Fraction(sum(vals), len(vals)), 1))
