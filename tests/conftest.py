@@ -37,8 +37,16 @@ LIBRARY_DIRS = ("taxonomy", "grammars", "programs", "contracts", "components")
 
 @pytest.fixture(scope="session")
 def taxonomy():
-    """The bundled library, compiled once per process (each xdist worker) on first use, never at collection."""
-    return compile_taxonomy(ROOT)
+    """The bundled library, compiled once per process (each xdist worker) on first use, never at collection. The
+    workers share the compile cache: the first to get here checks the library under a lock and stores the results,
+    the others wait for it and load them instead of checking all of it again (compiled closures are built per process
+    either way). Without the lock every worker of a fresh run checks the whole library at the same moment."""
+    import fcntl
+    folder = Path(os.environ.get("TESSERA_CACHE_DIR") or tempfile.gettempdir())
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "bundled-library.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        return compile_taxonomy(ROOT)
 
 
 def library_task_ids(root: Path = ROOT) -> list[str]:
