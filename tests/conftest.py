@@ -69,6 +69,18 @@ def library_copy(tmp_path) -> Path:
     return tmp_path
 
 
+FIXTURE_LIB = ROOT / "tests/data/fixture_lib"
+
+
+@pytest.fixture
+def fixture_lib(tmp_path) -> Path:
+    """A writable copy of tests/data/fixture_lib, a small library (charts.bar_chart and icons.icon_tally with a task
+    or two each, every contract, the vocabulary) that compiles clean: what a test that breaks a library on purpose
+    copies when it does not need the bundled library itself (20 files, not the bundled library's thousand)."""
+    shutil.copytree(FIXTURE_LIB, tmp_path, dirs_exist_ok=True)
+    return tmp_path
+
+
 # Memory profile of a test run: with TESSERA_TEST_RSS_LOG=<folder>, every process (each xdist worker, or the one
 # process without xdist) records its peak resident set after each test and, at the end, writes its peak and the tests
 # that raised it most to <folder>/<worker>.txt. A worker that grows is found by reading which tests grew it.
