@@ -224,6 +224,16 @@ def test_bundled_library_compiles_clean():
     assert len(tax.domains) >= 2 and len(tax.grammars) >= 4 and len(tax.tasks) >= 12
 
 
+def test_the_fixture_library_compiles_clean_without_warnings():
+    """tests/data/fixture_lib is what the mistakes above are written into: it must compile clean on its own, or a test
+    would assert an error the fixture made rather than the one it wrote (a language change must update it too)."""
+    from tests.conftest import FIXTURE_LIB
+
+    tax = compile_taxonomy(FIXTURE_LIB)
+    assert tax.warnings == []
+    assert sorted(tax.grammars) == ["charts.bar_chart", "icons.icon_tally"] and len(tax.tasks) == 4
+
+
 def test_sampler_errors_are_counted_under_the_failing_step(fixture_lib, monkeypatch):
     from tessera.errors import SamplingFailed
     from tessera.trace.instance import generate
