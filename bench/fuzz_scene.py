@@ -124,7 +124,7 @@ NUM_LISTS = ["[]", "[0]", "[1e300, -1]", "[0, 0]", "[1, 2, 3]", "[-1e300, 1e300]
              "[0.5 for i in range(50)]"]
 LISTS = ["[]", "range(0)", "range(3)", "range(200)", "range(2000)", "range(9999)", "range(10001)",
          "[{} for i in range(40)]", "[1e300]", "[[]]", "range(100000)"]
-BOOLS = [True, False, "1 > 0", "level > 100"]
+BOOLS = [True, False, "1 > 0", "canvas.width > 100000"]  # an expression that is false (the scene reads no `level`)
 SHAPES = ["'circle'", "''", "'nope'", "'square'", "'star'"]
 SVG_PATHS = ["'M 0 0 L 1 1'", "'M 0 0 L 1e300 1e300 Z'", "''", "'Q'", "'M 0 0 ' * 900", "'M 0 0 C 1 1 2 2'"]
 ANY = ["[]", "[[0, 0, 1, 1]]", "[[0, 0, 1e300, 1]]", "[[i, 0, i, 1] for i in range(3000)]", "0", "[[0, 0]]"]

@@ -263,6 +263,44 @@ def cmd_sample(args) -> int:
     return EXIT_OK
 
 
+def cmd_levels(args) -> int:
+    """A task's or a grammar's difficulty schedule: each `levels:` parameter's value at levels 0-9."""
+    from .codegen.levels import LEVELS, level_schedule
+
+    tax = _open(args.root)
+    if args.id in tax.tasks:
+        compiled = tax.task(args.id)
+        sources = [("grammar " + compiled.grammar.id, compiled.grammar.level_schedule),
+                   ("task " + compiled.id, compiled.level_schedule)]
+    elif args.id in tax.grammars:
+        compiled = tax.grammars[args.id]
+        sources = [("grammar " + compiled.id, compiled.level_schedule)]
+    else:
+        tax.task(args.id)  # the unknown-id error, with suggestions
+        return EXIT_USAGE
+    if args.json:
+        rows = [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in level_schedule(compiled).items()]
+        print("{\n" + ",\n".join(rows) + "\n}" if rows else "{}")
+        return EXIT_OK
+    from rich.table import Table
+
+    con = _console()
+    for title, schedule in sources:
+        if not schedule and title.startswith("task"):
+            continue
+        table = Table(title=f"{title}: levels", title_justify="left")
+        table.add_column("parameter")
+        for level in LEVELS:
+            table.add_column(str(level), justify="right")
+        for name, values in schedule.items():
+            same = all(v == values[0] for v in values)
+            table.add_row(name + (" (constant)" if same else ""), *(escape(json.dumps(v)) for v in values))
+        if not schedule:
+            table.add_row("(no levels: block)", *[""] * len(LEVELS))
+        con.print(table)
+    return EXIT_OK
+
+
 # -- replay -----------------------------------------------------------------------------------------------------
 def _compared(results) -> str:
     """What a replay compared, for the summary line: it vouches for those and nothing else."""
@@ -406,7 +444,8 @@ def cmd_audit(args) -> int:
     try:
         overrides = parse_threshold_args(args.threshold)
         with _progress() as progress:
-            result = run_audit(Path(args.dataset), Path(args.out), overrides, progress, args.near_duplicate_bits)
+            result = run_audit(Path(args.dataset), Path(args.out), overrides, progress, args.near_duplicate_bits,
+                               _open(args.root))
     except (AuditInputError, UntrustedInput) as exc:  # the dataset or a threshold, not the audit, is at fault
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -419,6 +458,8 @@ def cmd_audit(args) -> int:
     for name, value in headline_rows(result.report):
         table.add_row(name, escape(value))
     con.print(table)
+    for note in result.report["level_notes"][:20]:
+        con.print(f"[yellow]note[/] {escape(note)}")
     for v in result.violations[:60]:
         con.print(f"[red]exceeded[/] {v['threshold']}: {escape(v['task'])}: {escape(v['detail'])}")
     if len(result.violations) > 60:
@@ -521,6 +562,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="render-only visual variety: themes, raster edits, canvas size (answers never change)")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_sample)
+
+    c = sub.add_parser("levels", help="print a task's or grammar's difficulty schedule: each `levels:` parameter "
+                                      "at levels 0-9")
+    c.add_argument("id", metavar="TASK_OR_GRAMMAR")
+    c.add_argument("--json", action="store_true", help="the table as JSON: name → [value at level 0..9]")
+    c.set_defaults(fn=cmd_levels)
 
     c = sub.add_parser("dev", help="the author's loop: draw one task at levels 0/5/9 (plain and varied) onto a "
                                    "contact sheet, again on every save; errors as path:line:col")

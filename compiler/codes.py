@@ -36,6 +36,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
                                            "bad pattern, missing index)"),
     ("check", "pattern-unmatched", "warning", "a taxonomy pattern that matches no task"),
     ("check", "query-values", "error", "a query variable's values are empty, mixed, repeated or not scalars"),
+    ("check", "old-type-word", "error", "a type word from before 0.11 (int, float, str, bool); the language's type "
+                                        "words are integer, number, string, boolean"),
     ("check", "bound", "error", "a size bound is exceeded (file, expression, nesting, query space, functions, ...)"),
     ("expr", "expr-syntax", "error", "an expression or function that does not parse, or a form that is not supported"),
     ("expr", "unknown-name", "error", "a name that is not bound where it is read (expression or template)"),
@@ -49,6 +51,10 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("expr", "lambda-form", "error", "a lambda where none is allowed, or a function argument that is not a lambda"),
     ("expr", "not-allowed", "error", "a construct this place forbids (random functions in a deterministic place, "
                                      "template statements)"),
+    ("expr", "level-outside-levels", "error", "`level` read outside a `levels:` block: name the difficulty "
+                                              "parameter there and read its name"),
+    ("check", "level-value", "error", "a `levels:` parameter that fails, or is not plain data, at one of the levels "
+                                      "0-9 (each is evaluated at every level when compiling)"),
     ("template", "template-syntax", "error", "a template that does not parse"),
     ("scene", "scene-shape", "error", "a scene node, mark, guide, frame, scale or panel written in the wrong shape"),
     ("scene", "component-use", "error", "a component used wrongly (itself, with bad parameters, limits or "
@@ -56,6 +62,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("contract", "contract-form", "error", "an answer contract's normalisation, synonyms or items are inconsistent"),
     ("task", "answer-type", "error", "a task's answer or witness does not have the type its contract expects"),
     ("task", "query-type", "error", "a query variable clashes with the state, or holds values its grammar cannot read"),
+    ("task", "input-value", "error", "a value a grammar input does not take: a task's query value outside the "
+                                     "input's values, or an input's default outside them"),
     ("task", "task-shape", "error", "a task without prompts, or whose id does not start with its grammar's domain"),
     ("task", "not-compiled", "error", "a unit did not compile for the reasons listed with it"),
     ("build", "build-config", "error", "a build configuration that selects nothing or asks for the impossible"),
@@ -65,6 +73,11 @@ _TABLE: list[tuple[str, str, str, str]] = [
                                            "that is meant)"),
     ("lint", "unused-query-var", "warning", "a query variable that no step, requirement, answer, witness, prompt or "
                                             "grammar input reads (it multiplies the query space and changes nothing)"),
+    ("lint", "query-literal-outside", "warning", "a literal compared (==, !=, in [...]) with a query variable or a "
+                                                 "grammar input that takes none of its values: the comparison never "
+                                                 "holds (or always does)"),
+    ("lint", "level-no-effect", "warning", "a `levels:` parameter with the same value at all ten levels, or one that "
+                                           "nothing reads"),
 ]
 
 CODES: dict[str, Code] = {name: Code(name, stage, sev, desc) for stage, name, sev, desc in _TABLE}

@@ -19,7 +19,8 @@ that bench/import_graph.py prints (`python bench/import_graph.py` shows the cycl
     tools            tool calls over an instance (zoom, crop, inspect)
     validate         gates, audits and readers over instances and datasets
     export           build a dataset: rows, shards, provenance, card, balance
-    gallery, dev     contact sheets and the author's dev loop
+    gallery, dev,    contact sheets, the author's dev loop and the generated reference docs and JSON Schemas
+    reference        (reads the registries of every layer below)
     api              the Python API
     cli              the `tessera` command
     tessera          the package's `__init__` (the lazy facade over api and errors)
@@ -46,7 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tools",),
     ("validate",),
     ("export",),
-    ("gallery", "dev"),
+    ("gallery", "dev", "reference"),
     ("api",),
     ("cli",),
     ("tessera",),

@@ -358,11 +358,16 @@ class _Compiler:
             h = unit.header
             contract = self.lib.contracts.get(h["contract"])
             domain = h["grammar"].split(".")[0] if h["grammar"] in self.lib.grammars else tid.split(".")[0]
+            queries = query_values(h["query"], self.lib.vocab) or {}
+            if h["grammar"] in self.lib.grammars:  # an input the task leaves out is its default, as compiled
+                for name, value in self.lib.grammars[h["grammar"]].header["defaults"].items():
+                    if name not in h["query"]:
+                        queries[name] = [value]
             self._infos[tid] = TaskInfo(
                 id=tid, domain=domain, grammar=h["grammar"], contract=h["contract"],
                 answer_type=contract.header["type"] if contract is not None else "?", summary=h["summary"],
                 operations=list(h["operations"]), bucket=h["bucket"],
-                queries=query_values(h["query"], self.lib.vocab) or {}, source=unit.display)
+                queries=queries, source=unit.display)
         return self._infos[tid]
 
     def composed(self, gid: str) -> bool:

@@ -39,13 +39,16 @@ grammar: symbolic.clock_row
 summary: Choose, among lettered times, the time a clock will show some minutes later.
 operations: [lookup, formula, matching]
 bucket: math
+levels:
+  delta_hi: 12 + 12 * level
+  options_1: 3 + level // 4
 compute:
   pick: choice(clocks)
-  delta: 5 * randint(2, 12 + 12 * level)
+  delta: 5 * randint(2, delta_hi)
   right: format_time(add_minutes(pick, delta))
   slips: "[-delta, delta + 60, delta - 60, delta + 30, delta - 30, delta + 10, delta - 10]"
   others: "difference(unique(map(slips, d -> format_time(add_minutes(pick, d)))), [right])"
-  options: "shuffle(union([right], sample(others, 3 + level // 4)))"
+  options: "shuffle(union([right], sample(others, options_1)))"
 answer: {value: "letter(index(options, right))", contract: option_letter}
 witness: {bbox: pick}
 prompt: |-

@@ -349,7 +349,8 @@ def test_every_bundled_template_renders(taxonomy, monkeypatch):
                  [p for p in task.prompts if id(p) in rendered]
         values = rendered[id(chosen[0])]
         # The render gives exactly the names the prompt was checked against: the program's scope, functions aside.
-        scope = {*task.grammar.base_scope, *task.grammar.schema, *task.queries, *(name for name, _ in task.compute)}
+        scope = {*task.grammar.base_scope, *task.grammar.schema, *task.queries, *(name for name, _ in task.levels),
+                 *(name for name, _ in task.compute)}
         assert set(values) == scope, task_id
         for p in task.prompts:  # the prompt stream picked one; every other one renders from the same names
             assert p.render(values).strip(), (task_id, p.source)

@@ -3,7 +3,10 @@
 Read by the task check (positioned errors) and by `tessera list` (the values, from a header, nothing compiled)."""
 from __future__ import annotations
 
+from lark import Tree
+
 from ..errors import Diagnostics, Position
+from ..expr.compile import _unquote
 from ..expr.types import ANY, ListT, Scalar, type_of_value
 
 MAX_QUERY_VALUES = 256  # values of one query variable
@@ -86,3 +89,110 @@ def query_values(raw: dict, vocab: dict) -> dict[str, list] | None:
             return None
         out[name] = values
     return out
+
+
+# -- literals compared with a query variable (lint query-literal-outside) --------------------------------------------
+def _bare(node):
+    while isinstance(node, Tree) and node.data == "paren":
+        node = node.children[0]
+    return node
+
+
+def _literal(node):
+    """(value, line, col) of a string or number literal (a negated number too), else None."""
+    node = _bare(node)
+    if not isinstance(node, Tree):
+        return None
+    if node.data in ("str_lit", "int_lit", "float_lit"):
+        tok = node.children[0]
+        text = str(tok)
+        value = _unquote(text) if node.data == "str_lit" else int(text) if node.data == "int_lit" else float(text)
+        return value, tok.line, tok.column
+    if node.data == "neg":
+        inner = _literal(node.children[0])
+        if inner is not None and not isinstance(inner[0], str):
+            return -inner[0], node.meta.line, node.meta.column
+    return None
+
+
+def compared_literals(tree, names: set[str]) -> list[tuple[str, str, object, int, int]]:
+    """Every literal an expression tree compares with one of `names` (==, != either way round, `in`/`not in` a
+    list literal), as (name, op, value, line, col) with the literal's place in the source. A name a lambda, let or
+    comprehension binds is not the outer one inside it."""
+    found = []
+    stack = [(tree, frozenset())]
+    while stack:
+        node, bound = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        children = [c for c in node.children if isinstance(c, Tree)]
+        if node.data == "lambda":
+            stack.append((node.children[-1], bound | {str(t) for t in node.children[:-1]}))
+            continue
+        if node.data == "let_expr":
+            inner = bound
+            for b in node.children[:-1]:
+                stack.append((b.children[1], inner))
+                inner = inner | {str(b.children[0])}
+            stack.append((node.children[-1], inner))
+            continue
+        if node.data == "listcomp":
+            inner = bound
+            for clause in node.children[1:]:
+                name_tok, src, *ifs = clause.children
+                stack.append((src, inner))
+                inner = inner | {str(name_tok)}
+                stack.extend((i, inner) for i in ifs)
+            stack.append((node.children[0], inner))
+            continue
+        pairs = []
+        if node.data == "compare" and str(node.children[1]) in ("==", "!="):
+            op = str(node.children[1])
+            pairs = [(node.children[0], node.children[2], op), (node.children[2], node.children[0], op)]
+        elif node.data in ("in_", "not_in"):
+            items = _bare(node.children[1])
+            if isinstance(items, Tree) and items.data == "list_lit":
+                op = "in" if node.data == "in_" else "not in"
+                pairs = [(node.children[0], item, op) for item in items.children if item is not None]
+        for var, lit, op in pairs:
+            var = _bare(var)
+            if isinstance(var, Tree) and var.data == "name" and str(var.children[0]) in names - bound:
+                got = _literal(lit)
+                if got is not None:
+                    found.append((str(var.children[0]), op, *got))
+        stack.extend((c, bound) for c in children)
+    return found
+
+
+def literals_outside(sources, values: dict[str, list | range], diags: Diagnostics) -> None:
+    """Warn (query-literal-outside) at every literal that an expression compares with a variable of known values
+    (a query variable, a grammar input) and that is none of them: `unknown == 'distanse'` never holds. `sources`:
+    (source, site) pairs; `values`: name → its values (string or number variables only)."""
+    from ..expr.compile import parse
+
+    for source, site in sources:
+        if not isinstance(source, str):
+            continue
+        tree = parse(source, site, Diagnostics())  # one that does not parse was reported by the compiler
+        if tree is None:
+            continue
+        for name, op, value, line, col in compared_literals(tree, set(values)):
+            outside_warning(name, op, value, values[name], site.at(line, col), diags)
+
+
+def outside_warning(name: str, op: str, value, values: list | range, at: Position, diags: Diagnostics) -> None:
+    """The warning for one compared literal, if it is none of `values` (a list, or a range of integers)."""
+    if isinstance(value, str) != isinstance(values[0], str):
+        return  # a string against numbers: a type error, reported by the compiler
+    if isinstance(values, range):
+        if value == int(value) and int(value) in values:
+            return
+        shown = f"{values.start}..{values.stop - 1}"
+    else:
+        if any(isinstance(v, bool) == isinstance(value, bool) and v == value for v in values):
+            return
+        shown = ", ".join(str(v) for v in values[:12]) + (", …" if len(values) > 12 else "")
+    holds = "false" if op in ("==", "in") else "true"
+    lit = f"[..., {value!r}, ...]" if op in ("in", "not in") else repr(value)
+    diags.warning(at, f"{value!r} is none of the values of '{name}' ({shown}): `{name} {op} {lit}` is always {holds}",
+                  code="query-literal-outside")

@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 from ..errors import Diagnostics
 from ..expr.builtins import BUILTINS
 from ..expr.compile import CONSTANTS, Compiled, Scope, Site, canonical_tree, compile_expr, references
-from ..expr.template import Template, compile_template
+from ..expr.template import Template, compile_template, compared_literals as template_literals
 from ..expr.types import ANY, ListT, RecordT, Scalar, Type, accepts, type_of_value, unify
 from ..load.library import Loaded
 from .contract import CompiledContract
-from .grammar import CompiledGrammar, InspectRule, spec_hash
+from .grammar import CompiledGrammar, InspectRule, quoted_value, spec_hash
+from .levels import compile_levels, warn_no_effect
 from ..check.queries import MAX_QUERY_SPACE, MAX_QUERY_VALUES, bounded_query as _bounded_query, query_space  # noqa: F401
+from ..check.queries import literals_outside, outside_warning
 from .steps import compile_constraints, compile_functions, compile_steps, fields_read
 
 
@@ -45,6 +47,9 @@ class CompiledTask:
     # generate() samples with unless a caller passes another. Until 0.10 a caller that passed none sampled with an
     # empty one and failed attempts later with a KeyError.
     vocab: dict = field(default_factory=dict, repr=False, compare=False)
+    # The program's own `levels:` (codegen.levels), as a grammar's: compiled parameters and their values at 0-9.
+    levels: list[tuple[str, Compiled]] = field(default_factory=list)
+    level_schedule: dict[str, list] = field(default_factory=dict)
 
     @property
     def domain(self) -> str:
@@ -83,11 +88,19 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         diags.error(doc.key_pos(("query",)), f"the query space has {space} combinations ({sizes}); the limit is "
                                              f"{MAX_QUERY_SPACE}: use fewer or smaller query variables", code="bound")
         ok = False
-    ok = _check_inputs(spec, doc, grammar, queries, diags) and ok
+    defaults, ok_inputs = _check_inputs(spec, doc, grammar, queries, diags)
+    ok = ok and ok_inputs
+    for name, values in defaults.items():  # an input the task does not set takes its default, as if pinned
+        queries[name] = values
+        names[name] = type_of_value(values).elem
+    levels, schedule, ok_levels = compile_levels(spec.levels, names, vocab, doc,
+                                                 lambda n: n in names or n in CONSTANTS, diags)
+    ok = ok and ok_levels
 
     compute, ok_compute = compile_steps(spec.compute, names, doc, "compute", "task program",
                                         lambda n: n in names or n in CONSTANTS,
-                                        "step '{name}' clashes with a state field, query variable or reserved name",
+                                        "step '{name}' clashes with a state field, query variable, levels parameter "
+                                        "or reserved name",
                                         diags)
     require, ok_require = compile_constraints(spec.require, names, doc, "require", "a task requirement",
                                               "requirement", diags)
@@ -145,6 +158,10 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
 
     if ok:
         _warn_unused_queries(spec, doc, grammar, queries, prompts, diags)
+        _warn_literals_outside(spec, doc, queries, diags)
+        warn_no_effect(schedule, [*spec.levels.values(), *spec.compute.values(), *spec.require.values(),
+                                  spec.answer.value, *spec.witness.values()], doc, diags,
+                       also_read=[n for t in prompts for n in t.names])
     if spec.grammar.split(".")[0] != spec.task.split(".")[0]:
         diags.error(doc.pos(("task",)), f"task id '{spec.task}' must start with its grammar's domain "
                                         f"'{grammar.domain}.'", code="task-shape")
@@ -156,7 +173,11 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
         id=spec.task, summary=spec.summary, grammar=grammar, contract=contract, operations=list(spec.operations),
         bucket=spec.bucket, queries=queries, compute=compute, require=require, answer=answer, witness_kind=wkind,
         witness=witness, prompts=prompts, identity=_identity(spec, grammar, contract, queries),
-        spec_hash=spec_hash(spec), source=doc.path, inspect=inspect, inspect_withheld=withheld, vocab=vocab,
+        # Hashed as if the defaults were written out: a program that drops a line pinning an input to its default
+        # is the same task, and its traces (which record this hash) still replay.
+        spec_hash=spec_hash(spec.model_copy(update={"query": {**spec.query, **defaults}})),
+        source=doc.path, inspect=inspect, inspect_withheld=withheld, vocab=vocab,
+        levels=levels, level_schedule=schedule,
     )
 
 
@@ -196,15 +217,43 @@ def _warn_unused_queries(spec, doc, grammar: CompiledGrammar, queries: dict[str,
                           code="unused-query-var")
 
 
-def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list], diags: Diagnostics) -> bool:
-    """Every input the grammar reads is a query variable of this task, and each of its values has the input's type.
-    (A query variable the task failed to declare properly was reported already; it is not reported twice.)"""
+def _warn_literals_outside(spec, doc, queries: dict[str, list], diags: Diagnostics) -> None:
+    """Warn (query-literal-outside) at a literal that a step, requirement, answer, witness or prompt compares with a
+    query variable and that is none of the variable's values in this task (`unknown == 'distanse'`): the branch it
+    guards is dead, or the test always passes, which is a typo or a task that lost the value it meant."""
+    known = {name: values for name, values in queries.items() if not isinstance(values[0], bool)}
+    if not known:
+        return
+    sources = [(src, Site(doc, ("compute", name))) for name, src in spec.compute.items()]
+    sources += [(src, Site(doc, ("require", name))) for name, src in spec.require.items()]
+    sources += [(spec.answer.value, Site(doc, ("answer", "value")))]
+    sources += [(src, Site(doc, ("witness", kind))) for kind, src in spec.witness.items()]
+    literals_outside(sources, known, diags)
+    templates = spec.prompt if isinstance(spec.prompt, list) else [spec.prompt]
+    for i, src in enumerate(templates):
+        loc = ("prompt", i) if isinstance(spec.prompt, list) else ("prompt",)
+        for name, op, value, line, col in template_literals(src, set(known)):
+            outside_warning(name, op, value, known[name], doc.expr_pos(loc, line - 1, col - 1), diags)
+
+
+def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
+                  diags: Diagnostics) -> tuple[dict[str, list], bool]:
+    """Every input the grammar reads is either a query variable of this task, each of whose values has the input's
+    type and is one of the input's values, or left to the input's default. Returns the defaulted inputs as the
+    query variables they stand for (name → [default]), and whether all is well (what is not is reported). A query variable
+    the task failed to declare properly was reported already; it is not reported twice."""
     ok = True
+    defaults: dict[str, list] = {}
     for name, want in grammar.inputs.items():
+        decl = grammar.input_decls[name]
         if name not in spec.query:
+            if decl.has_default:
+                defaults[name] = [decl.default]
+                continue
+            values = f" (values: {decl.shown()})" if decl.values is not None or decl.span is not None else ""
             diags.error(doc.pos(("grammar",)), f"grammar '{grammar.id}' reads the query variable '{name}' ({want}), "
-                                               f"which task '{spec.task}' does not declare: add it under query:",
-                                                       code="query-type")
+                                               f"which task '{spec.task}' does not set and which has no default: "
+                                               f"add it under query:{values}", code="query-type")
             ok = False
             continue
         if name not in queries:
@@ -215,7 +264,23 @@ def _check_inputs(spec, doc, grammar: CompiledGrammar, queries: dict[str, list],
             diags.error(doc.pos(("query", name)), f"query variable '{name}' holds {got} values, but grammar "
                                                   f"'{grammar.id}' reads it as {want}", code="query-type")
             ok = False
-    return ok
+            continue
+        raw = spec.query[name]
+        outside = [(i, v) for i, v in enumerate(queries[name]) if not decl.allows(v)]
+        for i, v in outside:
+            if isinstance(raw, list):
+                at = doc.pos(("query", name, i))
+            elif isinstance(raw, dict):  # {range: [lo, hi]}: the end that is out
+                end = 0 if not decl.allows(queries[name][0]) else 1
+                at, v = doc.pos(("query", name, "range", end)), queries[name][-end]
+            else:
+                at = doc.pos(("query", name))
+            diags.error(at, f"query variable '{name}': {quoted_value(v)} is not a value of grammar "
+                            f"'{grammar.id}''s input '{name}' (its values: {decl.shown()})", code="input-value")
+            ok = False
+            if not isinstance(raw, list):
+                break  # a range or a vocabulary: one error says it
+    return defaults, ok
 
 
 def _identity(spec, grammar: CompiledGrammar, contract: CompiledContract, queries: dict) -> str:
@@ -227,7 +292,7 @@ def _identity(spec, grammar: CompiledGrammar, contract: CompiledContract, querie
     printed: dict[str, str] = {}  # each function printed once for the whole program
 
     def canon_of(src) -> str:
-        return canonical_tree(src, keep, rename, fns, printed)
+        return canonical_tree(src, keep, rename, fns, printed, dict(spec.levels))
 
     canon = {
         "grammar": grammar.id,

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..codegen.levels import level_values
 from ..codegen.task import CompiledTask
 from ..errors import EvalError
 from ..expr.compile import Budget, check_value, run, run_checked
@@ -26,7 +27,8 @@ def run_program(task: CompiledTask, state: dict, query: dict, level: int, vocab:
     `budget` is this attempt's share of the sample's total work (see trace.instance); a full one when not given."""
     budget = budget if budget is not None else Budget()
     used_before = budget.used
-    env = {**state, **query, "level": level, "vocab": vocab, "$rng": rng, "$budget": budget}
+    env = {**state, **query, **level_values(task.levels, level, vocab), "vocab": vocab, "$rng": rng,
+           "$budget": budget}
     steps: dict[str, Any] = {}
     where = ""
     try:

@@ -25,16 +25,78 @@ class Builtin:
     typer: Callable
     random: bool = False
     doc: str = ""
+    returns: str = ""  # the result's type, for docs/reference/builtins.md
 
 
 BUILTINS: dict[str, Builtin] = {}
+
+
+# What each function returns, for docs/reference/builtins.md (the typers compute the exact type; these are its words:
+# integer, number, string, boolean, list of ..., a record {fields}, or a type named after an argument's).
+# tests/test_reference.py checks that every registered function has an entry.
+RETURNS: dict[str, str] = {
+    # counting, filtering, mapping, folding
+    "count": "integer", "filter": "list (the items)", "any": "boolean", "all": "boolean", "map": "list",
+    "len": "integer", "range": "list of integers", "fold": "the accumulator", "scan": "list of accumulators",
+    "case": "the values' type",
+    # reductions and orderings
+    "sum": "number (integer for integers)", "mean": "number", "median": "number", "min": "an item (or number)",
+    "max": "an item (or number)", "mode": "an item", "argmax": "an item", "argmin": "an item",
+    "unique_max": "boolean", "unique_min": "boolean", "unique_mode": "boolean", "sort": "list (the items)",
+    "rank": "integer", "reverse": "list (the items)", "first": "an item", "last": "an item", "index": "integer",
+    "unique": "list (the items)", "union": "list (the items)", "intersect": "list (the items)",
+    "difference": "list (the items)", "consecutive": "list of {a, b}", "pairs": "list of {a, b}",
+    # numbers and text
+    "abs": "number (integer for an integer)", "floor": "integer", "ceil": "integer", "sin": "number",
+    "cos": "number", "tan": "number", "asin": "number", "acos": "number", "atan": "number", "atan2": "number",
+    "sqrt": "number", "hypot": "number", "exp": "number", "degrees": "number", "radians": "number",
+    "log": "number", "round": "integer (number with digits)", "int": "integer", "float": "number",
+    "str": "string", "join": "string", "letter": "string",
+    # points
+    "distance": "number", "left_of": "boolean", "right_of": "boolean", "above": "boolean", "below": "boolean",
+    "angle": "number", "bbox": "{x0, y0, x1, y1}", "inside": "boolean", "nearest": "an item", "farthest": "an item",
+    # random
+    "randint": "integer", "uniform": "number", "choice": "an item", "sample": "list (the items)",
+    "shuffle": "list (the items)", "scatter": "list of {x, y}",
+    # colour, fractions
+    "ramp": "string (a colour)", "ink_on": "string (a colour)", "tint": "string (a colour)", "gcd": "integer",
+    "fraction": "string",
+    # geometry
+    "polygon_area": "number", "perimeter": "number", "is_simple": "boolean", "interior_angles": "list of numbers",
+    "lattice_points_inside": "integer", "point_in_polygon": "boolean", "on_boundary": "boolean",
+    "order_around": "list (the points)", "same_points": "boolean", "reflect": "a point {x, y}",
+    "rotate": "a point {x, y}", "translate": "a point {x, y}", "transform": "a point {x, y}",
+    "polygon_with_angles": "list of {x, y}",
+    # graphs and trees
+    "neighbors": "list of ids", "successors": "list of ids", "predecessors": "list of ids", "degree": "integer",
+    "in_degree": "integer", "out_degree": "integer", "component_of": "list of ids", "reachable_from": "list of ids",
+    "reachable": "boolean", "directed_reachable": "boolean", "shortest_path_length": "integer",
+    "directed_path_length": "integer", "shortest_path": "list of ids", "weighted_path_length": "number (integer for integer weights)",
+    "weighted_path": "list of ids", "path_edges": "list (the edges)", "components": "list of lists of ids",
+    "has_cycle": "boolean", "has_directed_cycle": "boolean", "children": "list (the nodes)", "depth": "integer",
+    "ancestors": "list (the nodes)", "descendants": "list (the nodes)", "leaves": "list (the nodes)",
+    "tree_height": "integer", "common_ancestor": "a node", "maze_passages": "list of {a, b}",
+    # grids and patterns
+    "neighbors4": "list (the cells)", "neighbors8": "list (the cells)", "grid_rows": "list of lists of cells",
+    "grid_cols": "list of lists of cells", "grid_boxes": "list of lists of cells", "runs": "list of lists of items",
+    "region": "list (the cells)", "regions": "list of lists of cells", "piece_moves": "list of {row, col}",
+    "grid_walk": "list of {row, col}", "period": "integer", "steps": "list of numbers",
+    # placement
+    "spring_layout": "list of {x, y}", "tree_layout": "list of {x, y, depth}", "scatter_layout": "list of {x, y}",
+    "grid_layout": "list of {x, y, row, col}", "ring_layout": "list of {x, y, angle}",
+    "maze_walls": "list of {x, y, x2, y2}", "label_spots": "list of {x, y}", "nice_ticks": "{lo, hi, step, ticks}",
+    "treemap": "list of {x, y, x2, y2}",
+    # time
+    "clock_angle": "number", "format_time": "string", "dial_minutes": "integer", "add_minutes": "{hour, minute}",
+    "minutes_between": "integer",
+}
 
 
 def builtin(name: str, signature: str, min_args: int, max_args: int | None = None, random: bool = False,
             doc: str = ""):
     def register(typer):
         BUILTINS[name] = Builtin(name, min_args, min_args if max_args is None else max_args, signature, typer,
-                                 random, doc)
+                                 random, doc, RETURNS.get(name, ""))
         return typer
 
     return register

@@ -42,6 +42,9 @@ MAX_FUNCTION_BODIES = 16  # distinct argument-type tuples one function is compil
 # function body reads them from the env it runs in, where a local binding of the caller would otherwise hide them.
 CONSTANTS: dict[str, float] = {"pi": math.pi}
 BASE_NAMES = ("level", "vocab")
+# `level` is bound only inside a `levels:` block (codegen.levels): everywhere else a difficulty is a named parameter.
+LEVEL_OUTSIDE = ("'level' is read only in `levels:`: declare a named difficulty parameter there (e.g. `levels: "
+                 "{top: 10 + 5 * level}`) and read its name here")
 
 Fn = Callable[[dict], Any]
 
@@ -234,6 +237,8 @@ class _Checker:
 
             if name in BUILTINS:
                 return self.error(node, f"'{name}' is a function: call it as {name}(...)", code="reserved-name")
+            if name == "level":
+                return self.error(node, LEVEL_OUTSIDE, code="level-outside-levels")
             known = ", ".join(sorted(k for k in self.scope.names if not k.startswith("$")))
             return self.error(node, f"unknown name '{name}' in {self.scope.what} (known here: {known})",
                     code="unknown-name")
@@ -1229,7 +1234,8 @@ def new_env(values: dict, rng=None, budget: Budget | None = None) -> dict:
 
 
 def canonical_tree(source: Any, keep: set[str], rename: dict[str, str],
-                   functions: dict[str, Any] | None = None, printed: dict[str, str] | None = None) -> str:
+                   functions: dict[str, Any] | None = None, printed: dict[str, str] | None = None,
+                   levels: dict[str, Any] | None = None) -> str:
     """A print of the expression for task identity: literals become <lit>; names in `rename` are replaced; names
     in `keep` (state fields, level, vocab) stay; any other name (lambda, let or loop variable) becomes <v>.
 
@@ -1237,8 +1243,12 @@ def canonical_tree(source: Any, keep: set[str], rename: dict[str, str],
     two programs that differ only in what they call a helper (or in its parameter names) print the same. Each
     function is printed once (into `printed`, which callers printing several expressions of one program share) and
     its callers print its digest, not its body: a chain of functions each calling the one before twice
-    (`e_i = x -> e_{i-1}(e_{i-1}(x))`) prints in time linear in the chain, not in 2^length."""
+    (`e_i = x -> e_{i-1}(e_{i-1}(x))`) prints in time linear in the chain, not in 2^length.
+
+    A name in `levels` (a levels parameter → its expression) prints as its expression does, so a program that names
+    an expression of `level` in `levels:` has the identity of one that writes it inline."""
     functions = functions or {}
+    levels = levels or {}
     printed = {} if printed is None else printed
     if not isinstance(source, str):
         return "<lit>"
@@ -1276,6 +1286,13 @@ def canonical_tree(source: Any, keep: set[str], rename: dict[str, str],
             return sub(n.children[0])
         if n.data == "name":
             name = str(n.children[0])
+            if name in levels and name not in renames:
+                if not isinstance(levels[name], str):
+                    return "<lit>"
+                try:
+                    return walk(_parse_cached(levels[name]), keep_names | {"level"}, {}, expanding)
+                except UnexpectedInput:
+                    return name
             if name in functions and name not in keep_names:  # a function passed where a lambda is expected
                 return inline(name, expanding)
             return name if name in keep_names or name in CONSTANTS else renames.get(name, "<v>")

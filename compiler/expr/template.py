@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from jinja2 import StrictUndefined, Undefined, nodes
 from jinja2.exceptions import TemplateError, TemplateSyntaxError
@@ -265,13 +265,44 @@ def _text_filter(fname: str, fn: Callable[[str], str]):
     return lambda v: fn(_need_text(fname, v))
 
 
-# name → (implementation, most arguments). jinja's own text filters are reused for their exact output.
-FILTERS: dict[str, tuple[Callable, int]] = {
-    "join": (_join, 1), "upper": (_text_filter("upper", do_upper), 0), "lower": (_text_filter("lower", do_lower), 0),
-    "title": (_text_filter("title", do_title), 0), "capitalize": (_text_filter("capitalize", do_capitalize), 0),
-    "trim": (_text_filter("trim", do_trim), 0), "round": (_round, 2), "int": (_int, 0), "length": (_length, 0),
-    "first": (_end("first", 0), 0), "last": (_end("last", -1), 0), "default": (_default, 1),
-    "string": (_string, 0), "lettered": (_lettered, 0), "plural": (_plural, 1), "fmt": (_fmt, 0),
+class Filter(NamedTuple):
+    fn: Callable
+    max_args: int  # most arguments after the piped value
+    signature: str  # as written in a template
+    returns: str  # the type of the result
+    doc: str  # one line for docs/reference/filters.md
+
+
+# name → Filter. jinja's own text filters are reused for their exact output.
+FILTERS: dict[str, Filter] = {
+    "join": Filter(_join, 1, "list | join(separator='')", "string",
+                   "the items (text or numbers; or the characters of a text) joined by the separator"),
+    "upper": Filter(_text_filter("upper", do_upper), 0, "text | upper", "string", "in capitals"),
+    "lower": Filter(_text_filter("lower", do_lower), 0, "text | lower", "string", "in lower case"),
+    "title": Filter(_text_filter("title", do_title), 0, "text | title", "string",
+                    "every word with a capital first letter"),
+    "capitalize": Filter(_text_filter("capitalize", do_capitalize), 0, "text | capitalize", "string",
+                         "the first letter a capital, the rest lower case"),
+    "trim": Filter(_text_filter("trim", do_trim), 0, "text | trim", "string",
+                   "without leading and trailing white space"),
+    "round": Filter(_round, 2, "number | round(precision=0, method='common')", "number",
+                    f"rounded to precision digits (0 to {MAX_DIGITS}): 'common' rounds half to even (as Python's "
+                    "round), 'ceil' up, 'floor' down; a float"),
+    "int": Filter(_int, 0, "value | int", "integer", "a number truncated, or a text of digits read as a number"),
+    "length": Filter(_length, 0, "value | length", "integer", "number of items of a list, characters of a text or "
+                                                                 "fields of a record"),
+    "first": Filter(_end("first", 0), 0, "list | first", "item", "the first item (or character); an error if empty"),
+    "last": Filter(_end("last", -1), 0, "list | last", "item", "the last item (or character); an error if empty"),
+    "default": Filter(_default, 1, "value | default(fallback='')", "value",
+                      "the value, or the fallback when it is undefined or none"),
+    "string": Filter(_string, 0, "value | string", "string", "a text or number as text"),
+    "lettered": Filter(_lettered, 0, "list | lettered", "string",
+                       "the options as lines 'A. first', 'B. second', ... (at most 26); an error when an option "
+                       "reads as an option letter"),
+    "plural": Filter(_plural, 1, "word | plural(n=2)", "string",
+                     "the English plural of the word unless n is 1 (s, es, ies)"),
+    "fmt": Filter(_fmt, 0, "value | fmt", "string",
+                  "a value printed for a reader: true/false, floats in the shortest form (%g), lists joined by ', '"),
 }
 TESTS = ("defined", "undefined", "none", "number", "string")
 
@@ -279,7 +310,7 @@ TESTS = ("defined", "undefined", "none", "number", "string")
 # 0.8 s for a 4,000-character template of 32-term sums); without it the same text comes out in a few ms.
 _ENV = _DataEnvironment(autoescape=False, keep_trailing_newline=False, undefined=StrictUndefined,
                         finalize=_finalize, optimized=False)
-_ENV.filters = {name: fn for name, (fn, _) in FILTERS.items()}
+_ENV.filters = {name: f.fn for name, f in FILTERS.items()}
 _ENV.globals = {}
 _ENV.tests = {k: v for k, v in _ENV.tests.items() if k in TESTS}
 
@@ -526,6 +557,10 @@ class _Checker:
         if node.name in self.functions:
             return self.error(node, f"'{node.name}' is a function; a template prints values (compute the value in "
                                     f"a step and print the step)", code="reserved-name")
+        if node.name == "level":
+            from .compile import LEVEL_OUTSIDE
+
+            return self.error(node, LEVEL_OUTSIDE, code="level-outside-levels")
         return self.error(node, f"unknown name '{node.name}' in template (known here: "
                                 f"{', '.join(sorted(self.types))})", code="unknown-name")
 
@@ -741,3 +776,43 @@ def compile_template(source: str, names: Mapping[str, Type] | set[str], at, diag
         return None
     _plain_lines(tree)
     return Template(source, tree, frozenset(checker.used), str(at(1, 1)))
+
+
+_COMPARE_OPS = {"eq": "==", "ne": "!=", "in": "in", "notin": "not in"}
+
+
+def compared_literals(source: str, names: set[str]) -> list[tuple[str, str, Any, int, int]]:
+    """Every string or number literal a template compares with one of `names` (==, != either way round, `in`/`not
+    in` a list literal), as (name, op, value, line, col) with the literal's place in the source. Templates bind no
+    names of their own (loops and `set` are refused), so a name is always the render's."""
+    try:
+        tree = _ENV.parse(source.replace("\r\n", "\n").replace("\r", "\n"))
+    except (TemplateError, _TooComplex, RecursionError):
+        return []  # reported when the template was compiled
+
+    def literal(node):
+        if isinstance(node, nodes.Const) and isinstance(node.value, (str, int, float)) and \
+                not isinstance(node.value, bool):
+            return node.value, *_spot(node)
+        if isinstance(node, nodes.Neg) and isinstance(node.node, nodes.Const) and \
+                isinstance(node.node.value, (int, float)) and not isinstance(node.node.value, bool):
+            return -node.node.value, *_spot(node)
+        return None
+
+    found = []
+    for cmp in tree.find_all(nodes.Compare):
+        left = cmp.expr
+        for operand in cmp.ops:
+            op, right = _COMPARE_OPS.get(operand.op), operand.expr
+            if op in ("==", "!="):
+                pairs = [(left, right), (right, left)]
+            elif op is not None and isinstance(right, (nodes.List, nodes.Tuple)):
+                pairs = [(left, item) for item in right.items]
+            else:
+                pairs = []
+            for var, lit in pairs:
+                got = literal(lit)
+                if isinstance(var, nodes.Name) and var.name in names and got is not None:
+                    found.append((var.name, op, *got))
+            left = right
+    return found

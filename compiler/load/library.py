@@ -177,7 +177,11 @@ def _header(kind: str, loaded: Loaded) -> dict:
                 "pos": {"id": _where(doc, ("task",)), "grammar": _where(doc, ("grammar",)),
                         "contract": _where(doc, ("answer", "contract"))}}
     if kind == "grammar":
-        return {"id": spec.grammar, "summary": spec.summary, "pos": {"id": _where(doc, ("grammar",))}}
+        # the inputs' defaults: a task that leaves an input out has it as a query variable of one value (TaskInfo)
+        defaults = {name: i.default for name, i in spec.inputs.items()
+                    if not isinstance(i, str) and i.default is not None}
+        return {"id": spec.grammar, "summary": spec.summary, "defaults": defaults,
+                "pos": {"id": _where(doc, ("grammar",))}}
     if kind == "contract":
         return {"id": spec.contract, "type": spec.type, "summary": spec.summary,
                 "pos": {"id": _where(doc, ("contract",))}}
@@ -215,7 +219,7 @@ def _well_formed(kind: str, header) -> bool:
     if not (isinstance(header, dict) and isinstance(header.get("pos"), dict)):
         return False
     need = {"task": ("id", "grammar", "contract", "summary", "operations", "bucket", "query"),
-            "grammar": ("id", "summary"), "contract": ("id", "type", "summary"), "component": ("id", "summary"),
+            "grammar": ("id", "summary", "defaults"), "contract": ("id", "type", "summary"), "component": ("id", "summary"),
             "taxonomy": ("id", "version", "domains"), "vocab": ("vocab",)}[kind]
     if not all(k in header for k in need) or not all(
             isinstance(v, list) and len(v) == 2 and all(type(x) is int for x in v) for v in header["pos"].values()):
@@ -233,6 +237,8 @@ def _well_formed(kind: str, header) -> bool:
             for v in header["domains"].values())
     if kind == "vocab":
         return isinstance(header["vocab"], dict) and all(isinstance(v, list) for v in header["vocab"].values())
+    if kind == "grammar" and not isinstance(header["defaults"], dict):
+        return False
     return isinstance(header["id"], str) and "id" in header["pos"]
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..codegen.grammar import CompiledGrammar
+from ..codegen.levels import level_values
 from ..errors import EvalError, TesseraError
 from ..expr.compile import MAX_STEPS, Budget, run, run_checked
 from ..expr.stack import with_headroom
@@ -86,6 +87,8 @@ def sample_state(grammar: CompiledGrammar, level: int, vocab: dict, rng, query: 
     if missing:
         raise TesseraError(f"grammar {grammar.id} reads the query variables {', '.join(missing)}, which were not given")
     env = {name: query[name] for name in grammar.inputs}
+    if grammar.levels:
+        env.update(level_values(grammar.levels, level, vocab))
     env.update({"level": level, "vocab": vocab, "$rng": rng, "$budget": budget if budget is not None else Budget()})
     where = ""
     try:

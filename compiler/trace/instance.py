@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..codegen.levels import level_values
 from ..codegen.task import CompiledTask
 from ..errors import EvalError, SamplingFailed, TesseraError
 from ..execute.program import run_program
@@ -177,7 +178,7 @@ def _witness(task: CompiledTask, value: Any, paths: dict[int, str], render_map: 
 def _prompt(task: CompiledTask, state: dict, q: dict, result, level: int, vocab: dict, prompt_seed: int,
             answer_format: str) -> tuple[int, str]:
     # Exactly the names the prompt templates were compiled against (codegen.task): the program's scope.
-    values = {**state, **q, **result.steps, "level": level, "vocab": vocab}
+    values = {**state, **q, **result.steps, **level_values(task.levels, level, vocab), "vocab": vocab}
     template_index = Rng(prompt_seed).below(len(task.prompts))
     body = task.prompts[template_index].render(values).strip()
     contract = task.contract

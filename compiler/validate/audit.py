@@ -891,10 +891,36 @@ def _pooled_yes(tasks: dict) -> float | None:
     return sum(y["yes"] for y in yes) / n if n else None
 
 
+def level_schedules(manifest: dict, tasks: list[str], taxonomy) -> tuple[dict[str, dict | None], list[str]]:
+    """Each task's difficulty schedule (`levels:` parameter → its value at levels 0-9, grammar's then program's), read
+    from the library when its grammar and program are the ones that built the dataset (else None: the library's
+    schedule may not be the one the rows were drawn with); and a note per parameter that never changes."""
+    from ..codegen.levels import level_schedule
+
+    inputs = (manifest.get("taxonomy") or {}).get("inputs") or {}
+    schedules: dict[str, dict | None] = {}
+    notes: list[str] = []
+    for t in tasks:
+        was = inputs.get(t) if isinstance(inputs.get(t), dict) else {}
+        if taxonomy is None or t not in taxonomy.tasks:
+            schedules[t] = None
+            continue
+        task = taxonomy.tasks[t]
+        if was.get("program") != task.spec_hash or was.get("grammar") != task.grammar.spec_hash:
+            schedules[t] = None
+            notes.append(f"{t}: its grammar or program changed in the library since the build; schedule not shown")
+            continue
+        schedules[t] = level_schedule(task)
+        notes += [f"{t}: levels parameter '{name}' is {values[0]!r} at every level (it never changes anything)"
+                  for name, values in schedules[t].items() if all(v == values[0] for v in values)]
+    return schedules, notes
+
+
 def run_audit(dataset: Path, out: Path, overrides: dict[str, float] | None = None, progress=None,
-              near_duplicate_bits: int | None = None) -> AuditResult:
+              near_duplicate_bits: int | None = None, taxonomy=None) -> AuditResult:
     """near_duplicate_bits: the dHash distance at or under which two images count as near-duplicates (default: the
-    build's own bound from the manifest, 12 unless its config says otherwise)."""
+    build's own bound from the manifest, 12 unless its config says otherwise). taxonomy: the library, when given;
+    each task's level schedule is read from it (level_schedules)."""
     dataset, out = Path(dataset), Path(out)
     if near_duplicate_bits is not None and not 0 <= near_duplicate_bits <= HASH_BITS:
         raise AuditInputError(f"--near-duplicate-bits should be 0..{HASH_BITS}, got {near_duplicate_bits}")
@@ -910,6 +936,9 @@ def run_audit(dataset: Path, out: Path, overrides: dict[str, float] | None = Non
     for r in rows:
         by_task[r.task].append(r)
     tasks = {t: audit_task(by_task[t], bits) for t in sorted(by_task)}
+    schedules, level_notes = level_schedules(manifest, sorted(by_task), taxonomy)
+    for t, schedule in schedules.items():
+        tasks[t]["level_schedule"] = schedule
     violations = [v for t, info in tasks.items() for v in _violations(t, info, th)]
     cross = cross_task_near_duplicates(rows, bits)
     rel = reliability(manifest)
@@ -924,7 +953,7 @@ def run_audit(dataset: Path, out: Path, overrides: dict[str, float] | None = Non
                     "answer_types": dict(sorted(Counter(i["answer_type"] for i in tasks.values()).items()))},
         "tasks": tasks, "cross_task_near_duplicates": cross, "reliability": rel,
         "violations": violations, "worst": worst_offenders(tasks, violations), "ok": not violations,
-        "reading": cost,
+        "reading": cost, "level_notes": level_notes,
     }
     report = _round(report)
     (out / "audit.json").write_text(json.dumps(report, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
