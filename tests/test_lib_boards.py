@@ -9,8 +9,13 @@ from tessera.expr.compile import Scope, Site, compile_expr, new_env, run
 from tessera.expr.types import BOOL, INT, STR, ListT, record
 from tessera.sample.rng import Rng
 from tessera.trace.instance import generate
-from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
-from tests.oracles_boards import OPTION_FITS, reachable  # noqa: E402
+from tests.tasks import OPTION_FITS as ALL_FITS  # noqa: E402
+from tests.tasks import REGISTERED_IN, grammar_module  # noqa: E402
+from tests.tasks.games.chess import reachable  # noqa: E402
+
+# the option tasks of the board grammars
+OPTION_FITS = {t: f for t, f in ALL_FITS.items()
+               if REGISTERED_IN["option_fit", t] in (grammar_module("games.chess"), grammar_module("puzzles.tiles"))}
 
 CELL = record(row=INT, col=INT, color=STR)
 PIECE = record(row=INT, col=INT, kind=STR, side=STR)

@@ -292,9 +292,9 @@ def test_a_render_without_a_compiled_name_says_so():
     assert t.render({"vocab": {"colors": ["red", "blue"]}}) == "red, blue"
 
 
-def test_vocab_renders_in_a_prompt(library_copy, monkeypatch):
-    monkeypatch.chdir(library_copy)
-    write(library_copy, "programs/bad/vocab_prompt.yaml", """
+def test_vocab_renders_in_a_prompt(fixture_lib, monkeypatch):
+    monkeypatch.chdir(fixture_lib)
+    write(fixture_lib, "programs/bad/vocab_prompt.yaml", """
         task: charts.bar_chart.vocab_prompt
         grammar: charts.bar_chart
         summary: s
@@ -304,7 +304,7 @@ def test_vocab_renders_in_a_prompt(library_copy, monkeypatch):
         witness: {set: bars}
         prompt: How many bars, plus {{ vocab.fruits | length }} ({{ vocab.fruits[0] }} first)?
         """)
-    tax = compile_taxonomy(library_copy)
+    tax = compile_taxonomy(fixture_lib)
     inst = generate(tax.tasks["charts.bar_chart.vocab_prompt"], 0, 1, vocab=tax.vocab)
     assert inst.prompt.startswith(f"How many bars, plus {len(tax.vocab['fruits'])} ({tax.vocab['fruits'][0]} first)?")
 
@@ -406,10 +406,10 @@ HOSTILE = """
     """
 
 
-def test_hostile_prompts_are_positioned_in_the_yaml_file(library_copy, monkeypatch, taxonomy):
-    monkeypatch.chdir(library_copy)
-    write(library_copy, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", " + ".join(["n"] * 300)))
-    got = [m for m in diagnostics(library_copy) if m.startswith("programs/bad/")]
+def test_hostile_prompts_are_positioned_in_the_yaml_file(fixture_lib, monkeypatch, taxonomy):
+    monkeypatch.chdir(fixture_lib)
+    write(fixture_lib, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", " + ".join(["n"] * 300)))
+    got = [m for m in diagnostics(fixture_lib) if m.startswith("programs/bad/")]
     assert got == [
         "programs/bad/hostile.yaml:9:20: error: cannot take field '.pop' of a list[{label: string, value: integer}]; only "
         "records have fields  [type-mismatch]",
@@ -421,11 +421,11 @@ def test_hostile_prompts_are_positioned_in_the_yaml_file(library_copy, monkeypat
     ]
 
 
-def test_cli_refuses_a_hostile_template_with_exit_2_and_no_traceback(library_copy):
-    write(library_copy, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", "(((((((((n)))))))))"))
+def test_cli_refuses_a_hostile_template_with_exit_2_and_no_traceback(fixture_lib):
+    write(fixture_lib, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", "(((((((((n)))))))))"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = run_bounded([sys.executable, "-m", "tessera.cli", "compile", str(library_copy)], 300, env=env,
-                       cwd=library_copy)
+    proc = run_bounded([sys.executable, "-m", "tessera.cli", "compile", str(fixture_lib)], 300, env=env,
+                       cwd=fixture_lib)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "programs/bad/hostile.yaml:12:46: error: template brackets nest 9 deep; the limit is 8  [bound]" in proc.stderr
