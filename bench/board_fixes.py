@@ -13,10 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import tests.oracles  # noqa: E402,F401  (first: it loads every domain's oracle module)
 from tessera.taxonomy import compile_taxonomy  # noqa: E402
 from tessera.trace.instance import generate  # noqa: E402
-from tests.oracles_boards import reachable  # noqa: E402
+from tests.tasks.games.chess import reachable  # noqa: E402
 
 tax = compile_taxonomy(ROOT)
 

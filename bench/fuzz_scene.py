@@ -129,15 +129,16 @@ SHAPES = ["'circle'", "''", "'nope'", "'square'", "'star'"]
 SVG_PATHS = ["'M 0 0 L 1 1'", "'M 0 0 L 1e300 1e300 Z'", "''", "'Q'", "'M 0 0 ' * 900", "'M 0 0 C 1 1 2 2'"]
 ANY = ["[]", "[[0, 0, 1, 1]]", "[[0, 0, 1e300, 1]]", "[[i, 0, i, 1] for i in range(3000)]", "0", "[[0, 0]]"]
 
-BY_KIND = {"pos": NUMBERS, "num": NUMBERS, "int": INTS, "color": COLORS, "text": TEXTS, "points": POINTS,
-           "points3": POINTS3, "nums": NUM_LISTS, "list": LISTS, "bool": BOOLS, "str": SHAPES, "any": ANY}
+BY_KIND = {"pos": NUMBERS, "number": NUMBERS, "integer": INTS, "color": COLORS, "shown": TEXTS, "points": POINTS,
+           "points3": POINTS3, "nums": NUM_LISTS, "list": LISTS, "boolean": BOOLS, "string": SHAPES,
+           "palette": SHAPES, "any": ANY}
 
 # Parameter kinds of components (components/*.yaml `params`): values of each kind, and of the wrong kind.
 PARAM_VALUES = {
     "list": LISTS + ["[{label: 'a', value: 1e300}, {label: 'b', value: -1e300}]",
                      "[{label: 'a', value: 0}, {label: 'a', value: 0}]"],
-    "number": NUMBERS, "int": INTS, "text": ["", "{{ 1e300 }}", "x" * 3000, "{{ 0 }}"],
-    "str": ["''", "'nope'", "'x' * 5000"], "color": COLORS, "bool": BOOLS, "any": LISTS + NUMBERS,
+    "number": NUMBERS, "integer": INTS, "template": ["", "{{ 1e300 }}", "x" * 3000, "{{ 0 }}"],
+    "string": ["''", "'nope'", "'x' * 5000"], "color": COLORS, "boolean": BOOLS, "any": LISTS + NUMBERS,
     "fn": ["b -> 1e300", "b -> -1e300", "b -> 0 / 0", "b -> b", "b -> 0", "b -> ''", "b -> 'x' * 2000",
            "b -> sqrt(-1)", "b -> [b]", "b -> 1e300 * 10", "b -> 'nope'", "b -> -1"],
 }
@@ -224,7 +225,7 @@ def _random_channels(rng, kind: str, each: bool) -> dict:
         body["as"] = "it"
     for name, ch in spec.channels.items():
         if ch.required or rng.random() < 0.3:
-            if each and ch.kind in ("pos", "num") and rng.random() < 0.4:
+            if each and ch.kind in ("pos", "number") and rng.random() < 0.4:
                 body[name] = rng.choice(["it", "it * 1e300", "it / 7", "-it", "it % 3"])
             elif name == "d":
                 body[name] = rng.choice(SVG_PATHS)
@@ -398,7 +399,7 @@ def m_nested_use(t: Target, rng) -> str:
     kinds = {p: ((t.lib.params[last].get(p) or {}).get("kind", "any")) for p in given}
     for i, name in enumerate(chain):
         nxt = chain[i + 1] if i + 1 < depth else last
-        handed = {p: "{{ %s }}" % p if kinds[p] == "text" else p for p in given}
+        handed = {p: "{{ %s }}" % p if kinds[p] == "template" else p for p in given}
         body = {"layers": [{"use": nxt, "with": dict(handed)} for _ in range(fan)]}
         t.docs[t.root / "components" / f"{name}.yaml"] = {
             "component": name, "summary": "Fuzzed.", "params": {p: {"kind": kinds[p]} for p in given},
@@ -406,7 +407,7 @@ def m_nested_use(t: Target, rng) -> str:
     node["use"] = chain[0]
     if given and rng.random() < 0.5:
         p = rng.choice(sorted(given))
-        if isinstance(given[p], str) and kinds[p] != "text":
+        if isinstance(given[p], str) and kinds[p] != "template":
             node["with"][p] = _wrapped(given[p], rng)
     return f"chain {depth} × {fan} → {last}"
 
@@ -476,7 +477,7 @@ def m_recursive_use(t: Target, rng) -> str:
     direct = rng.random() < 0.5
     for name, other in ((a, a if direct else b), (b, a)):
         t.docs[t.root / "components" / f"{name}.yaml"] = {
-            "component": name, "summary": "Fuzzed.", "params": {"n": {"kind": "int", "default": "3"}},
+            "component": name, "summary": "Fuzzed.", "params": {"n": {"kind": "integer", "default": "3"}},
             "scene": {"layers": [{"use": other, "with": {"n": "n - 1"}}],
                       "marks": [{"circle": {"x": 0.5, "y": 0.5, "r": "n"}}]}}
     _add_layer(scene, {"use": a, "with": {"n": rng.choice(INTS)}})

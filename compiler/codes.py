@@ -29,6 +29,9 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("load", "missing-key", "error", "a required key (or component parameter) is missing"),
     ("load", "value-type", "error", "a value of the wrong type or shape for its key"),
     ("load", "bad-id", "error", "an id or name that is not a lowercase dotted name"),
+    ("load", "old-type-word", "error", "a type written in a word from before 0.11 (int, float, str, bool, text) in a "
+                                       "component parameter or grammar input: the message names the word that "
+                                       "replaced it (integer, number, string, boolean, template)"),
     ("check", "unknown-ref", "error", "a reference to a grammar, contract, task, component, domain or vocabulary "
                                       "that does not exist"),
     ("check", "duplicate-id", "error", "an id defined twice, or a task listed twice"),
@@ -36,8 +39,6 @@ _TABLE: list[tuple[str, str, str, str]] = [
                                            "bad pattern, missing index)"),
     ("check", "pattern-unmatched", "warning", "a taxonomy pattern that matches no task"),
     ("check", "query-values", "error", "a query variable's values are empty, mixed, repeated or not scalars"),
-    ("check", "old-type-word", "error", "a type word from before 0.11 (int, float, str, bool); the language's type "
-                                        "words are integer, number, string, boolean"),
     ("check", "bound", "error", "a size bound is exceeded (file, expression, nesting, query space, functions, ...)"),
     ("expr", "expr-syntax", "error", "an expression or function that does not parse, or a form that is not supported"),
     ("expr", "unknown-name", "error", "a name that is not bound where it is read (expression or template)"),
@@ -69,8 +70,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("build", "build-config", "error", "a build configuration that selects nothing or asks for the impossible"),
     # warnings (tessera compile shows them; --strict makes them errors)
     ("lint", "task-id-path", "warning", "a task id that does not match the path of its file"),
-    ("lint", "color-word-text", "warning", "a bare colour word in a text channel: it prints the word (quote it if "
-                                           "that is meant)"),
+    ("scene", "color-word-text", "error", "a bare colour word in a text channel: colour words are words only in "
+                                          "colour channels (quote it for the word)"),
     ("lint", "unused-query-var", "warning", "a query variable that no step, requirement, answer, witness, prompt or "
                                             "grammar input reads (it multiplies the query space and changes nothing)"),
     ("lint", "query-literal-outside", "warning", "a literal compared (==, !=, in [...]) with a query variable or a "

@@ -333,9 +333,11 @@ def _prop_schema(p: Property) -> dict:
     elif form == "template":
         s = {"type": list(EXPR_JSON)}
     elif form == "number":
-        s = {"type": "integer" if p.type == "int" else "number"}
+        s = {"type": "integer" if p.type == "integer" else "number"}
         if p.bounds:
             s.update(minimum=p.bounds[0], maximum=p.bounds[1])
+        if takes_expression(p):  # a number in bounds or an expression
+            s = {"anyOf": [s, {"type": "string"}]}
     elif form == "name":
         s = {"type": "string", "pattern": models.NAME_PATTERN}
     elif form in ("lets", "arguments"):

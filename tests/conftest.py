@@ -37,8 +37,16 @@ LIBRARY_DIRS = ("taxonomy", "grammars", "programs", "contracts", "components")
 
 @pytest.fixture(scope="session")
 def taxonomy():
-    """The bundled library, compiled once per process (each xdist worker) on first use, never at collection."""
-    return compile_taxonomy(ROOT)
+    """The bundled library, compiled once per process (each xdist worker) on first use, never at collection. The
+    workers share the compile cache: the first to get here checks the library under a lock and stores the results,
+    the others wait for it and load them instead of checking all of it again (compiled closures are built per process
+    either way). Without the lock every worker of a fresh run checks the whole library at the same moment."""
+    import fcntl
+    folder = Path(os.environ.get("TESSERA_CACHE_DIR") or tempfile.gettempdir())
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "bundled-library.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        return compile_taxonomy(ROOT)
 
 
 def library_task_ids(root: Path = ROOT) -> list[str]:
@@ -58,6 +66,18 @@ def library_copy(tmp_path) -> Path:
     """A writable copy of the bundled YAML library, for tests that break it on purpose."""
     for d in LIBRARY_DIRS:
         shutil.copytree(ROOT / d, tmp_path / d)
+    return tmp_path
+
+
+FIXTURE_LIB = ROOT / "tests/data/fixture_lib"
+
+
+@pytest.fixture
+def fixture_lib(tmp_path) -> Path:
+    """A writable copy of tests/data/fixture_lib, a small library (charts.bar_chart and icons.icon_tally with a task
+    or two each, every contract, the vocabulary) that compiles clean: what a test that breaks a library on purpose
+    copies when it does not need the bundled library itself (20 files, not the bundled library's thousand)."""
+    shutil.copytree(FIXTURE_LIB, tmp_path, dirs_exist_ok=True)
     return tmp_path
 
 

@@ -158,17 +158,17 @@ def test_json_default_keeps_labels_and_prompts(taxonomy):
         generate(taxonomy.tasks[TASK], 5, 2, vocab=taxonomy.vocab, answer_format="xml")
 
 
-def test_bad_format_values_have_positions(library_copy, monkeypatch, taxonomy, tmp_path):
+def test_bad_format_values_have_positions(fixture_lib, monkeypatch, taxonomy, tmp_path):
     from tests.test_errors import diagnostics, write
 
-    monkeypatch.chdir(library_copy)
-    write(library_copy, "contracts/bad_format.yaml", """
+    monkeypatch.chdir(fixture_lib)
+    write(fixture_lib, "contracts/bad_format.yaml", """
         contract: bad_format
         summary: t
         type: integer
         format: latex
     """)
-    assert diagnostics(library_copy) == [
+    assert diagnostics(fixture_lib) == [
         "contracts/bad_format.yaml:4:9: error: expected 'json', 'boxed' or 'tag', got string 'latex'  [value-type]"]
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("build: bad\nseed: 1\nper_task: {train: 1}\nanswer_format: boxxed\n")

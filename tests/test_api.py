@@ -48,11 +48,11 @@ def test_compile_defaults_to_the_bundled_library(tax):
         tax.task("charts.bar_chart.extremum_lable")
 
 
-def test_compile_reports_every_authoring_mistake(library_copy):
-    path = library_copy / "contracts" / "integer_exact.yaml"
+def test_compile_reports_every_authoring_mistake(fixture_lib):
+    path = fixture_lib / "contracts" / "integer_exact.yaml"
     path.write_text(path.read_text() + "\nbogus_key: 1\n")
     with pytest.raises(tessera.CompileFailed) as err:
-        tessera.compile(library_copy)
+        tessera.compile(fixture_lib)
     assert "integer_exact.yaml" in str(err.value) and "bogus_key" in str(err.value)
 
 
@@ -68,7 +68,7 @@ def test_generate_by_id_and_by_task_equals_the_pipeline(tax):
     assert boxed.label["format"] == "boxed" and "\\boxed" in boxed.prompt
 
 
-def test_generate_errors_say_what_to_pass(tax, library_copy):
+def test_generate_errors_say_what_to_pass(tax, fixture_lib):
     cases = [
         (lambda: tessera.generate(TASK, 7, level=10), "level must be between 0 and 9, got 10"),
         (lambda: tessera.generate(TASK, "7"), "seed must be an integer, got str"),
@@ -84,7 +84,7 @@ def test_generate_errors_say_what_to_pass(tax, library_copy):
         with pytest.raises(tessera.TesseraError) as err:
             call()
         assert expected in str(err.value)
-    stranger = compile_taxonomy(library_copy)  # not compiled through the API: its vocabulary is unknown
+    stranger = compile_taxonomy(fixture_lib)  # not compiled through the API: its vocabulary is unknown
     with pytest.raises(tessera.TesseraError, match="was not compiled by tessera.compile"):
         tessera.generate(stranger.task(TASK), 7)
     assert tessera.generate(stranger.task(TASK), 7, taxonomy=stranger).png == tessera.generate(TASK, 7).png

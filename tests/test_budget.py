@@ -145,29 +145,29 @@ def test_a_non_finite_yaml_number_does_not_compile(number):
 
 # -- ** is typed soundly ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("src,typ,value", [
-    ("2 ** 10", "int", 1024),
-    ("2 ** (3)", "int", 8),
-    ("level ** 2", "int", 4),
-    ("2 ** 0", "int", 1),
-    ("2 ** -1", "float", 0.5),
-    ("2 ** (0 - 2)", "float", 0.25),
-    ("2 ** level", "float", 4.0),
-    ("n ** level", "float", 25.0),
-    ("2.0 ** 2", "float", 4.0),
-    ("4 ** 0.5", "float", 2.0),
+    ("2 ** 10", "integer", 1024),
+    ("2 ** (3)", "integer", 8),
+    ("level ** 2", "integer", 4),
+    ("2 ** 0", "integer", 1),
+    ("2 ** -1", "number", 0.5),
+    ("2 ** (0 - 2)", "number", 0.25),
+    ("2 ** level", "number", 4.0),
+    ("n ** level", "number", 25.0),
+    ("2.0 ** 2", "number", 4.0),
+    ("4 ** 0.5", "number", 2.0),
 ])
 def test_power_type_and_value_agree(src, typ, value):
     c = compiled(src)
     v = run(c, new_env(VALUES, Rng(1)))
     assert str(c.type) == typ and v == value
-    assert isinstance(v, int if typ == "int" else float)
+    assert isinstance(v, int if typ == "integer" else float)
 
 
 def test_power_of_a_negative_exponent_cannot_pass_as_an_int():
     # An int-typed result is needed here (a list index); `2 ** -1` is a float, so this is a compile error now.
     d = Diagnostics()
     assert compile_expr("xs[2 ** -1]", SCOPE, Site(None, (), "e.yaml"), d) is None
-    assert [str(x) for x in d.items] == ["e.yaml:1:4: error: a list index must be int, got float  [type-mismatch]"]
+    assert [str(x) for x in d.items] == ["e.yaml:1:4: error: a list index must be integer, got number  [type-mismatch]"]
 
 
 # -- every operation charges as it works -------------------------------------------------------------------------

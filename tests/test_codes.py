@@ -122,9 +122,10 @@ def test_an_unused_query_variable_is_a_warning_and_strict_makes_it_an_error(tmp_
     assert used.returncode == 0 and json.loads(used.stdout)["warnings"] == 0, used.stderr
 
 
-def test_a_bare_colour_word_in_a_text_channel_is_a_warning(tmp_path):
-    """0.10.0 drew `text: red` as the word "red" silently (a bare colour word is a constant in every channel, which
-    fill: red needs); in a text channel it is now warning color-word-text at the value. Quoted, it is meant."""
+def test_a_bare_colour_word_in_a_text_channel_is_an_error(tmp_path):
+    """0.10.0 drew `text: red` as the word "red" silently (a bare colour word was a constant in every channel, which
+    fill: red needs); then a warning. By the value rule a colour word is a listed word only in a colour channel, so
+    in a text channel it is error color-word-text at the value (fill: red stays the colour). Quoted, it is meant."""
     import json
     from tests.conftest import probe_taxonomy
 
@@ -143,10 +144,9 @@ def test_a_bare_colour_word_in_a_text_channel_is_a_warning(tmp_path):
         return tmp
 
     bare = _cli(root("red"))
-    line = ("grammars/probe/g.yaml:9:36: warning: 'text' is the bare colour word 'red', which prints the word 'red'; "
-            "write \"'red'\" if that is meant, or the field or expression that holds the text  [color-word-text]")
-    assert bare.returncode == 0 and line in bare.stderr.splitlines(), bare.stderr
-    assert json.loads(bare.stdout)["warnings"] == 1  # fill: red is a colour, as meant
-    assert _cli(root("red"), "--strict").returncode == 2
+    line = ("grammars/probe/g.yaml:9:36: error: 'text' is the bare colour word 'red', which is a word only in a colour "
+            "channel; write \"'red'\" for the word, or the field or expression that holds the text  [color-word-text]")
+    assert bare.returncode != 0 and line in bare.stderr.splitlines(), bare.stderr
+    assert len([x for x in bare.stderr.splitlines() if "[color-word-text]" in x]) == 1  # fill: red is a colour
     quoted = _cli(root("\"'red'\""))
     assert quoted.returncode == 0 and json.loads(quoted.stdout)["warnings"] == 0, quoted.stderr

@@ -2,7 +2,7 @@
 out, and no options-only rule (compiler/verify/shortcuts.py) beats chance by more than 10 points.
 
 The fits below recompute, independently of the expression language, which options satisfy the question; exactly
-one must, and it must be the answer. A new option task needs an entry in FITS."""
+one must, and it must be the answer. A new option task needs an `@option_fit` in its grammar's tests/tasks/ file."""
 from __future__ import annotations
 
 import sys
@@ -17,20 +17,13 @@ from tessera.trace.loop import sample_state
 from tessera.validate.audit import Row, cv_options_learned
 from tessera.verify.shortcuts import OPTION_RULES
 from tests.conftest import ROOT
-from tests.oracles import step  # first: it loads every domain's oracle module
-from tests.oracles_boards import OPTION_FITS as BOARD_FITS
-from tests.oracles_boards import reachable, square
-from tests.oracles_games import _lens_image
-from tests.oracles_games_wave2 import OPTION_FITS as GAME_FITS
-from tests.oracles_geometry import MATRICES, apply, cube_net_fits
-from tests.oracles_graphs import _joined, _up
-from tests.oracles_icons import OPTION_FITS as ICON_FITS
-from tests.oracles_illustrations import OPTION_FITS as ILLUS_FITS
-from tests.oracles_icons import PANEL_KEYS, expected_next
-from tests.oracles_puzzles import OPTION_FITS as PUZZLE_FITS
-from tests.oracles_symbolic import _minutes, _text
-from tests.oracles_threed import OPTION_FITS as THREED_FITS
-
+from tests.tasks import OPTION_FITS
+from tests.tasks.common import step
+from tests.tasks.games.chess import reachable, square
+from tests.tasks.graphs.rooted_tree import _up
+from tests.tasks.graphs.weighted_graph import _joined
+from tests.tasks.icons._shared import PANEL_KEYS
+from tests.tasks.icons.sequence import expected_next
 sys.path.insert(0, str(ROOT))
 from bench.options_only import (
     chess_pattern,
@@ -40,68 +33,9 @@ from bench.options_only import (
 )
 
 
-def _matching(options, correct) -> list[int]:
-    return [i for i, o in enumerate(options) if o in correct]
-
-
-def _spinner_fits(tr):
-    sectors, color = tr["state"]["sectors"], step(tr, "color")
-    p = Fraction(sum(s["color"] == color for s in sectors), len(sectors))
-    return [i for i, o in enumerate(step(tr, "options")) if Fraction(o) == p]
-
-
-def _clock_fits(tr):
-    return _matching(step(tr, "options"), [_text(_minutes(step(tr, "pick")) + step(tr, "delta"))])
-
-
-def _scatter_fits(tr):
-    counts = Counter(p["group"] for p in tr["state"]["points"])
-    return _matching(step(tr, "options"), [g for g, n in counts.items() if n == max(counts.values())])
-
-
-def _transformation_fits(tr):
-    st = tr["state"]
-    return _matching(step(tr, "options"), [name for name in MATRICES if all(
-        apply(name, v["x"], v["y"]) == (w["x"], w["y"]) for v, w in zip(st["shape"], st["image"]))])
-
-
-def _ancestor_fits(tr):
-    nodes = tr["state"]["nodes"]
-    a, b = step(tr, "pair")
-    shared = set(_up(nodes, a["id"])) & set(_up(nodes, b["id"]))
-    lowest = max(shared, key=lambda v: len(_up(nodes, v)))
-    return _matching(step(tr, "options"), [nodes[lowest]["label"]])
-
-
-def _neighbor_fits(tr):
-    st = tr["state"]
-    return _matching(step(tr, "options"), [st["nodes"][v]["label"] for v in _joined(st, step(tr, "center")["id"])])
-
-
-def _lens_fits(tr):
-    """Indices in the listed (alphabetical) order of the points, lettered in random order along the axis."""
-    v = _lens_image(tr["state"])
-    listed = sorted(tr["state"]["points"], key=lambda p: p["name"])
-    return [i for i, p in enumerate(listed) if p["x"] == v]
-
-
-def _shape_fits(tr):
-    counts = Counter(p["shape"] for p in tr["state"]["pieces"])
-    return _matching(step(tr, "options"), [k for k, n in counts.items() if n == max(counts.values())])
-
-
-FITS = {
-    **BOARD_FITS, **ICON_FITS, **THREED_FITS, **GAME_FITS, **PUZZLE_FITS, **ILLUS_FITS,
-    "symbolic.spinner.probability_option": _spinner_fits,
-    "symbolic.clock_row.time_after_option": _clock_fits,
-    "charts.scatter_plot.majority_group": _scatter_fits,
-    "geometry.transformed_shape.name_transformation": _transformation_fits,
-    "graphs.rooted_tree.common_ancestor": _ancestor_fits,
-    "graphs.weighted_graph.neighbor_option": _neighbor_fits,
-    "physics.ray_optics.image_point": _lens_fits,
-    "icons.shape_grid.common_shape_option": _shape_fits,
-    "geometry.cube_net.foldable_option": cube_net_fits,
-}
+# Which listed options satisfy each option task's question: recomputed independently of the expression language, in
+# the file of the task's grammar (tests/tasks/<domain>/<grammar>.py, `@option_fit`).
+FITS = OPTION_FITS
 
 
 def test_every_option_task_has_fits(taxonomy):

@@ -32,47 +32,47 @@ def errors(src: str, scope: Scope = SCOPE) -> list[str]:
 
 
 @pytest.mark.parametrize("src,typ,value", [
-    ("1 + 2 * 3", "int", 7),
-    ("7 / 2", "float", 3.5),
-    ("7 // 2 + 7 % 2", "int", 4),
-    ("2 ** 10", "int", 1024),
-    ("-level + 0.5", "float", -1.5),
-    ("'a' + word", "str", "amax"),
-    ("level > 1 and not (level == 3) or false", "bool", True),
-    ("3 if level in [1, 2] else 4", "int", 3),
-    ("(level == 2) == (word == 'max')", "bool", True),
-    ("((1 + 2)) * 3", "int", 9),
-    ("word not in ['min']", "bool", True),
-    ("count(bars, b -> b.value > 4)", "int", 2),
-    ("sum(bars, b -> b.value)", "int", 15),
-    ("mean(bars, b -> b.value)", "float", 5.0),
-    ("median([4, 1, 3, 2])", "float", 2.5),
-    ("min(bars, b -> b.value)", "int", 3),
-    ("max(2, 9)", "int", 9),
-    ("argmax(bars, b -> b.value).label", "str", "b"),
-    ("argmin(bars, b -> b.value).label", "str", "a"),
-    ("map(sort(bars, b -> -b.value), b -> b.label)", "list[str]", ["b", "c", "a"]),
-    ("rank(bars[2], bars, b -> b.value)", "int", 2),
-    ("unique([3, 1, 3, 2, 1])", "list[int]", [3, 1, 2]),
-    ("mode(['x', 'y', 'y'])", "str", "y"),
-    ("unique_max(bars, b -> b.value)", "bool", True),
-    ("unique_mode([1, 1, 2, 2])", "bool", False),
-    ("[x * y for x in range(3) for y in range(3) if x < y]", "list[int]", [0, 0, 2]),
-    ("{n: len(bars), top: bars[-1].label}", "{n: int, top: str}", {"n": 3, "top": "c"}),
-    ("len(consecutive(bars))", "int", 2),
-    ("len(pairs(bars))", "int", 3),
-    ("union([1, 2], [2, 3])", "list[int]", [1, 2, 3]),
-    ("intersect([1, 2, 3], [3, 2])", "list[int]", [2, 3]),
-    ("difference([1, 2, 3], [2])", "list[int]", [1, 3]),
-    ("distance(pts[0], pts[1])", "float", 5.0),
-    ("left_of(pts[0], pts[1]) and above(pts[0], pts[2])", "bool", True),
-    ("angle(pts[0], pts[2])", "float", 315.0),
-    ("inside(pts[2], bbox(pts))", "bool", True),
-    ("nearest(pts, pts[0]).x", "float", 1.0),
-    ("farthest(pts, pts[0]).x", "float", 3.0),
-    ("letter(2) + str(3) + str(2.0)", "str", "C32"),
-    ("round(2.567, 2) + floor(1.5) + ceil(1.2)", "float", 5.57),
-    ("join(['a', 'b'], '-')", "str", "a-b"),
+    ("1 + 2 * 3", "integer", 7),
+    ("7 / 2", "number", 3.5),
+    ("7 // 2 + 7 % 2", "integer", 4),
+    ("2 ** 10", "integer", 1024),
+    ("-level + 0.5", "number", -1.5),
+    ("'a' + word", "string", "amax"),
+    ("level > 1 and not (level == 3) or false", "boolean", True),
+    ("3 if level in [1, 2] else 4", "integer", 3),
+    ("(level == 2) == (word == 'max')", "boolean", True),
+    ("((1 + 2)) * 3", "integer", 9),
+    ("word not in ['min']", "boolean", True),
+    ("count(bars, b -> b.value > 4)", "integer", 2),
+    ("sum(bars, b -> b.value)", "integer", 15),
+    ("mean(bars, b -> b.value)", "number", 5.0),
+    ("median([4, 1, 3, 2])", "number", 2.5),
+    ("min(bars, b -> b.value)", "integer", 3),
+    ("max(2, 9)", "integer", 9),
+    ("argmax(bars, b -> b.value).label", "string", "b"),
+    ("argmin(bars, b -> b.value).label", "string", "a"),
+    ("map(sort(bars, b -> -b.value), b -> b.label)", "list[string]", ["b", "c", "a"]),
+    ("rank(bars[2], bars, b -> b.value)", "integer", 2),
+    ("unique([3, 1, 3, 2, 1])", "list[integer]", [3, 1, 2]),
+    ("mode(['x', 'y', 'y'])", "string", "y"),
+    ("unique_max(bars, b -> b.value)", "boolean", True),
+    ("unique_mode([1, 1, 2, 2])", "boolean", False),
+    ("[x * y for x in range(3) for y in range(3) if x < y]", "list[integer]", [0, 0, 2]),
+    ("{n: len(bars), top: bars[-1].label}", "{n: integer, top: string}", {"n": 3, "top": "c"}),
+    ("len(consecutive(bars))", "integer", 2),
+    ("len(pairs(bars))", "integer", 3),
+    ("union([1, 2], [2, 3])", "list[integer]", [1, 2, 3]),
+    ("intersect([1, 2, 3], [3, 2])", "list[integer]", [2, 3]),
+    ("difference([1, 2, 3], [2])", "list[integer]", [1, 3]),
+    ("distance(pts[0], pts[1])", "number", 5.0),
+    ("left_of(pts[0], pts[1]) and above(pts[0], pts[2])", "boolean", True),
+    ("angle(pts[0], pts[2])", "number", 315.0),
+    ("inside(pts[2], bbox(pts))", "boolean", True),
+    ("nearest(pts, pts[0]).x", "number", 1.0),
+    ("farthest(pts, pts[0]).x", "number", 3.0),
+    ("letter(2) + str(3) + str(2.0)", "string", "C32"),
+    ("round(2.567, 2) + floor(1.5) + ceil(1.2)", "number", 5.57),
+    ("join(['a', 'b'], '-')", "string", "a-b"),
 ])
 def test_expressions_type_and_evaluate(src, typ, value):
     t, v = ev(src)
@@ -92,12 +92,12 @@ def test_random_functions_are_deterministic_per_seed():
 
 @pytest.mark.parametrize("src,message", [
     ("bars[0].valu", "e.yaml:1:9: error: unknown field 'valu' (this record has: label, value)  [unknown-field]"),
-    ("count(bars, b -> b.value)", "e.yaml:1:13: error: the lambda given to count() must return bool, got int  [lambda-form]"),
-    ("level + word", "e.yaml:1:7: error: operator '+' needs numbers, got int and str  [type-mismatch]"),
+    ("count(bars, b -> b.value)", "e.yaml:1:13: error: the lambda given to count() must return boolean, got integer  [lambda-form]"),
+    ("level + word", "e.yaml:1:7: error: operator '+' needs numbers, got integer and string  [type-mismatch]"),
     ("levle * 2", "e.yaml:1:1: error: unknown name 'levle' in expression (known here: bars, level, pts, word)  [unknown-name]"),
     ("cuont(bars)", "e.yaml:1:1: error: unknown function 'cuont' (did you mean count, union?)  [unknown-function]"),
-    ("[1, 'a']", "e.yaml:1:5: error: list items must share one type: int and str do not mix  [type-mismatch]"),
-    ("1 if level else 2", "e.yaml:1:6: error: the condition of 'if' must be bool, got int  [type-mismatch]"),
+    ("[1, 'a']", "e.yaml:1:5: error: list items must share one type: integer and string do not mix  [type-mismatch]"),
+    ("1 if level else 2", "e.yaml:1:6: error: the condition of 'if' must be boolean, got integer  [type-mismatch]"),
     ("bars.__class__", "e.yaml:1:6: error: field names starting with '_' are not allowed ('__class__')  [reserved-name]"),
     ("_secret", "e.yaml:1:1: error: names starting with '_' are not allowed ('_secret')  [reserved-name]"),
     ("b -> b", "e.yaml:1:1: error: a lambda (x -> ...) can only be passed to a function such as count, argmax or sort  [lambda-form]"),
@@ -176,7 +176,7 @@ def test_hostile_templates_are_refused_without_crashing():
 ])
 def test_math_builtins(src, value):
     t, v = ev(src)
-    assert str(t) == "float" and v == pytest.approx(value)
+    assert str(t) == "number" and v == pytest.approx(value)
 
 
 @pytest.mark.parametrize("src,message", [
@@ -203,15 +203,15 @@ def test_math_domain_errors_never_let_inf_or_nan_through(src, message):
 
 
 @pytest.mark.parametrize("src,message", [
-    ("sqrt('a')", "e.yaml:1:6: error: sqrt() needs numbers, got str  [type-mismatch]"),
-    ("log(2, word)", "e.yaml:1:8: error: log() needs numbers, got str  [type-mismatch]"),
+    ("sqrt('a')", "e.yaml:1:6: error: sqrt() needs numbers, got string  [type-mismatch]"),
+    ("log(2, word)", "e.yaml:1:8: error: log() needs numbers, got string  [type-mismatch]"),
     ("atan2(1)", "e.yaml:1:1: error: atan2() takes 2 arguments (atan2(x, y)), got 1  [arg-count]"),
     ("pi()", "e.yaml:1:1: error: 'pi' is a constant, not a function: write pi  [reserved-name]"),
     ("let pi = 3 in pi", "e.yaml:1:5: error: 'pi' is a reserved name and cannot be rebound  [reserved-name]"),
     ("map(bars, pi -> pi)", "e.yaml:1:11: error: 'pi' is a reserved name and cannot be rebound  [reserved-name]"),
     ("[pi for pi in range(3)]", "e.yaml:1:9: error: 'pi' is a reserved name and cannot be rebound  [reserved-name]"),
     ("[level for level in range(3)]", "e.yaml:1:12: error: 'level' is a reserved name and cannot be rebound  [reserved-name]"),
-    ("1e999 > 1", "e.yaml:1:1: error: float literal 1e999 is too large  [bound]"),
+    ("1e999 > 1", "e.yaml:1:1: error: number literal 1e999 is too large  [bound]"),
 ])
 def test_math_compile_errors(src, message):
     assert errors(src) == [message]
@@ -221,26 +221,26 @@ def test_pi_is_the_constant_even_where_a_scope_names_it():
     shadowing = Scope({**SCOPE.names, "pi": INT})
     d = Diagnostics()
     c = compile_expr("pi", shadowing, Site(None, (), "e.yaml"), d)
-    assert str(c.type) == "float" and run(c, new_env({"pi": 3})) == math.pi
+    assert str(c.type) == "number" and run(c, new_env({"pi": 3})) == math.pi
 
 
 # -- slicing ------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("src,typ,value", [
-    ("[1, 2, 3, 4, 5][1:3]", "list[int]", [2, 3]),
-    ("[1, 2, 3, 4, 5][2:]", "list[int]", [3, 4, 5]),
-    ("[1, 2, 3, 4, 5][:2]", "list[int]", [1, 2]),
-    ("[1, 2, 3, 4, 5][-2:]", "list[int]", [4, 5]),
-    ("[1, 2, 3, 4, 5][:-1]", "list[int]", [1, 2, 3, 4]),
-    ("[1, 2, 3, 4, 5][::2]", "list[int]", [1, 3, 5]),
-    ("[1, 2, 3, 4, 5][::-1]", "list[int]", [5, 4, 3, 2, 1]),
-    ("[1, 2, 3, 4, 5][4:0:-2]", "list[int]", [5, 3]),
-    ("[1, 2, 3][5:9]", "list[int]", []),
-    ("[1, 2, 3][:]", "list[int]", [1, 2, 3]),
-    ("map(bars[level - 1:], b -> b.label)", "list[str]", ["b", "c"]),
-    ("bars[1:][0].value", "int", 7),
-    ("word[1:]", "str", "ax"),
-    ("word[::-1]", "str", "xam"),
-    ("word[-2:-1]", "str", "a"),
+    ("[1, 2, 3, 4, 5][1:3]", "list[integer]", [2, 3]),
+    ("[1, 2, 3, 4, 5][2:]", "list[integer]", [3, 4, 5]),
+    ("[1, 2, 3, 4, 5][:2]", "list[integer]", [1, 2]),
+    ("[1, 2, 3, 4, 5][-2:]", "list[integer]", [4, 5]),
+    ("[1, 2, 3, 4, 5][:-1]", "list[integer]", [1, 2, 3, 4]),
+    ("[1, 2, 3, 4, 5][::2]", "list[integer]", [1, 3, 5]),
+    ("[1, 2, 3, 4, 5][::-1]", "list[integer]", [5, 4, 3, 2, 1]),
+    ("[1, 2, 3, 4, 5][4:0:-2]", "list[integer]", [5, 3]),
+    ("[1, 2, 3][5:9]", "list[integer]", []),
+    ("[1, 2, 3][:]", "list[integer]", [1, 2, 3]),
+    ("map(bars[level - 1:], b -> b.label)", "list[string]", ["b", "c"]),
+    ("bars[1:][0].value", "integer", 7),
+    ("word[1:]", "string", "ax"),
+    ("word[::-1]", "string", "xam"),
+    ("word[-2:-1]", "string", "a"),
 ])
 def test_slicing(src, typ, value):
     t, v = ev(src)
@@ -248,9 +248,9 @@ def test_slicing(src, typ, value):
 
 
 @pytest.mark.parametrize("src,message", [
-    ("bars['a':]", "e.yaml:1:6: error: a slice bound must be int, got str  [type-mismatch]"),
-    ("bars[:1.5]", "e.yaml:1:7: error: a slice bound must be int, got float  [type-mismatch]"),
-    ("level[1:]", "e.yaml:1:1: error: cannot slice a int  [type-mismatch]"),
+    ("bars['a':]", "e.yaml:1:6: error: a slice bound must be integer, got string  [type-mismatch]"),
+    ("bars[:1.5]", "e.yaml:1:7: error: a slice bound must be integer, got number  [type-mismatch]"),
+    ("level[1:]", "e.yaml:1:1: error: cannot slice an integer  [type-mismatch]"),
     ("bars[1:2:3:4]", "e.yaml:1:11: error: unexpected ':' in expression (expected ']')  [expr-syntax]"),
 ])
 def test_slicing_errors(src, message):
@@ -266,18 +266,18 @@ def test_slice_step_zero_is_an_eval_error():
 
 # -- let ----------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("src,typ,value", [
-    ("let a = 2 in a * a", "int", 4),
-    ("let a = level, b = a * 10, c = b + a in [a, b, c]", "list[int]", [2, 20, 22]),
-    ("let word = 3 in word + 1", "int", 4),  # a let shadows an outer name inside its body only ...
-    ("[let word = 3 in word, len(word)]", "list[int]", [3, 3]),  # ... and the outer name is back afterwards
-    ("let top = argmax(bars, b -> b.value) in top.label + str(top.value)", "str", "b7"),
-    ("let hit = (word in ['max', 'min']) in hit", "bool", True),
-    ("let a = 1 in let b = a + 1 in a + b", "int", 3),
-    ("let x = 2 if level > 1 else 3 in x", "int", 2),
-    ("let a = 1 in [a + y for y in range(2)]", "list[int]", [1, 2]),
-    ("count(bars, b -> let v = b.value in v > 4 and v < 7)", "int", 1),
-    ("max(let a = 1, b = 2 in a + b, 9)", "int", 9),
-    ("let a = 1, b = a in a in [b]", "bool", True),  # the first top-level `in` ends the bindings
+    ("let a = 2 in a * a", "integer", 4),
+    ("let a = level, b = a * 10, c = b + a in [a, b, c]", "list[integer]", [2, 20, 22]),
+    ("let word = 3 in word + 1", "integer", 4),  # a let shadows an outer name inside its body only ...
+    ("[let word = 3 in word, len(word)]", "list[integer]", [3, 3]),  # ... and the outer name is back afterwards
+    ("let top = argmax(bars, b -> b.value) in top.label + str(top.value)", "string", "b7"),
+    ("let hit = (word in ['max', 'min']) in hit", "boolean", True),
+    ("let a = 1 in let b = a + 1 in a + b", "integer", 3),
+    ("let x = 2 if level > 1 else 3 in x", "integer", 2),
+    ("let a = 1 in [a + y for y in range(2)]", "list[integer]", [1, 2]),
+    ("count(bars, b -> let v = b.value in v > 4 and v < 7)", "integer", 1),
+    ("max(let a = 1, b = 2 in a + b, 9)", "integer", 9),
+    ("let a = 1, b = a in a in [b]", "boolean", True),  # the first top-level `in` ends the bindings
 ])
 def test_let(src, typ, value):
     t, v = ev(src)
@@ -345,22 +345,22 @@ def ferrors(src: str, functions: dict = FUNCS) -> list[str]:
 
 
 @pytest.mark.parametrize("src,typ,value", [
-    ("dist(pts[0], pts[1])", "float", 5.0),
-    ("near(pts[0], pts[2])", "bool", True),  # calls an earlier function
-    ("near(pts[0], pts[1])", "bool", False),
-    ("twice(3)", "int", 6),  # typed at each call site: int here ...
-    ("twice(2.5)", "float", 5.0),
-    ("twice(word)", "str", "maxmax"),  # ... str here ...
-    ("twice(bars[:1])", "list[{label: str, value: int}]", [VALUES["bars"][0]] * 2),  # ... a list of records here
-    ("label_of(bars[1])", "str", "b"),
-    ("scaled(4)", "int", 8),  # reads `level` from the env it runs in
-    ("map(bars, label_of)", "list[str]", ["a", "b", "c"]),  # a named function where a lambda is expected
-    ("map(sort(bars, label_of), label_of)", "list[str]", ["a", "b", "c"]),
-    ("sort([3, -1, 2], twice)", "list[int]", [-1, 2, 3]),
-    ("count(pts, p -> near(p, pts[0]))", "int", 2),
-    ("[twice(x) for x in range(3)]", "list[int]", [0, 2, 4]),
-    ("let x = 10 in twice(x)", "int", 20),
-    ("let x = 10 in [twice(x) for x in range(2)]", "list[int]", [0, 2]),  # parameter binding is set-and-restore
+    ("dist(pts[0], pts[1])", "number", 5.0),
+    ("near(pts[0], pts[2])", "boolean", True),  # calls an earlier function
+    ("near(pts[0], pts[1])", "boolean", False),
+    ("twice(3)", "integer", 6),  # typed at each call site: int here ...
+    ("twice(2.5)", "number", 5.0),
+    ("twice(word)", "string", "maxmax"),  # ... str here ...
+    ("twice(bars[:1])", "list[{label: string, value: integer}]", [VALUES["bars"][0]] * 2),  # ... a list of records here
+    ("label_of(bars[1])", "string", "b"),
+    ("scaled(4)", "integer", 8),  # reads `level` from the env it runs in
+    ("map(bars, label_of)", "list[string]", ["a", "b", "c"]),  # a named function where a lambda is expected
+    ("map(sort(bars, label_of), label_of)", "list[string]", ["a", "b", "c"]),
+    ("sort([3, -1, 2], twice)", "list[integer]", [-1, 2, 3]),
+    ("count(pts, p -> near(p, pts[0]))", "integer", 2),
+    ("[twice(x) for x in range(3)]", "list[integer]", [0, 2, 4]),
+    ("let x = 10 in twice(x)", "integer", 20),
+    ("let x = 10 in [twice(x) for x in range(2)]", "list[integer]", [0, 2]),  # parameter binding is set-and-restore
 ])
 def test_named_functions(src, typ, value):
     assert fev(src) == (typ, value)
@@ -377,11 +377,11 @@ def test_named_functions(src, typ, value):
     ("count(bars, (a, b) -> true)", ["e.yaml:1:13: error: the second argument of count() must be a lambda of one "
                                      "parameter, such as x -> x.value  [lambda-form]"]),
     ("dist(pts[0], 3)", [
-        "dist.yaml:1:25: error: cannot take field '.x' of a int  [type-mismatch]",
-        "dist.yaml:1:36: error: cannot take field '.y' of a int  [type-mismatch]",
-        "e.yaml:1:1: error: function 'dist' does not type-check for arguments of types ({x: float, y: float}, int); "
+        "dist.yaml:1:25: error: cannot take field '.x' of an integer  [type-mismatch]",
+        "dist.yaml:1:36: error: cannot take field '.y' of an integer  [type-mismatch]",
+        "e.yaml:1:1: error: function 'dist' does not type-check for arguments of types ({x: number, y: number}, integer); "
         "see the errors in its body  [type-mismatch]"]),
-    ("[twice(1), twice('a')]", ["e.yaml:1:12: error: list items must share one type: int and str do not mix  [type-mismatch]"]),
+    ("[twice(1), twice('a')]", ["e.yaml:1:12: error: list items must share one type: integer and string do not mix  [type-mismatch]"]),
     ("let twice = 1 in twice", ["e.yaml:1:5: error: let cannot bind 'twice': it names a function  [reserved-name]"]),
 ])
 def test_named_function_errors(src, messages):
@@ -405,10 +405,10 @@ def test_function_declaration_errors(functions, messages):
 
 def test_function_bodies_see_only_their_scope():
     assert ferrors("f(1)", {"f": "x -> bars[x]"}) == [
-        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (int); see the errors in its body  [type-mismatch]",
+        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (integer); see the errors in its body  [type-mismatch]",
         "f.yaml:1:6: error: unknown name 'bars' in function 'f' (known here: level, x)  [unknown-name]"]
     assert ferrors("f(1)", {"f": "x -> randint(1, x)"}) == [
-        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (int); see the errors in its body  [type-mismatch]",
+        "e.yaml:1:1: error: function 'f' does not type-check for arguments of types (integer); see the errors in its body  [type-mismatch]",
         "f.yaml:1:6: error: random function 'randint' is not allowed in function 'f'  [not-allowed]"]
 
 
@@ -463,7 +463,7 @@ def test_hops_run_a_function_in_its_callers_env():
     # The component sees `key` (the caller's lambda) and its own `k` of another type.
     component = Scope({"key": fn, "items": BARS, "k": STR})
     c = compile_expr("map(items, key) + [key(items[0])]", component, Site(None, (), "component.yaml"), d)
-    assert str(c.type) == "list[int]"
+    assert str(c.type) == "list[integer]"
     component_env["items"] = VALUES["bars"]
     assert run(c, component_env) == [103, 107, 105, 103]
     assert "b" not in caller_env and "b" not in component_env  # parameters are restored where they were bound
@@ -525,19 +525,19 @@ def test_treemap_of_extreme_values_is_an_evaluation_error_never_a_python_one():
 
 
 @pytest.mark.parametrize("src,typ,value", [
-    ("range(0, 10, 3)", "list[int]", [0, 3, 6, 9]),
-    ("range(10, 0, -3)", "list[int]", [10, 7, 4, 1]),
-    ("range(5, 5, 2)", "list[int]", []),
-    ("fold([1, 2, 3], 0, (t, x) -> t + x)", "int", 6),
-    ("fold([], 5, (t, x) -> t + x)", "int", 5),
-    ("fold([1, 2], 0, (t, x) -> t + x / 2)", "float", 1.5),  # an int init widened by a float step
-    ("fold(bars, '', (s, b) -> s + b.label)", "str", "abc"),
-    ("scan([1, 2, 3], 0, (t, x) -> t + x)", "list[int]", [0, 1, 3, 6]),
-    ("scan([], 7, (t, x) -> t + x)", "list[int]", [7]),
-    ("scan(pts, 0.0, (d, p) -> d + p.x)", "list[float]", [0.0, 0.0, 3.0, 4.0]),
-    ("case(level > 5, 'hard', level > 1, 'middle', 'easy')", "str", "middle"),
-    ("case(level > 5, 1, 2.5)", "float", 2.5),
-    ("case(true, 1, 1 // 0)", "int", 1),  # only the chosen value is evaluated
+    ("range(0, 10, 3)", "list[integer]", [0, 3, 6, 9]),
+    ("range(10, 0, -3)", "list[integer]", [10, 7, 4, 1]),
+    ("range(5, 5, 2)", "list[integer]", []),
+    ("fold([1, 2, 3], 0, (t, x) -> t + x)", "integer", 6),
+    ("fold([], 5, (t, x) -> t + x)", "integer", 5),
+    ("fold([1, 2], 0, (t, x) -> t + x / 2)", "number", 1.5),  # an int init widened by a float step
+    ("fold(bars, '', (s, b) -> s + b.label)", "string", "abc"),
+    ("scan([1, 2, 3], 0, (t, x) -> t + x)", "list[integer]", [0, 1, 3, 6]),
+    ("scan([], 7, (t, x) -> t + x)", "list[integer]", [7]),
+    ("scan(pts, 0.0, (d, p) -> d + p.x)", "list[number]", [0.0, 0.0, 3.0, 4.0]),
+    ("case(level > 5, 'hard', level > 1, 'middle', 'easy')", "string", "middle"),
+    ("case(level > 5, 1, 2.5)", "number", 2.5),
+    ("case(true, 1, 1 // 0)", "integer", 1),  # only the chosen value is evaluated
 ])
 def test_range_step_fold_scan_and_case(src, typ, value):
     t, v = ev(src)
@@ -560,14 +560,14 @@ def test_fold_charges_its_function_per_item_and_scan_its_list():
     ("fold([1], 0, x -> x)", "e.yaml:1:14: error: the third argument of fold() must be a lambda of two parameters, "
                              "such as (total, x) -> total + x  [lambda-form]"),
     ("fold([1], 0, (t, t) -> t)", "e.yaml:1:18: error: parameter 't' is named twice  [reserved-name]"),
-    ("scan([1], 'a', (t, x) -> [t])", "e.yaml:1:16: error: scan()'s function must return the accumulator's type str "
-                                      "(the init's), got list[str]  [type-mismatch]"),
+    ("scan([1], 'a', (t, x) -> [t])", "e.yaml:1:16: error: scan()'s function must return the accumulator's type string "
+                                      "(the init's), got list[string]  [type-mismatch]"),
     ("case(true, 1)", "e.yaml:1:1: error: case() takes 3 to 41 arguments (case(cond1, value1, cond2, value2, ..., "
                       "otherwise)), got 2  [arg-count]"),
     ("case(true, 1, false, 2)", "e.yaml:1:1: error: case() takes condition, value pairs and then the value "
                                 "otherwise: an odd number of arguments, got 4  [arg-count]"),
-    ("case(1, 2, 3)", "e.yaml:1:6: error: each condition of case() must be bool, got int  [type-mismatch]"),
-    ("case(true, 1, 'a')", "e.yaml:1:15: error: case()'s values must share a type: int and str do not mix  [type-mismatch]"),
+    ("case(1, 2, 3)", "e.yaml:1:6: error: each condition of case() must be boolean, got integer  [type-mismatch]"),
+    ("case(true, 1, 'a')", "e.yaml:1:15: error: case()'s values must share a type: integer and string do not mix  [type-mismatch]"),
     ("range(1, 2, 3, 4)", "e.yaml:1:1: error: range() takes 1 to 3 arguments (range(stop), range(start, stop) or "
                           "range(start, stop, step)), got 4  [arg-count]"),
 ])
@@ -581,12 +581,12 @@ def test_a_zero_range_step_is_a_positioned_evaluation_error():
 
 
 @pytest.mark.parametrize("src,typ,value", [
-    ("sort(bars, .value)", "list[{label: str, value: int}]", [{"label": "a", "value": 3}, {"label": "c", "value": 5},
+    ("sort(bars, .value)", "list[{label: string, value: integer}]", [{"label": "a", "value": 3}, {"label": "c", "value": 5},
                                                               {"label": "b", "value": 7}]),
-    ("map(bars, .label)", "list[str]", ["a", "b", "c"]),
-    ("argmax(bars, .value).label", "str", "b"),
-    ("sum(pts, .x)", "float", 4.0),
-    ("[b.label for b in sort(bars, .value)]", "list[str]", ["a", "c", "b"]),
+    ("map(bars, .label)", "list[string]", ["a", "b", "c"]),
+    ("argmax(bars, .value).label", "string", "b"),
+    ("sum(pts, .x)", "number", 4.0),
+    ("[b.label for b in sort(bars, .value)]", "list[string]", ["a", "c", "b"]),
 ])
 def test_a_field_accessor_is_the_lambda_that_reads_the_field(src, typ, value):
     t, v = ev(src)

@@ -101,7 +101,7 @@ def test_an_input_with_no_default_must_be_set(tmp_path):
     root = library(tmp_path, count=program("count"))
     (root / "grammars/probe/g.yaml").write_text(grammar)
     assert errors(root) == [
-        "programs/probe/g/count.yaml:2:10: error: grammar 'probe.g' reads the query variable 'unknown' (str), which "
+        "programs/probe/g/count.yaml:2:10: error: grammar 'probe.g' reads the query variable 'unknown' (string), which "
         "task 'probe.g.count' does not set and which has no default: add it under query: (values: none, mass, "
         "distance)  [query-type]",
     ]

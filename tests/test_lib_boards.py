@@ -9,8 +9,13 @@ from tessera.expr.compile import Scope, Site, compile_expr, new_env, run
 from tessera.expr.types import BOOL, INT, STR, ListT, record
 from tessera.sample.rng import Rng
 from tessera.trace.instance import generate
-from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
-from tests.oracles_boards import OPTION_FITS, reachable  # noqa: E402
+from tests.tasks import OPTION_FITS as ALL_FITS  # noqa: E402
+from tests.tasks import REGISTERED_IN, grammar_module  # noqa: E402
+from tests.tasks.games.chess import reachable  # noqa: E402
+
+# the option tasks of the board grammars
+OPTION_FITS = {t: f for t, f in ALL_FITS.items()
+               if REGISTERED_IN["option_fit", t] in (grammar_module("games.chess"), grammar_module("puzzles.tiles"))}
 
 CELL = record(row=INT, col=INT, color=STR)
 PIECE = record(row=INT, col=INT, kind=STR, side=STR)
@@ -50,7 +55,7 @@ def cells(xs) -> list[tuple[int, int]]:
 # -- neighbourhoods and lines -----------------------------------------------------------------------------------
 def test_neighbors_are_cells_of_the_list_in_list_order():
     t, v = ev("neighbors4(tiles, tiles[4])")
-    assert t == "list[{row: int, col: int, color: str}]"
+    assert t == "list[{row: integer, col: integer, color: string}]"
     assert cells(v) == [(0, 1), (1, 0), (1, 2), (2, 1)]
     assert cells(ev("neighbors8(tiles, tiles[0])")[1]) == [(0, 1), (1, 0), (1, 1)]
     assert len(ev("neighbors8(tiles, tiles[4])")[1]) == 8
@@ -62,7 +67,7 @@ def test_rows_columns_and_boxes_group_and_order_cells():
     assert [[c["color"] for c in r] for r in ev("grid_rows(tiles)")[1]] == [["r", "r", "g"], ["b", "r", "g"],
                                                                             ["b", "b", "r"]]
     t, v = ev("grid_cols(tiles)")
-    assert t == "list[list[{row: int, col: int, color: str}]]"
+    assert t == "list[list[{row: integer, col: integer, color: string}]]"
     assert [[c["color"] for c in col] for col in v] == [["r", "b", "b"], ["r", "r", "b"], ["g", "g", "r"]]
     sudoku = [{"row": r, "col": c, "color": str(r * 4 + c)} for r in range(4) for c in range(4)]
     boxes = ev("grid_boxes(tiles, 2, 2)", {**VALUES, "tiles": sudoku})[1]
@@ -78,14 +83,14 @@ def test_runs_split_at_every_change_of_key():
 
 def test_region_flood_fills_through_sides_only():
     t, v = ev("region(tiles, tiles[0], t -> t.color)")
-    assert t == "list[{row: int, col: int, color: str}]"
+    assert t == "list[{row: integer, col: integer, color: string}]"
     assert cells(v) == [(0, 0), (0, 1), (1, 1)]  # (2, 2) is red too but touches (1, 1) only by a corner
     assert cells(ev("region(tiles, tiles[8], t -> t.color)")[1]) == [(2, 2)]
 
 
 def test_regions_cover_every_cell_once_in_first_cell_order():
     t, v = ev("regions(tiles, t -> t.color)")
-    assert t == "list[list[{row: int, col: int, color: str}]]"
+    assert t == "list[list[{row: integer, col: integer, color: string}]]"
     assert [[c["color"] for c in g] for g in v] == [["r", "r", "r"], ["g", "g"], ["b", "b", "b"], ["r"]]
     assert sorted(c for g in v for c in cells(g)) == sorted(cells(TILES))
     assert ev("len(regions(tiles, t -> 0))")[1] == 1
@@ -103,7 +108,7 @@ def test_grid_operators_refuse_two_cells_on_one_square():
 # -- piece moves ------------------------------------------------------------------------------------------------
 def test_sliding_pieces_stop_at_blockers_and_capture_only_when_allowed():
     t, v = ev("piece_moves('rook', pieces, pieces[0], size, size)")
-    assert t == "list[{row: int, col: int}]"
+    assert t == "list[{row: integer, col: integer}]"
     # up: (1,2) then the black bishop blocks; down: (3,2) then the black king; left: 2 squares; right: (2,3) then own
     assert sorted(cells(v)) == [(1, 2), (2, 0), (2, 1), (2, 3), (3, 2)]
     captures = ev("piece_moves('rook', pieces, pieces[0], size, size, x -> x.side != 'white')")[1]
@@ -135,13 +140,13 @@ def test_piece_moves_errors():
 
 
 @pytest.mark.parametrize("src,fragment", [
-    ("neighbors4(xs, tiles[0])", "needs cells: records with int fields row and col, got int"),
-    ("region(tiles, 3, t -> t.color)", "must be a cell (a record with int row and col), got int"),
+    ("neighbors4(xs, tiles[0])", "needs cells: records with integer fields row and col, got integer"),
+    ("region(tiles, 3, t -> t.color)", "must be a cell (a record with integer row and col), got integer"),
     ("piece_moves('rook', pieces, pieces[0], size, size, x -> x.kind)",
-     "capture rule of piece_moves() must return bool"),
-    ("piece_moves(1, pieces, pieces[0], size, size)", "the kind of piece_moves() must be str, got int"),
-    ("grid_boxes(tiles, 2, 'x')", "the box width of grid_boxes() must be int, got str"),
-    ("runs(size, x -> x)", "must be a list, got int"),
+     "capture rule of piece_moves() must return boolean"),
+    ("piece_moves(1, pieces, pieces[0], size, size)", "the kind of piece_moves() must be string, got integer"),
+    ("grid_boxes(tiles, 2, 'x')", "the box width of grid_boxes() must be integer, got string"),
+    ("runs(size, x -> x)", "must be a list, got integer"),
 ])
 def test_grid_operators_are_typed(src, fragment):
     assert any(fragment in m for m in errors(src)), errors(src)
@@ -197,7 +202,7 @@ def test_grid_walk_is_a_self_avoiding_path_and_every_walk_can_come_out():
     seen = set()
     for seed in range(300):
         typ, path = walk(seed, "grid_walk(3, 3, 2, 2, 3)")
-        assert typ == "list[{row: int, col: int}]"
+        assert typ == "list[{row: integer, col: integer}]"
         steps = cells(path)
         assert steps[0] == (2, 2) and len(steps) == 4 and len(set(steps)) == 4
         assert all(0 <= r < 3 and 0 <= c < 3 for r, c in steps)

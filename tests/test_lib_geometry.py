@@ -45,38 +45,38 @@ def compile_errors(src: str) -> list[str]:
 
 
 @pytest.mark.parametrize("src,typ,value", [
-    ("polygon_area(square)", "float", 16.0),
-    ("polygon_area(reverse(square))", "float", 16.0),
-    ("polygon_area(tri)", "float", 9.0),
-    ("perimeter(square)", "float", 16.0),
-    ("perimeter(tri)", "float", 9 + math.sqrt(45)),
-    ("point_in_polygon(p, square)", "bool", True),
-    ("point_in_polygon({x: 4, y: 2}, square)", "bool", False),  # on a side: not inside
-    ("on_boundary({x: 4, y: 2}, square)", "bool", True),
-    ("on_boundary({x: 0, y: 0}, square)", "bool", True),
-    ("point_in_polygon({x: 5, y: 2}, square)", "bool", False),
-    ("lattice_points_inside(square)", "int", 9),
-    ("lattice_points_inside(tri)", "int", 4),  # Pick: 9 = I + 12/2 - 1
-    ("is_simple(square)", "bool", True),
-    ("is_simple(bow)", "bool", False),
-    ("is_simple([square[0], square[1], {x: 8, y: 0, name: ''}])", "bool", False),  # straight angle
-    ("is_simple([square[0], square[0], square[1], square[2]])", "bool", False),
-    ("is_simple([square[0], square[1]])", "bool", False),
-    ("interior_angles(square)", "list[float]", [90.0, 90.0, 90.0, 90.0]),
-    ("map(order_around(reverse(square)), v -> v.name)", "list[str]", ["C", "D", "A", "B"]),
-    ("same_points(square, reverse(square))", "bool", True),
-    ("same_points(square, tri)", "bool", False),
-    ("reflect(p, 'x')", "{x: int, y: int, name: str}", _v(3, -1, "P")),
-    ("reflect(p, 'y')", "{x: int, y: int, name: str}", _v(-3, 1, "P")),
-    ("reflect(p, 'y=x')", "{x: int, y: int, name: str}", _v(1, 3, "P")),
-    ("reflect(p, 'y=-x')", "{x: int, y: int, name: str}", _v(-1, -3, "P")),
-    ("reflect(p, 'origin')", "{x: int, y: int, name: str}", _v(-3, -1, "P")),
-    ("rotate(p, {x: 0, y: 0}, 90)", "{x: int, y: int, name: str}", _v(-1, 3, "P")),
-    ("rotate(p, {x: 1, y: 1}, -90)", "{x: int, y: int, name: str}", _v(1, -1, "P")),
-    ("rotate(p, {x: 0, y: 0}, 360)", "{x: int, y: int, name: str}", _v(3, 1, "P")),
-    ("translate(p, -3, 2)", "{x: int, y: int, name: str}", _v(0, 3, "P")),
-    ("transform(p, 'rotation of 90° clockwise about the origin')", "{x: int, y: int, name: str}", _v(1, -3, "P")),
-    ("transform(p, 'rotation of 180° about the origin')", "{x: int, y: int, name: str}", _v(-3, -1, "P")),
+    ("polygon_area(square)", "number", 16.0),
+    ("polygon_area(reverse(square))", "number", 16.0),
+    ("polygon_area(tri)", "number", 9.0),
+    ("perimeter(square)", "number", 16.0),
+    ("perimeter(tri)", "number", 9 + math.sqrt(45)),
+    ("point_in_polygon(p, square)", "boolean", True),
+    ("point_in_polygon({x: 4, y: 2}, square)", "boolean", False),  # on a side: not inside
+    ("on_boundary({x: 4, y: 2}, square)", "boolean", True),
+    ("on_boundary({x: 0, y: 0}, square)", "boolean", True),
+    ("point_in_polygon({x: 5, y: 2}, square)", "boolean", False),
+    ("lattice_points_inside(square)", "integer", 9),
+    ("lattice_points_inside(tri)", "integer", 4),  # Pick: 9 = I + 12/2 - 1
+    ("is_simple(square)", "boolean", True),
+    ("is_simple(bow)", "boolean", False),
+    ("is_simple([square[0], square[1], {x: 8, y: 0, name: ''}])", "boolean", False),  # straight angle
+    ("is_simple([square[0], square[0], square[1], square[2]])", "boolean", False),
+    ("is_simple([square[0], square[1]])", "boolean", False),
+    ("interior_angles(square)", "list[number]", [90.0, 90.0, 90.0, 90.0]),
+    ("map(order_around(reverse(square)), v -> v.name)", "list[string]", ["C", "D", "A", "B"]),
+    ("same_points(square, reverse(square))", "boolean", True),
+    ("same_points(square, tri)", "boolean", False),
+    ("reflect(p, 'x')", "{x: integer, y: integer, name: string}", _v(3, -1, "P")),
+    ("reflect(p, 'y')", "{x: integer, y: integer, name: string}", _v(-3, 1, "P")),
+    ("reflect(p, 'y=x')", "{x: integer, y: integer, name: string}", _v(1, 3, "P")),
+    ("reflect(p, 'y=-x')", "{x: integer, y: integer, name: string}", _v(-1, -3, "P")),
+    ("reflect(p, 'origin')", "{x: integer, y: integer, name: string}", _v(-3, -1, "P")),
+    ("rotate(p, {x: 0, y: 0}, 90)", "{x: integer, y: integer, name: string}", _v(-1, 3, "P")),
+    ("rotate(p, {x: 1, y: 1}, -90)", "{x: integer, y: integer, name: string}", _v(1, -1, "P")),
+    ("rotate(p, {x: 0, y: 0}, 360)", "{x: integer, y: integer, name: string}", _v(3, 1, "P")),
+    ("translate(p, -3, 2)", "{x: integer, y: integer, name: string}", _v(0, 3, "P")),
+    ("transform(p, 'rotation of 90° clockwise about the origin')", "{x: integer, y: integer, name: string}", _v(1, -3, "P")),
+    ("transform(p, 'rotation of 180° about the origin')", "{x: integer, y: integer, name: string}", _v(-3, -1, "P")),
 ])
 def test_operators_type_and_evaluate(src, typ, value):
     t, v = ev(src)
@@ -89,7 +89,7 @@ def test_operators_type_and_evaluate(src, typ, value):
 
 def test_float_rotation_and_ints_staying_ints():
     t, v = ev("rotate(fp, {x: 0.0, y: 0.0}, 45)")
-    assert t == "{x: float, y: float}" and v == pytest.approx({"x": math.sqrt(0.5), "y": math.sqrt(0.5)})
+    assert t == "{x: number, y: number}" and v == pytest.approx({"x": math.sqrt(0.5), "y": math.sqrt(0.5)})
     assert all(isinstance(ev(f"reflect(p, '{a}')")[1]["x"], int) for a in ("x", "y", "y=x", "origin"))
     with pytest.raises(EvalError, match="off the lattice"):
         ev("rotate(p, {x: 0, y: 0}, 45)")
@@ -133,7 +133,7 @@ def test_lattice_count_is_bounded():
                                     [120] * 6, [130, 150, 110, 130, 120, 150, 110]])
 def test_polygon_with_angles_reproduces_the_angles(angles):
     t, pts = ev("polygon_with_angles(angles)", angles=angles)
-    assert t == "list[{x: float, y: float}]" and len(pts) == len(angles)
+    assert t == "list[{x: number, y: number}]" and len(pts) == len(angles)
     xy = [(q["x"], q["y"]) for q in pts]
     from tessera.expr.lib_geometry import interior_angles, is_simple
 

@@ -47,51 +47,51 @@ def errors(src: str) -> list[str]:
 
 # -- operators: types and values --------------------------------------------------------------------------------
 @pytest.mark.parametrize("src,typ,value", [
-    ("neighbors(edges, 0)", "list[int]", [1, 2]),
-    ("neighbors(edges, 5)", "list[int]", []),
-    ("successors(edges, 0)", "list[int]", [1, 2]),
-    ("predecessors(edges, 2)", "list[int]", [0, 1]),
-    ("degree(edges, 2)", "int", 2),
-    ("in_degree(edges, 2)", "int", 2),
-    ("out_degree(edges, 2)", "int", 0),
-    ("shortest_path_length(edges, 0, 2)", "int", 1),
-    ("shortest_path_length(edges, 2, 2)", "int", 0),
-    ("shortest_path_length(edges, 0, 3)", "int", -1),
-    ("shortest_path(edges, 0, 2)", "list[int]", [0, 2]),
-    ("shortest_path(edges, 0, 4)", "list[int]", []),
-    ("weighted_path_length(edges, 0, 2)", "int", 5),
-    ("weighted_path_length(edges, 0, 5)", "int", -1),
-    ("weighted_path(edges, 2, 0)", "list[int]", [2, 1, 0]),
-    ("map(path_edges(edges, weighted_path(edges, 0, 2)), e -> e.w)", "list[int]", [4, 1]),
-    ("reachable(edges, 2, 0)", "bool", True),
-    ("reachable(edges, 0, 4)", "bool", False),
-    ("directed_reachable(edges, 0, 2)", "bool", True),
-    ("directed_reachable(edges, 2, 0)", "bool", False),
-    ("directed_path_length(edges, 0, 2)", "int", 1),
-    ("directed_path_length(edges, 2, 1)", "int", -1),
-    ("component_of(edges, 2)", "list[int]", [0, 1, 2]),
-    ("component_of(edges, 5)", "list[int]", [5]),
-    ("reachable_from(edges, 1)", "list[int]", [1, 2]),
-    ("components(range(6), edges)", "list[list[int]]", [[0, 1, 2], [3, 4], [5]]),
-    ("len(components(range(6), []))", "int", 6),
-    ("has_cycle(edges)", "bool", True),
-    ("has_cycle(filter(edges, e -> e.w != 7))", "bool", False),
-    ("has_cycle(edges + [{a: 3, b: 4, w: 9}])", "bool", True),
-    ("has_directed_cycle(edges)", "bool", False),
-    ("has_directed_cycle(edges + [{a: 2, b: 0, w: 1}])", "bool", True),
-    ("has_directed_cycle([{a: 3, b: 3, w: 1}])", "bool", True),
-    ("map(children(tree, 1), v -> v.label)", "list[str]", ["T", "U"]),
-    ("children(tree, 7)", "list[{id: int, parent: int, label: str}]", []),
-    ("map(leaves(tree), v -> v.label)", "list[str]", ["Q", "T", "U", "W"]),
-    ("depth(tree, 7)", "int", 3),
-    ("depth(tree, 0)", "int", 0),
-    ("tree_height(tree)", "int", 3),
-    ("map(ancestors(tree, 7), v -> v.label)", "list[str]", ["V", "S", "R"]),
-    ("map(descendants(tree, 3), v -> v.label)", "list[str]", ["V", "W"]),
-    ("len(descendants(tree, 0))", "int", 7),
-    ("common_ancestor(tree, 4, 5).label", "str", "P"),
-    ("common_ancestor(tree, 4, 7).label", "str", "R"),
-    ("common_ancestor(tree, 6, 7).label", "str", "V"),
+    ("neighbors(edges, 0)", "list[integer]", [1, 2]),
+    ("neighbors(edges, 5)", "list[integer]", []),
+    ("successors(edges, 0)", "list[integer]", [1, 2]),
+    ("predecessors(edges, 2)", "list[integer]", [0, 1]),
+    ("degree(edges, 2)", "integer", 2),
+    ("in_degree(edges, 2)", "integer", 2),
+    ("out_degree(edges, 2)", "integer", 0),
+    ("shortest_path_length(edges, 0, 2)", "integer", 1),
+    ("shortest_path_length(edges, 2, 2)", "integer", 0),
+    ("shortest_path_length(edges, 0, 3)", "integer", -1),
+    ("shortest_path(edges, 0, 2)", "list[integer]", [0, 2]),
+    ("shortest_path(edges, 0, 4)", "list[integer]", []),
+    ("weighted_path_length(edges, 0, 2)", "integer", 5),
+    ("weighted_path_length(edges, 0, 5)", "integer", -1),
+    ("weighted_path(edges, 2, 0)", "list[integer]", [2, 1, 0]),
+    ("map(path_edges(edges, weighted_path(edges, 0, 2)), e -> e.w)", "list[integer]", [4, 1]),
+    ("reachable(edges, 2, 0)", "boolean", True),
+    ("reachable(edges, 0, 4)", "boolean", False),
+    ("directed_reachable(edges, 0, 2)", "boolean", True),
+    ("directed_reachable(edges, 2, 0)", "boolean", False),
+    ("directed_path_length(edges, 0, 2)", "integer", 1),
+    ("directed_path_length(edges, 2, 1)", "integer", -1),
+    ("component_of(edges, 2)", "list[integer]", [0, 1, 2]),
+    ("component_of(edges, 5)", "list[integer]", [5]),
+    ("reachable_from(edges, 1)", "list[integer]", [1, 2]),
+    ("components(range(6), edges)", "list[list[integer]]", [[0, 1, 2], [3, 4], [5]]),
+    ("len(components(range(6), []))", "integer", 6),
+    ("has_cycle(edges)", "boolean", True),
+    ("has_cycle(filter(edges, e -> e.w != 7))", "boolean", False),
+    ("has_cycle(edges + [{a: 3, b: 4, w: 9}])", "boolean", True),
+    ("has_directed_cycle(edges)", "boolean", False),
+    ("has_directed_cycle(edges + [{a: 2, b: 0, w: 1}])", "boolean", True),
+    ("has_directed_cycle([{a: 3, b: 3, w: 1}])", "boolean", True),
+    ("map(children(tree, 1), v -> v.label)", "list[string]", ["T", "U"]),
+    ("children(tree, 7)", "list[{id: integer, parent: integer, label: string}]", []),
+    ("map(leaves(tree), v -> v.label)", "list[string]", ["Q", "T", "U", "W"]),
+    ("depth(tree, 7)", "integer", 3),
+    ("depth(tree, 0)", "integer", 0),
+    ("tree_height(tree)", "integer", 3),
+    ("map(ancestors(tree, 7), v -> v.label)", "list[string]", ["V", "S", "R"]),
+    ("map(descendants(tree, 3), v -> v.label)", "list[string]", ["V", "W"]),
+    ("len(descendants(tree, 0))", "integer", 7),
+    ("common_ancestor(tree, 4, 5).label", "string", "P"),
+    ("common_ancestor(tree, 4, 7).label", "string", "R"),
+    ("common_ancestor(tree, 6, 7).label", "string", "V"),
 ])
 def test_graph_operators_type_and_evaluate(src, typ, value):
     assert ev(src) == (typ, value)
@@ -101,8 +101,8 @@ def test_path_weight_has_the_type_of_the_weights():
     d = Diagnostics()
     c = compile_expr("weighted_path_length([{a: 0, b: 1, w: 0.5}, {a: 1, b: 2, w: 0.25}], 0, 2)", SCOPE,
                      Site(None, (), "e.yaml"), d)
-    assert str(c.type) == "float" and run(c, new_env(VALUES)) == 0.75
-    assert ev("weighted_path_length(edges, 0, 1)")[0] == "int"
+    assert str(c.type) == "number" and run(c, new_env(VALUES)) == 0.75
+    assert ev("weighted_path_length(edges, 0, 1)")[0] == "integer"
 
 
 def test_ties_break_towards_small_ids():
@@ -116,20 +116,20 @@ def test_ties_break_towards_small_ids():
 # -- operators: mistakes caught at compile time and at run time --------------------------------------------------
 @pytest.mark.parametrize("src,message", [
     ("degree(tree, 0)", "e.yaml:1:8: error: degree() needs edge records with integer node ids in fields a and b, "
-                        "got {id: int, parent: int, label: str}  [type-mismatch]"),
+                        "got {id: integer, parent: integer, label: string}  [type-mismatch]"),
     ("neighbors(words, 0)", "e.yaml:1:11: error: neighbors() needs edge records with integer node ids in fields a "
-                            "and b, got {a: str, b: str}  [type-mismatch]"),
+                            "and b, got {a: string, b: string}  [type-mismatch]"),
     ("shortest_path_length(level, 0, 1)", "e.yaml:1:22: error: shortest_path_length() needs a list of edge records "
-                                          "{a: int, b: int}, got int  [type-mismatch]"),
+                                          "{a: integer, b: integer}, got integer  [type-mismatch]"),
     ("weighted_path_length(map(edges, e -> {a: e.a, b: e.b}), 0, 1)",
      "e.yaml:1:22: error: weighted_path_length() needs edge records with a numeric weight field w, "
-     "got {a: int, b: int}  [type-mismatch]"),
-    ("reachable(edges, 0, 'x')", "e.yaml:1:21: error: the node ids of reachable() must be int, got str  [type-mismatch]"),
+     "got {a: integer, b: integer}  [type-mismatch]"),
+    ("reachable(edges, 0, 'x')", "e.yaml:1:21: error: the node ids of reachable() must be integer, got string  [type-mismatch]"),
     ("leaves(edges)", "e.yaml:1:8: error: leaves() needs tree node records with integer fields id and parent, "
-                      "got {a: int, b: int, w: int}  [type-mismatch]"),
-    ("components(edges, edges)", "e.yaml:1:12: error: the node ids of components() must be list[int], "
-                                 "got list[{a: int, b: int, w: int}]  [type-mismatch]"),
-    ("maze_passages(3, 'x', 0)", "e.yaml:1:18: error: the arguments of maze_passages() must be int, got str  [type-mismatch]"),
+                      "got {a: integer, b: integer, w: integer}  [type-mismatch]"),
+    ("components(edges, edges)", "e.yaml:1:12: error: the node ids of components() must be list[integer], "
+                                 "got list[{a: integer, b: integer, w: integer}]  [type-mismatch]"),
+    ("maze_passages(3, 'x', 0)", "e.yaml:1:18: error: the arguments of maze_passages() must be integer, got string  [type-mismatch]"),
 ])
 def test_operator_type_errors_name_the_position(src, message):
     assert errors(src) == [message]
@@ -192,7 +192,7 @@ def _grid_connected(rows, cols, passages) -> bool:
 @pytest.mark.parametrize("rows,cols,extra", [(1, 1, 0), (1, 6, 0), (5, 7, 0), (6, 4, 5), (12, 12, 20)])
 def test_maze_passages_dig_a_spanning_tree_plus_extra_passages(rows, cols, extra):
     typ, passages = ev(f"maze_passages({rows}, {cols}, {extra})", seed=rows * 100 + cols)
-    assert typ == "list[{a: int, b: int}]"
+    assert typ == "list[{a: integer, b: integer}]"
     assert len(passages) == rows * cols - 1 + extra
     assert len({(p["a"], p["b"]) for p in passages}) == len(passages)
     for p in passages:

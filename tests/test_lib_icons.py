@@ -15,8 +15,10 @@ from tessera.render.pictograms import PICTOGRAMS, pictogram
 from tessera.render.theme import Theme
 from tessera.sample.rng import Rng
 from tessera.trace.instance import generate
-from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
-from tests.oracles_icons import OPTION_FITS, expected_next  # noqa: E402
+from tests.tasks import OPTION_FITS as ALL_FITS  # noqa: E402
+from tests.tasks.icons.sequence import expected_next  # noqa: E402
+
+OPTION_FITS = {t: f for t, f in ALL_FITS.items() if t.startswith("icons.")}  # the icons domain's option tasks
 from tests.test_lib_boards import render_map_is_clean  # noqa: E402
 
 THEME = Theme((255, 255, 255), (30, 30, 35), (215, 215, 220), 0, "blue", 1.0, 0.0)
@@ -81,7 +83,7 @@ def test_turned_pictograms_differ_from_the_upright_ones():
 def test_pattern_operators(src, values, expected):
     t, v = ev(src, {"xs": [], "words": [], "m": 1, **values})
     assert v == expected
-    assert t == ("int" if src.startswith("period") else "list[int]")
+    assert t == ("integer" if src.startswith("period") else "list[integer]")
 
 
 def test_pattern_operator_errors():

@@ -79,7 +79,7 @@ def test_spring_layout_keeps_the_gap_and_the_edge_clearance(seed):
     edges = random_graph(meta, n, meta.randint(0, 2 * n))
     gap = 0.18
     typ, pts = ev("spring_layout(n, edges, 0.18)", {"n": n, "edges": edges}, seed)
-    assert typ == "list[{x: float, y: float}]" and len(pts) == n
+    assert typ == "list[{x: number, y: number}]" and len(pts) == n
     assert all(0 <= p["x"] <= 1 and 0 <= p["y"] <= 1 for p in pts)
     for i in range(n):
         for j in range(i + 1, n):
@@ -163,7 +163,7 @@ def test_tree_layout_layers_without_overlap_or_crossing(seed):
     rng = Rng(seed)
     ids, parents = random_tree(rng, rng.randint(1, 40))
     typ, pts = ev("tree_layout(ids, parents)", {"ids": ids, "parents": parents})
-    assert typ == "list[{x: float, y: float, depth: int}]" and len(pts) == len(ids)
+    assert typ == "list[{x: number, y: number, depth: integer}]" and len(pts) == len(ids)
     at = dict(zip(ids, pts))
     up = dict(zip(ids, parents))
 
@@ -228,7 +228,7 @@ def test_tree_layout_run_time_errors(ids, parents, message):
 @pytest.mark.parametrize("seed", range(5))
 def test_scatter_layout_keeps_gap_and_margin(seed):
     typ, pts = ev("scatter_layout(25, 0.12, 0.1)", seed=seed)
-    assert typ == "list[{x: float, y: float}]" and len(pts) == 25
+    assert typ == "list[{x: number, y: number}]" and len(pts) == 25
     assert all(0.1 <= p["x"] <= 0.9 and 0.1 <= p["y"] <= 0.9 for p in pts)
     for i, p in enumerate(pts):
         for q in pts[i + 1:]:
@@ -254,7 +254,7 @@ def test_scatter_layout_refuses_what_cannot_fit():
 # -- grid_layout, ring_layout -----------------------------------------------------------------------------------
 def test_grid_layout_exact_centres_with_the_last_row_centred():
     typ, cells = ev("grid_layout(5, 3)")
-    assert typ == "list[{x: float, y: float, row: int, col: int}]"
+    assert typ == "list[{x: number, y: number, row: integer, col: integer}]"
     assert cells == [
         {"x": 0.166667, "y": 0.25, "row": 0, "col": 0}, {"x": 0.5, "y": 0.25, "row": 0, "col": 1},
         {"x": 0.833333, "y": 0.25, "row": 0, "col": 2},
@@ -269,7 +269,7 @@ def test_grid_layout_exact_centres_with_the_last_row_centred():
 
 def test_ring_layout_exact_points_clockwise_from_start():
     typ, pts = ev("ring_layout(4, 90)")
-    assert typ == "list[{x: float, y: float, angle: float}]"
+    assert typ == "list[{x: number, y: number, angle: number}]"
     # y points down: 90° is straight below the centre, then round clockwise on the image (left, top, right).
     assert pts == [{"x": 0.5, "y": 1.0, "angle": 90.0}, {"x": 0.0, "y": 0.5, "angle": 180.0},
                    {"x": 0.5, "y": 0.0, "angle": 270.0}, {"x": 1.0, "y": 0.5, "angle": 0.0}]
@@ -283,7 +283,7 @@ def test_ring_layout_exact_points_clockwise_from_start():
 def test_maze_walls_of_a_two_by_two_maze():
     # Cells 0 1 / 2 3 with passages 0–1, 1–3, 2–3: one wall inside, between 0 and 2 (y = 1, x from 0 to 1).
     typ, walls = ev("maze_walls(2, 2, [{a: 0, b: 1}, {a: 1, b: 3}, {a: 2, b: 3}])")
-    assert typ == "list[{x: float, y: float, x2: float, y2: float}]"
+    assert typ == "list[{x: number, y: number, x2: number, y2: number}]"
     assert walls == [{"x": 0.0, "y": 0.0, "x2": 2.0, "y2": 0.0}, {"x": 0.0, "y": 1.0, "x2": 1.0, "y2": 1.0},
                      {"x": 0.0, "y": 2.0, "x2": 2.0, "y2": 2.0},
                      {"x": 0.0, "y": 0.0, "x2": 0.0, "y2": 2.0}, {"x": 2.0, "y": 0.0, "x2": 2.0, "y2": 2.0}]
@@ -339,7 +339,7 @@ def test_label_spots_avoid_dots_labels_and_segments(seed):
     segs = [{"x": a["x"], "y": a["y"], "x2": b["x"], "y2": b["y"]} for a, b in zip(pts, pts[1:])]
     r, hw, hh = 0.015, 0.05, 0.025
     typ, spots = ev("label_spots(pts, 0.015, 0.05, 0.025, segs)", {"pts": pts, "segs": segs})
-    assert typ == "list[{x: float, y: float}]" and len(spots) == len(pts)
+    assert typ == "list[{x: number, y: number}]" and len(spots) == len(pts)
     boxes = label_boxes(spots, hw, hh)
     dots = [(p["x"] - r, p["y"] - r, p["x"] + r, p["y"] + r) for p in pts]
     for i, b in enumerate(boxes):
@@ -373,7 +373,7 @@ def test_label_spots_prefers_the_first_diagonal_and_moves_off_a_segment():
 ])
 def test_nice_ticks_on_known_ranges(src, expected):
     typ, got = ev(src)
-    assert typ == "{lo: float, hi: float, step: float, ticks: list[float]}"
+    assert typ == "{lo: number, hi: number, step: number, ticks: list[number]}"
     assert got == expected
 
 
@@ -386,27 +386,27 @@ def test_nice_ticks_and_the_chart_axes_share_one_rule():
 
 # -- compile-time errors ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("src,message", [
-    ("spring_layout('x', edges, 0.1)", "e.yaml:1:15: error: the node count of spring_layout() must be int, got str  [type-mismatch]"),
+    ("spring_layout('x', edges, 0.1)", "e.yaml:1:15: error: the node count of spring_layout() must be integer, got string  [type-mismatch]"),
     ("spring_layout(3, [1, 2], 0.1)", "e.yaml:1:18: error: spring_layout() needs a list of edge records "
-                                      "{a: int, b: int}, got list[int]  [type-mismatch]"),
-    ("spring_layout(3, edges, 'x')", "e.yaml:1:25: error: the gap of spring_layout() must be float, got str  [type-mismatch]"),
-    ("tree_layout(ids, 3)", "e.yaml:1:18: error: the parents of tree_layout() must be list[int], got int  [type-mismatch]"),
-    ("tree_layout(['a'], parents)", "e.yaml:1:13: error: the node ids of tree_layout() must be list[int], "
-                                    "got list[str]  [type-mismatch]"),
-    ("scatter_layout(3.5, 0.1, 0.1)", "e.yaml:1:16: error: the point count of scatter_layout() must be int, "
-                                      "got float  [type-mismatch]"),
-    ("grid_layout(4, 'x')", "e.yaml:1:16: error: the columns of grid_layout() must be int, got str  [type-mismatch]"),
-    ("ring_layout(4, [0])", "e.yaml:1:16: error: the start angle of ring_layout() must be float, got list[int]  [type-mismatch]"),
-    ("maze_walls(2, 2, ids)", "e.yaml:1:18: error: maze_walls() needs a list of edge records {a: int, b: int}, "
-                              "got list[int]  [type-mismatch]"),
+                                      "{a: integer, b: integer}, got list[integer]  [type-mismatch]"),
+    ("spring_layout(3, edges, 'x')", "e.yaml:1:25: error: the gap of spring_layout() must be number, got string  [type-mismatch]"),
+    ("tree_layout(ids, 3)", "e.yaml:1:18: error: the parents of tree_layout() must be list[integer], got integer  [type-mismatch]"),
+    ("tree_layout(['a'], parents)", "e.yaml:1:13: error: the node ids of tree_layout() must be list[integer], "
+                                    "got list[string]  [type-mismatch]"),
+    ("scatter_layout(3.5, 0.1, 0.1)", "e.yaml:1:16: error: the point count of scatter_layout() must be integer, "
+                                      "got number  [type-mismatch]"),
+    ("grid_layout(4, 'x')", "e.yaml:1:16: error: the columns of grid_layout() must be integer, got string  [type-mismatch]"),
+    ("ring_layout(4, [0])", "e.yaml:1:16: error: the start angle of ring_layout() must be number, got list[integer]  [type-mismatch]"),
+    ("maze_walls(2, 2, ids)", "e.yaml:1:18: error: maze_walls() needs a list of edge records {a: integer, b: integer}, "
+                              "got list[integer]  [type-mismatch]"),
     ("label_spots(ids, 0.1, 0.1, 0.1)", "e.yaml:1:13: error: the points of label_spots() must be records with "
-                                        "numeric x and y fields, got int  [type-mismatch]"),
+                                        "numeric x and y fields, got integer  [type-mismatch]"),
     ("label_spots([{x: 0, y: 0}], 0.1, 0.1, 0.1, [{x: 0, y: 0}])",
      "e.yaml:1:44: error: the segments of label_spots() must be records with numeric x, y, x2, y2 fields, "
-     "got {x: int, y: int}  [type-mismatch]"),
-    ("label_spots([{x: 0, y: 0}], 'r', 0.1, 0.1)", "e.yaml:1:29: error: the radius of label_spots() must be float, "
-                                                   "got str  [type-mismatch]"),
-    ("nice_ticks(0, 'x')", "e.yaml:1:15: error: the high end of nice_ticks() must be float, got str  [type-mismatch]"),
+     "got {x: integer, y: integer}  [type-mismatch]"),
+    ("label_spots([{x: 0, y: 0}], 'r', 0.1, 0.1)", "e.yaml:1:29: error: the radius of label_spots() must be number, "
+                                                   "got string  [type-mismatch]"),
+    ("nice_ticks(0, 'x')", "e.yaml:1:15: error: the high end of nice_ticks() must be number, got string  [type-mismatch]"),
     ("nice_ticks(0)", "e.yaml:1:1: error: nice_ticks() takes 2 to 3 arguments (nice_ticks(lo, hi[, max_ticks])), "
                       "got 1  [arg-count]"),
 ])

@@ -28,27 +28,27 @@ def ev(src: str, **extra):
 
 
 @pytest.mark.parametrize("src,typ,value", [
-    ("clock_angle(clocks[0])", "float", 90.0),
-    ("clock_angle({hour: 12, minute: 0})", "float", 0.0),
-    ("clock_angle({hour: 6, minute: 0})", "float", 180.0),
-    ("clock_angle(t)", "float", 22.5),  # hour hand at 292.5°, minute hand at 270°
-    ("clock_angle({hour: 2, minute: 50})", "float", 145.0),  # 85° vs 300°: the smaller side
-    ("format_time(clocks[1])", "str", "12:05"),
-    ("format_time({hour: 0, minute: 7})", "str", "12:07"),
-    ("format_time({hour: 15, minute: 30})", "str", "3:30"),
-    ("add_minutes(clocks[2], 15)", "{hour: int, minute: int}", {"hour": 12, "minute": 5}),
-    ("add_minutes(clocks[2], 75)", "{hour: int, minute: int}", {"hour": 1, "minute": 5}),
-    ("add_minutes(clocks[0], -200)", "{hour: int, minute: int}", {"hour": 11, "minute": 40}),
-    ("add_minutes(clocks[0], 720 * 3)", "{hour: int, minute: int}", {"hour": 3, "minute": 0}),
-    ("minutes_between(clocks[0], clocks[2])", "int", 530),
-    ("minutes_between(clocks[2], clocks[1])", "int", 15),  # forward across 12 o'clock
-    ("minutes_between(clocks[0], clocks[0])", "int", 0),
-    ("map(sort(clocks, c -> dial_minutes(c)), c -> c.label)", "list[str]", ["B", "A", "C"]),
-    ("fraction(6, 16)", "str", "3/8"),
-    ("fraction(4, 2)", "str", "2"),
-    ("fraction(0, 5)", "str", "0"),
-    ("fraction(3, -6)", "str", "-1/2"),
-    ("gcd(12, 18) + gcd(0, 0)", "int", 6),
+    ("clock_angle(clocks[0])", "number", 90.0),
+    ("clock_angle({hour: 12, minute: 0})", "number", 0.0),
+    ("clock_angle({hour: 6, minute: 0})", "number", 180.0),
+    ("clock_angle(t)", "number", 22.5),  # hour hand at 292.5°, minute hand at 270°
+    ("clock_angle({hour: 2, minute: 50})", "number", 145.0),  # 85° vs 300°: the smaller side
+    ("format_time(clocks[1])", "string", "12:05"),
+    ("format_time({hour: 0, minute: 7})", "string", "12:07"),
+    ("format_time({hour: 15, minute: 30})", "string", "3:30"),
+    ("add_minutes(clocks[2], 15)", "{hour: integer, minute: integer}", {"hour": 12, "minute": 5}),
+    ("add_minutes(clocks[2], 75)", "{hour: integer, minute: integer}", {"hour": 1, "minute": 5}),
+    ("add_minutes(clocks[0], -200)", "{hour: integer, minute: integer}", {"hour": 11, "minute": 40}),
+    ("add_minutes(clocks[0], 720 * 3)", "{hour: integer, minute: integer}", {"hour": 3, "minute": 0}),
+    ("minutes_between(clocks[0], clocks[2])", "integer", 530),
+    ("minutes_between(clocks[2], clocks[1])", "integer", 15),  # forward across 12 o'clock
+    ("minutes_between(clocks[0], clocks[0])", "integer", 0),
+    ("map(sort(clocks, c -> dial_minutes(c)), c -> c.label)", "list[string]", ["B", "A", "C"]),
+    ("fraction(6, 16)", "string", "3/8"),
+    ("fraction(4, 2)", "string", "2"),
+    ("fraction(0, 5)", "string", "0"),
+    ("fraction(3, -6)", "string", "-1/2"),
+    ("gcd(12, 18) + gcd(0, 0)", "integer", 6),
 ])
 def test_operators_type_and_evaluate(src, typ, value):
     t, v = ev(src)
@@ -58,9 +58,9 @@ def test_operators_type_and_evaluate(src, typ, value):
 @pytest.mark.parametrize("src,needle", [
     ("clock_angle(n)", "must be a time"),
     ("format_time({hour: 'three', minute: 0})", "must be a time"),
-    ("add_minutes(t, 1.5)", "must be int"),
+    ("add_minutes(t, 1.5)", "must be integer"),
     ("minutes_between(t, word)", "must be a time"),
-    ("fraction(1.5, 2)", "must be int"),
+    ("fraction(1.5, 2)", "must be integer"),
 ])
 def test_type_errors(src, needle):
     d = Diagnostics()

@@ -47,15 +47,15 @@ def test_tampered_trace_is_detected(taxonomy, tmp_path, capsys):
     assert "MISMATCH" in out and "state: differs" in out and "hashes.image: recorded 0000000000000000…" in out
 
 
-def test_replay_notices_changed_task_definition(library_copy, monkeypatch):
+def test_replay_notices_changed_task_definition(fixture_lib, monkeypatch):
     from tessera.taxonomy import compile_taxonomy
 
-    monkeypatch.chdir(library_copy)
-    tax = compile_taxonomy(library_copy)
+    monkeypatch.chdir(fixture_lib)
+    tax = compile_taxonomy(fixture_lib)
     inst = generate(tax.tasks["charts.bar_chart.value_difference"], 2, 1, vocab=tax.vocab)
-    path = library_copy / "programs/charts/bar_chart/value_difference.yaml"
+    path = fixture_lib / "programs/charts/bar_chart/value_difference.yaml"
     path.write_text(path.read_text().replace("high.value - low.value", "high.value - low.value + 1"))
-    result = replay_trace(inst.trace, compile_taxonomy(library_copy))
+    result = replay_trace(inst.trace, compile_taxonomy(fixture_lib))
     assert not result.ok
     assert result.differences[0] == "hashes.task_spec: the task's YAML changed since this trace was written"
     assert "answer: differs" in result.differences

@@ -369,7 +369,7 @@ summary: a row of dots
 params:
   items: {kind: list}
   size: {kind: fn}
-  title: {kind: text, default: ""}
+  title: {kind: template, default: ""}
 limits: {items: 3}
 scene:
   title: "{{ title }}"
@@ -436,7 +436,7 @@ def test_component_errors_name_the_parameter_and_the_use(tmp_path):
         """, components={"dots": COMPONENT})
     errs = errors_of(root)
     assert any("component 'dots' has no parameter 'colour'" in e for e in errs)
-    assert any("component 'dots' parameter 'items' must be a list, got int" in e for e in errs)
+    assert any("component 'dots' parameter 'items' must be a list, got integer" in e for e in errs)
 
 
 def test_component_type_errors_point_into_the_component(tmp_path):
@@ -552,7 +552,7 @@ def test_component_requirement_must_be_bool(tmp_path):
         with: {items: dots, size: "d -> d.w"}
         """, components={"dots": bad})
     errs = errors_of(root)
-    assert "dots.yaml:9:10: requirement 'count' of component 'dots' must be a bool expression, got int" in errs, errs
+    assert "dots.yaml:9:10: requirement 'count' of component 'dots' must be a boolean expression, got integer" in errs, errs
 
 
 def test_ellipse_arc_glyph_polyline_and_segments_geometry(tmp_path):

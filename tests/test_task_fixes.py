@@ -12,8 +12,7 @@ import pytest
 
 from tessera.errors import SamplingFailed
 from tessera.trace.loop import sample_state
-from tests.oracles import ORACLES  # noqa: F401  (first: it loads every domain's oracle module)
-from tests.oracles_boards import reachable
+from tests.tasks.games.chess import reachable
 
 N = 100  # instances per property, levels 0..9 in turn
 

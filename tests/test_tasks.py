@@ -10,14 +10,19 @@ from tessera.trace.instance import generate, instance_state
 from tessera.validate.replay import replay_trace
 from tessera.verify.score import score, wrong_answer
 from tests.conftest import library_task_ids
-from tests.oracles import ORACLES, same_answer
+from tests.tasks import ORACLES, REGISTERED_IN, grammar_module, same_answer
 
 LEVELS = (0, 3, 6, 9)
 SEEDS = (0, 1, 2)
 
 
 def test_every_task_has_an_oracle(taxonomy):
-    assert sorted(taxonomy.tasks) == sorted(ORACLES), "add an independent oracle in tests/oracles.py for new tasks"
+    assert sorted(taxonomy.tasks) == sorted(ORACLES), \
+        "add an independent oracle for each new task, in tests/tasks/<domain>/<grammar>.py (`@oracle(task_id)`)"
+    # each task's oracle (and option fit) lives in the one file of its grammar
+    misplaced = {key: module for key, module in REGISTERED_IN.items()
+                 if module != grammar_module(taxonomy.tasks[key[1]].grammar.id)}
+    assert not misplaced, f"registered outside their grammar's tests/tasks/ file: {misplaced}"
     # the batteries below are parametrized from the programs' headers: they name exactly the compiled tasks
     assert library_task_ids() == sorted(taxonomy.tasks)
 
@@ -31,7 +36,7 @@ def test_task_battery(taxonomy, task_id):
             inst = generate(task, seed, level, vocab=taxonomy.vocab)
             tr = inst.trace
             # The answer, recomputed by independent Python from the recorded state.
-            assert same_answer(task.answer_type, oracle(tr), inst.answer), (level, seed, tr["query"])
+            assert same_answer(task.contract, oracle(tr), inst.answer), (level, seed, tr["query"])
             # The verifier gives the canonical answer full reward and a wrong one no answer credit.
             ok = score(inst.label, f"Reasoning...\n{json.dumps({'answer': inst.answer})}")
             assert (ok.answer, ok.format, ok.reward) == (1.0, 1.0, 1.0)
@@ -66,3 +71,13 @@ def test_levels_grow_the_scene(taxonomy, task_id):
     assert instance_state(task, 0, 9, taxonomy.vocab)[1] == generate(task, 0, 9, vocab=taxonomy.vocab).trace["state"]
 
     assert size(9) > size(0) * 1.2
+
+
+def test_oracles_are_compared_within_the_contracts_own_tolerance(taxonomy):
+    """same_answer reads the tolerance from the task's contract: a probability within 0.006, a tenth within 0.05;
+    (the old comparison allowed 0.05 for every number, nine times what the probability contract allows)."""
+    probability, tenth, integer = (taxonomy.contracts[c] for c in ("probability", "number_tenth", "integer_exact"))
+    assert same_answer(probability, 0.375, 0.38)
+    assert not same_answer(probability, 0.375, 0.385)
+    assert same_answer(tenth, 13.24, 13.2) and not same_answer(tenth, 13.3, 13.2)
+    assert not same_answer(integer, 3, 4) and same_answer(integer, 3, 3)

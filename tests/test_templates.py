@@ -92,16 +92,16 @@ def test_tests_are_an_allow_list_without_arguments():
 # -- only data prints --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("src,message", [
-    ("{{ shapes.pop }}", "t:1:11: error: cannot take field '.pop' of a list[{color: str, shape: str, size: int}]; "
+    ("{{ shapes.pop }}", "t:1:11: error: cannot take field '.pop' of a list[{color: string, shape: string, size: integer}]; "
                          "only records have fields  [type-mismatch]"),
-    ("{{ name.upper }}", "t:1:9: error: cannot take field '.upper' of a str; only records have fields  [type-mismatch]"),
-    ("{{ n.real }}", "t:1:6: error: cannot take field '.real' of a int; only records have fields  [type-mismatch]"),
+    ("{{ name.upper }}", "t:1:9: error: cannot take field '.upper' of a string; only records have fields  [type-mismatch]"),
+    ("{{ n.real }}", "t:1:6: error: cannot take field '.real' of an integer; only records have fields  [type-mismatch]"),
     ("{{ a.items }}", "t:1:6: error: unknown field 'items' (this record has: color, shape, size)  [unknown-field]"),
     ("{{ a['keys'] }}", "t:1:5: error: unknown field 'keys' (this record has: color, shape, size)  [unknown-field]"),
     ("{{ shapes[0].__class__ }}", "t:1:14: error: template attribute '__class__' is not allowed  [not-allowed]"),
-    ("{{ a }}", "t:1:4: error: template prints a record ({color: str, shape: str, size: int}); print one of its "
+    ("{{ a }}", "t:1:4: error: template prints a record ({color: string, shape: string, size: integer}); print one of its "
                 "fields  [type-mismatch]"),
-    ("{{ words }}", "t:1:4: error: template prints a list (list[str]); print it with join, lettered or fmt  [type-mismatch]"),
+    ("{{ words }}", "t:1:4: error: template prints a list (list[string]); print it with join, lettered or fmt  [type-mismatch]"),
     ("{{ flag }}", "t:1:4: error: template prints a bool (it would print True or False); write "
                    "{{ 'yes' if x else 'no' }} or x | fmt  [type-mismatch]"),
     ("{{ n > 2 }}", "t:1:4: error: template prints a bool (it would print True or False); write "
@@ -110,11 +110,11 @@ def test_tests_are_an_allow_list_without_arguments():
                 "the step)  [reserved-name]"),
     ("{{ none }}", "t:1:4: error: templates have no 'none' value  [not-allowed]"),
     ("{{ self }}", "t:1:4: error: 'self' cannot be read in a template (jinja reserves it); rename the value  [reserved-name]"),
-    ("{{ shapes[name] }}", "t:1:11: error: a template index is an integer, got str  [type-mismatch]"),
-    ("{{ n[0] }}", "t:1:5: error: cannot index a int; only lists and text have items  [type-mismatch]"),
-    ("{{ a + 1 }}", "t:1:4: error: operator '+' needs two numbers, two texts or two lists, got {color: str, shape: "
-                    "str, size: int} and int  [type-mismatch]"),
-    ("{{ -name }}", "t:1:4: error: operator '-' needs a number, got str  [type-mismatch]"),
+    ("{{ shapes[name] }}", "t:1:11: error: a template index is an integer, got string  [type-mismatch]"),
+    ("{{ n[0] }}", "t:1:5: error: cannot index an integer; only lists and text have items  [type-mismatch]"),
+    ("{{ a + 1 }}", "t:1:4: error: operator '+' needs two numbers, two texts or two lists, got {color: string, shape: "
+                    "string, size: integer} and integer  [type-mismatch]"),
+    ("{{ -name }}", "t:1:4: error: operator '-' needs a number, got string  [type-mismatch]"),
 ])
 def test_non_data_is_a_compile_error_where_the_type_shows_it(src, message):
     assert errors(src) == [message]
@@ -160,20 +160,20 @@ def test_data_prints_as_before():
     ("{{ x | round(precision=2) }}", "t:1:8: error: template filter 'round' takes positional arguments only  [arg-count]"),
     ("{{ x | round(-5) }}", "t:1:8: error: template filter 'round' takes a precision from 0 to 10, got -5  [type-mismatch]"),
     ("{{ x | round(2, 'up') }}", "t:1:8: error: template filter 'round' rounds 'common', 'ceil' or 'floor'  [type-mismatch]"),
-    ("{{ x | round(name) }}", "t:1:8: error: template filter 'round' takes a precision from 0 to 10, got str  [type-mismatch]"),
-    ("{{ name | round }}", "t:1:11: error: template filter 'round' needs a number, got str  [type-mismatch]"),
+    ("{{ x | round(name) }}", "t:1:8: error: template filter 'round' takes a precision from 0 to 10, got string  [type-mismatch]"),
+    ("{{ name | round }}", "t:1:11: error: template filter 'round' needs a number, got string  [type-mismatch]"),
     ("{{ words | join('" + "-" * 21 + "') }}", "t:1:12: error: template filter 'join' separator is 21 characters "
                                                "(limit 20)  [type-mismatch]"),
     ("{{ shapes | join(', ') }}", "t:1:13: error: template filter 'join' needs a list of text or numbers (or a "
-                                  "text), got list[{color: str, shape: str, size: int}]  [type-mismatch]"),
+                                  "text), got list[{color: string, shape: string, size: integer}]  [type-mismatch]"),
     ("{{ words | join(', ', 1) }}", "t:1:12: error: template filter 'join' takes at most 1 argument, got 2  [arg-count]"),
-    ("{{ n | upper }}", "t:1:8: error: template filter 'upper' needs text, got int  [type-mismatch]"),
-    ("{{ n | plural }}", "t:1:8: error: template filter 'plural' needs a word (text), got int  [type-mismatch]"),
-    ("{{ name | plural(name) }}", "t:1:11: error: template filter 'plural' takes an integer count, got str  [type-mismatch]"),
+    ("{{ n | upper }}", "t:1:8: error: template filter 'upper' needs text, got integer  [type-mismatch]"),
+    ("{{ n | plural }}", "t:1:8: error: template filter 'plural' needs a word (text), got integer  [type-mismatch]"),
+    ("{{ name | plural(name) }}", "t:1:11: error: template filter 'plural' takes an integer count, got string  [type-mismatch]"),
     ("{{ a | length(2) }}", "t:1:8: error: template filter 'length' takes at most 0 arguments, got 1  [arg-count]"),
     ("{{ shapes | fmt }}", "t:1:13: error: template filter 'fmt' prints text, numbers, bools and lists of them, got "
-                           "list[{color: str, shape: str, size: int}]  [type-mismatch]"),
-    ("{{ n | first }}", "t:1:8: error: template filter 'first' needs a list or text, got int  [type-mismatch]"),
+                           "list[{color: string, shape: string, size: integer}]  [type-mismatch]"),
+    ("{{ n | first }}", "t:1:8: error: template filter 'first' needs a list or text, got integer  [type-mismatch]"),
 ])
 def test_filter_arguments_are_checked_at_compile_time(src, message):
     assert errors(src) == [message]
@@ -292,9 +292,9 @@ def test_a_render_without_a_compiled_name_says_so():
     assert t.render({"vocab": {"colors": ["red", "blue"]}}) == "red, blue"
 
 
-def test_vocab_renders_in_a_prompt(library_copy, monkeypatch):
-    monkeypatch.chdir(library_copy)
-    write(library_copy, "programs/bad/vocab_prompt.yaml", """
+def test_vocab_renders_in_a_prompt(fixture_lib, monkeypatch):
+    monkeypatch.chdir(fixture_lib)
+    write(fixture_lib, "programs/bad/vocab_prompt.yaml", """
         task: charts.bar_chart.vocab_prompt
         grammar: charts.bar_chart
         summary: s
@@ -304,7 +304,7 @@ def test_vocab_renders_in_a_prompt(library_copy, monkeypatch):
         witness: {set: bars}
         prompt: How many bars, plus {{ vocab.fruits | length }} ({{ vocab.fruits[0] }} first)?
         """)
-    tax = compile_taxonomy(library_copy)
+    tax = compile_taxonomy(fixture_lib)
     inst = generate(tax.tasks["charts.bar_chart.vocab_prompt"], 0, 1, vocab=tax.vocab)
     assert inst.prompt.startswith(f"How many bars, plus {len(tax.vocab['fruits'])} ({tax.vocab['fruits'][0]} first)?")
 
@@ -406,12 +406,12 @@ HOSTILE = """
     """
 
 
-def test_hostile_prompts_are_positioned_in_the_yaml_file(library_copy, monkeypatch, taxonomy):
-    monkeypatch.chdir(library_copy)
-    write(library_copy, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", " + ".join(["n"] * 300)))
-    got = [m for m in diagnostics(library_copy) if m.startswith("programs/bad/")]
+def test_hostile_prompts_are_positioned_in_the_yaml_file(fixture_lib, monkeypatch, taxonomy):
+    monkeypatch.chdir(fixture_lib)
+    write(fixture_lib, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", " + ".join(["n"] * 300)))
+    got = [m for m in diagnostics(fixture_lib) if m.startswith("programs/bad/")]
     assert got == [
-        "programs/bad/hostile.yaml:9:20: error: cannot take field '.pop' of a list[{label: str, value: int}]; only "
+        "programs/bad/hostile.yaml:9:20: error: cannot take field '.pop' of a list[{label: string, value: integer}]; only "
         "records have fields  [type-mismatch]",
         "programs/bad/hostile.yaml:9:40: error: template filter 'round' takes a precision from 0 to 10, got 10000000  [type-mismatch]",
         "programs/bad/hostile.yaml:12:164: error: template tag has more than 32 operators; compute the value in a step "
@@ -421,11 +421,11 @@ def test_hostile_prompts_are_positioned_in_the_yaml_file(library_copy, monkeypat
     ]
 
 
-def test_cli_refuses_a_hostile_template_with_exit_2_and_no_traceback(library_copy):
-    write(library_copy, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", "(((((((((n)))))))))"))
+def test_cli_refuses_a_hostile_template_with_exit_2_and_no_traceback(fixture_lib):
+    write(fixture_lib, "programs/bad/hostile.yaml", HOSTILE.replace("PLUS", "(((((((((n)))))))))"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = run_bounded([sys.executable, "-m", "tessera.cli", "compile", str(library_copy)], 300, env=env,
-                       cwd=library_copy)
+    proc = run_bounded([sys.executable, "-m", "tessera.cli", "compile", str(fixture_lib)], 300, env=env,
+                       cwd=fixture_lib)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "programs/bad/hostile.yaml:12:46: error: template brackets nest 9 deep; the limit is 8  [bound]" in proc.stderr
@@ -437,7 +437,7 @@ def test_cli_refuses_a_hostile_template_with_exit_2_and_no_traceback(library_cop
 FRAGMENTS = ["{{", "}}", "{%", "%}", "{{-", "-}}", "{#", "#}", "if", "elif", "else", "endif", "for", "in", "endfor",
              "set", "=", "raw", "endraw", "n", "x", "name", "words", "shapes", "a", "flag", "f", "self", "none", "true",
              ".", "color", "size", "pop", "__class__", "[", "]", "(", ")", "{", "}", ":", ",", "0", "-1", "7", "1e308",
-             "9" * 40, "'s'", '"t"', "|", "join", "round", "upper", "lettered", "fmt", "int", "first", "default",
+             "9" * 40, "'s'", '"t"', "|", "join", "round", "upper", "lettered", "fmt", "integer", "first", "default",
              "plural", "length", "+", "-", "*", "~", "==", "<", "and", "or", "not", "is", "number", "defined", "%",
              "!", "$", "'", " ", " ", " ", "\n"]
 VALUES = {"shapes": [{"color": "red", "shape": "disc", "size": 2}], "a": {"color": "red", "shape": "disc", "size": 2},

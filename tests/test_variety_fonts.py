@@ -327,7 +327,7 @@ def test_a_component_restricts_the_pool_for_its_own_text(tmp_path, monkeypatch):
         summary: a sticky note
         fonts: [handwriting]
         params:
-          label: {kind: text}
+          label: {kind: template}
         scene:
           marks:
             - text: {x: 50, y: 20, text: "'{{ label }}'", size: 14}

@@ -400,14 +400,14 @@ def test_bad_render_variety_keys_are_positioned_errors(library_copy):
             f"[1.28, 1.69]") in text
 
 
-def test_canvas_scale_and_aspect_vary_within_the_declared_range(library_copy, monkeypatch):
+def test_canvas_scale_and_aspect_vary_within_the_declared_range(fixture_lib, monkeypatch):
     from tessera.taxonomy import compile_taxonomy
 
-    _edit_grammar(library_copy, "grammars/charts/bar_chart.yaml", "canvas: {width: 512, height: 384, scale: [0.85, 1.25], aspect: [1.16, 1.53]}",
+    _edit_grammar(fixture_lib, "grammars/charts/bar_chart.yaml", "canvas: {width: 512, height: 384, scale: [0.85, 1.25], aspect: [1.16, 1.53]}",
                   "canvas: {width: 512, height: 384, scale: [0.8, 1.5], aspect: [0.75, 1.6]}\n"
                   "  raster: {strength: mild, skip: [jpeg]}")
-    monkeypatch.chdir(library_copy)
-    tax = compile_taxonomy(library_copy)
+    monkeypatch.chdir(fixture_lib)
+    tax = compile_taxonomy(fixture_lib)
     task = tax.tasks["charts.bar_chart.extremum_label"]
     plain = generate(task, 1, 3, vocab=tax.vocab)
     assert (plain.trace["render"]["width"], plain.trace["render"]["height"]) == (512, 384)

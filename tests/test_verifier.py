@@ -97,11 +97,11 @@ def test_wrong_answers_are_rejected(lab):
 
 
 # -- contracts: synonyms and forms are checked at load ----------------------------------------------------------
-def test_contract_synonyms_and_forms_are_checked_with_positions(library_copy, monkeypatch):
+def test_contract_synonyms_and_forms_are_checked_with_positions(fixture_lib, monkeypatch):
     from tests.test_errors import diagnostics, write
 
-    monkeypatch.chdir(library_copy)
-    write(library_copy, "contracts/bad_synonyms.yaml", """
+    monkeypatch.chdir(fixture_lib)
+    write(fixture_lib, "contracts/bad_synonyms.yaml", """
         contract: bad_synonyms
         summary: t
         type: string
@@ -113,27 +113,27 @@ def test_contract_synonyms_and_forms_are_checked_with_positions(library_copy, mo
             metre: [meter, "two words"]
             litre: [meter, metre]
     """)
-    write(library_copy, "contracts/bad_kind.yaml", """
+    write(fixture_lib, "contracts/bad_kind.yaml", """
         contract: bad_kind
         summary: t
         type: integer
         normalize: {synonyms: {gray: [grey]}}
     """)
-    write(library_copy, "contracts/bad_form.yaml", """
+    write(fixture_lib, "contracts/bad_form.yaml", """
         contract: bad_form
         summary: t
         type: list
         items: string
         normalize: {form: probability}
     """)
-    write(library_copy, "contracts/bad_case.yaml", """
+    write(fixture_lib, "contracts/bad_case.yaml", """
         contract: bad_case
         summary: t
         type: set
         items: string
         normalize: {case: keep, synonyms: {gray: [grey]}}
     """)
-    assert diagnostics(library_copy) == [
+    assert diagnostics(fixture_lib) == [
         "contracts/bad_case.yaml:5:25: error: synonyms need 'case: fold' (they are matched as lower-case "
         "words)  [contract-form]",
         "contracts/bad_form.yaml:5:19: error: 'form: probability' applies to number answers, not string ones "

@@ -15,28 +15,30 @@ import json
 
 from ..expr.compile import Scope, Site, compile_expr
 from ..expr.template import compile_template
-from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, is_numeric
+from ..expr.types import ANY, BOOL, INT, STR, ListT, is_numeric
+from ..spec.colors import COLOR_WORDS
 from ..spec.fonts import check_classes
 
 KIND_CHECK = {
     "list": lambda t: isinstance(t, ListT),
     "number": is_numeric,
-    "int": lambda t: t == INT,
-    "text": lambda t: t in (STR, INT, FLOAT),
-    "str": lambda t: t == STR,
+    "integer": lambda t: t == INT,
+    "string": lambda t: t == STR,
     "color": lambda t: t == STR,
-    "bool": lambda t: t == BOOL,
+    "boolean": lambda t: t == BOOL,
     "any": lambda t: True,
 }
-KIND_WORDS = {"list": "a list", "number": "a number", "int": "an integer", "text": "a string or number",
-              "str": "a string", "color": "a colour name", "bool": "a bool", "any": "any value",
-              "fn": "a lambda such as b -> b.value, or a field accessor such as .value"}
+KIND_WORDS = {"list": "a list", "number": "a number", "integer": "an integer", "template": "a template (text with "
+              "{{ expr }} holes)", "string": "a string", "color": "a colour name", "boolean": "a boolean",
+              "any": "any value", "fn": "a lambda such as b -> b.value, or a field accessor such as .value"}
+# The bare words a parameter kind lists (the value rule, as for scene channels): colour words for a colour.
+KIND_LISTED = {"color": COLOR_WORDS}
 
 
 def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
     from ..expr.compile import function_type
     from ..expr.types import FnT
-    from .scene import CUse
+    from .scene import CUse, _const
 
     name = raw.get("use")
     if not isinstance(name, str) or name not in sc.components:
@@ -86,8 +88,8 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
             functions[pname] = fn
             body_names[pname] = fn
             continue
-        if param.kind == "text":
-            # Text parameters are templates, like titles everywhere: `title: Fruit sold ({{ unit }})`.
+        if param.kind == "template":
+            # Template parameters hold prose, like titles everywhere: `title: Fruit sold ({{ unit }})`.
             t = compile_template(str(src), src_scope.names,
                                  lambda line, col, d=src_doc, l_=src_loc: d.expr_pos(l_, line - 1, col - 1), sc.diags)
             if t is None:
@@ -96,7 +98,10 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
             args[pname] = t
             body_names[pname] = STR
             continue
-        c = compile_expr(src, src_scope, Site(src_doc, src_loc), sc.diags)
+        if isinstance(src, str) and src in KIND_LISTED.get(param.kind, ()) and src not in src_scope.names:
+            c = _const(src)
+        else:
+            c = compile_expr(src, src_scope, Site(src_doc, src_loc), sc.diags)
         if c is None:
             sc.ok = False
             continue
@@ -129,7 +134,7 @@ def compile_use(sc, doc, raw: dict, loc: tuple, scope: Scope, depth: int):
         if c is None:
             sc.ok = False
         elif c.type not in (BOOL, ANY):
-            sc.error(cdoc, ("require", rname), f"requirement '{rname}' of component '{name}' must be a bool "
+            sc.error(cdoc, ("require", rname), f"requirement '{rname}' of component '{name}' must be a boolean "
                                                f"expression, got {c.type}", code="component-use")
         else:
             requires.append((rname, c, str(cdoc.pos(("require", rname)))))

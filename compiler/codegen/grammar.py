@@ -357,7 +357,7 @@ def _inspect_rules(spec, doc, schema: dict[str, Type], diags: Diagnostics) -> di
                                             f"'{rule.field}' (fields: {', '.join(t.elem.names)})", code="unknown-field")
         elif ft != STR:
             diags.error(doc.pos(field_loc), f"render.tools.inspect.{name}: '{rule.field}' is {ft}; inspect "
-                                            f"returns a text label (a str field), never a quantity", code="scene-shape")
+                                            f"returns a text label (a string field), never a quantity", code="scene-shape")
         elif rule.says is not None and not rule.says.strip():
             diags.error(doc.pos(loc + ("says",)), f"render.tools.inspect.{name}.says is empty", code="scene-shape")
         else:

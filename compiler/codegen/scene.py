@@ -12,13 +12,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import Diagnostics, EvalError
-from ..expr.compile import Compiled, Scope, Site, compile_expr
+from ..errors import Diagnostics, EvalError, located
+from ..expr.compile import Compiled, Scope, Site, compile_expr, run
 from ..expr.template import Template, compile_template
 from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, is_numeric
-from ..spec.colors import COLOR_WORDS
+from ..spec.colors import COLOR_WORDS, PALETTES
 from ..spec.guides import GUIDES
 from ..spec.marks import MARKS
+from ..spec.options import OptionRule, number, words
 from ..spec.svg import svg_commands
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -46,15 +47,55 @@ FRAME_KEYS = {
 SCALE_KINDS = ("linear", "log", "band")
 SCALE_KEYS = ("linear", "log", "band", "nice", "zero", "ticks", "padding")
 MARK_META = ("each", "as", "index", "where", "bind", "group", "clear", "key")
+# The options of the scene that are not in a spec table: frames' flags, scales', panels', tiles' and table columns'.
+FRAME_FLAGS = {"cartesian": {"y_down": words((False, True))}, "polar": {"clockwise": words((True, False))},
+               "grid": {"hex": words((False, True))},
+               "camera": {"projection": words(("isometric", "orthographic", "perspective"))}}
+SCALE_OPTIONS = {"nice": words((True, False)), "zero": words((False, True)), "ticks": number(6, 2, 30, integer=True)}
+PANEL_OPTIONS = {"gap": number(8.0, 0.0, 400.0), "max": number(64, 1, 256, integer=True)}
+TILE_OPTIONS = {"gap": number(4.0, 0.0, 64.0)}
+COLUMN_OPTIONS = {"weight": words(("normal", "bold")), "width": number(1.0, 0.05, 20.0)}
+# `clear: prefer`: the text takes a spot clear of strokes when one exists, else the first legible spot.
+CLEAR_OPTION = words((False, True, "prefer"))
+# The bare words a channel kind lists (the value rule: a listed word is that word, anything else an expression).
+CHANNEL_WORDS = {"color": COLOR_WORDS, "palette": frozenset(PALETTES)}
+_RULE_TYPES = {"boolean": (BOOL,), "string": (STR,), "integer": (INT,), "number": (INT, FLOAT)}
+
+
+@dataclass(frozen=True)
+class Option:
+    """A scene option's value: a constant (checked against `rule` when the grammar compiled), or `expr`, an
+    expression over the scope enclosing the option's node, evaluated once each time the node is drawn and checked
+    against the same rule then. `value` is the one way the renderer reads an option."""
+    key: str
+    rule: OptionRule
+    constant: Any = None
+    expr: Compiled | None = None
+
+    def value(self, env: dict) -> Any:
+        if self.expr is None:
+            return self.constant
+        v = run(self.expr, env)
+        if not self.rule.accepts(v):
+            raise EvalError(located(f"option '{self.key}' must be {self.rule.expected()}, got {v!r} "
+                                    f"(from `{self.expr.source}`)", self.expr.where))
+        return self.rule.value(v)
+
+    @property
+    def fixed(self) -> bool:
+        return self.expr is None
+
+
+def option_values(options: dict[str, Option], env: dict) -> dict[str, Any]:
+    """The values of a node's options in the env of the node (the run-time half of SceneCompiler.option)."""
+    return {k: o.value(env) for k, o in options.items()}
 
 
 @dataclass
 class CScale:
     kind: str
     domain: Compiled
-    nice: bool = True
-    zero: bool = False
-    ticks: int = 6
+    options: dict[str, Option] = field(default_factory=dict)  # nice, zero, ticks
     padding: Compiled | None = None
 
 
@@ -63,7 +104,7 @@ class CFrame:
     kind: str
     scales: dict[str, CScale] = field(default_factory=dict)
     exprs: dict[str, Compiled] = field(default_factory=dict)
-    flags: dict[str, Any] = field(default_factory=dict)
+    flags: dict[str, Option] = field(default_factory=dict)
     where_text: str = ""  # the frame's kind key, "grammars/x.yaml:12:7", for run-time errors
 
 
@@ -71,7 +112,7 @@ class CFrame:
 class CMark:
     kind: str
     channels: dict[str, Compiled]
-    options: dict[str, Any]
+    options: dict[str, Option]  # the spec's options and `clear` (True, False or 'prefer'); the composer binds them
     each: Compiled | None = None
     as_name: str = "it"
     index_name: str | None = None
@@ -79,7 +120,6 @@ class CMark:
     bind: Compiled | None = None
     bind_items: bool = True
     group: str | None = None
-    clear: bool | str = False  # True, False or 'prefer'
     where_text: str = ""  # "grammars/x.yaml:12:7" for run-time messages
 
 
@@ -88,23 +128,23 @@ class CGuide:
     kind: str
     exprs: dict[str, Compiled]
     texts: dict[str, Template]
-    options: dict[str, Any]
+    options: dict[str, Option]
     each: Compiled | None = None
     as_name: str = "it"
-    columns: list[dict] = field(default_factory=list)  # tables: [{header: Template, text/fill: Compiled}]
+    # tables: [{header: Template, text/fill/color: Compiled, weight/width: Option}]
+    columns: list[dict] = field(default_factory=list)
     where_text: str = ""
 
 
 @dataclass
 class CPanels:
     cols: Compiled | None
-    gap: float
+    options: dict[str, Option]  # gap, max
     each: Compiled | None = None
     as_name: str = "it"
     index_name: str | None = None
     panel: "CNode | None" = None
     items: list["CNode"] = field(default_factory=list)
-    max: int = 64
     where_text: str = ""
 
 
@@ -122,7 +162,7 @@ class CTiles:
     as_name: str = "it"
     label: Compiled | None = None
     slot_cols: Compiled | None = None
-    gap: float = 4.0
+    options: dict[str, Option] = field(default_factory=dict)  # gap
     where_text: str = ""
 
 
@@ -177,8 +217,10 @@ class SceneCompiler:
         self.ok = False
         self.diags.error(doc.key_pos(loc) if key else doc.pos(loc), message, code=code)
 
-    def expr(self, doc, src, loc: tuple, scope: Scope) -> Compiled | None:
-        if isinstance(src, str) and src in COLOR_WORDS and src not in scope.names:
+    def expr(self, doc, src, loc: tuple, scope: Scope, listed: frozenset = frozenset()) -> Compiled | None:
+        """A value by the value rule: a bare word `listed` for the key (a colour word in a colour channel, a palette
+        name) is that word; anything else is an expression over `scope`."""
+        if isinstance(src, str) and src in listed and src not in scope.names:
             return _const(src)
         c = compile_expr(src, scope, Site(doc, loc), self.diags)
         if c is None:
@@ -186,13 +228,14 @@ class SceneCompiler:
         return c
 
     def typed(self, doc, src, loc: tuple, scope: Scope, kind: str, what: str) -> Compiled | None:
-        if kind == "text" and isinstance(src, str) and src in COLOR_WORDS and src not in scope.names:
-            # A bare colour word is a constant in every channel (fill: red), so in a text channel it prints itself:
-            # almost always a field or an expression meant, rarely the word.
-            self.diags.warning(doc.pos(loc), f"{what} is the bare colour word '{src}', which prints the word "
-                                             f"'{src}'; write \"'{src}'\" if that is meant, or the field or "
-                                             f"expression that holds the text", code="color-word-text")
-        c = self.expr(doc, src, loc, scope)
+        if kind == "shown" and isinstance(src, str) and src in COLOR_WORDS and src not in scope.names:
+            # A colour word is listed only in colour channels; in a text channel it is a name like any other, so
+            # the mistake `text: red` (the word meant, or a field) is named here rather than as an unknown name.
+            self.error(doc, loc, f"{what} is the bare colour word '{src}', which is a word only in a colour "
+                                 f"channel; write \"'{src}'\" for the word, or the field or expression that holds "
+                                 f"the text", code="color-word-text")
+            return None
+        c = self.expr(doc, src, loc, scope, CHANNEL_WORDS.get(kind, frozenset()))
         if c is None:
             return None
         problem = _kind_problem(kind, c.type)
@@ -221,24 +264,34 @@ class SceneCompiler:
                            key=True, code="unknown-key")
         return raw
 
-    def const(self, doc, raw: dict, key: str, loc: tuple, allowed: tuple, what: str):
-        """A constant option: one of `allowed` (the first is the default)."""
+    def option(self, doc, raw: dict, key: str, loc: tuple, rule: OptionRule, what: str, scope: Scope) -> Option:
+        """An option by the value rule: a YAML number or boolean, or a word the option lists, is that constant,
+        checked now; any other string is an expression over `scope` (the node's: an option is evaluated once per
+        node, never per `each` item), type-checked now and checked against the rule when the node is drawn. A bare
+        name that is neither listed nor in scope is reported as a word the option does not list."""
+        default = Option(key, rule, rule.default_value)
         if key not in raw:
-            return allowed[0]
-        v = raw[key]
-        if v not in allowed or (isinstance(v, bool) != isinstance(allowed[0], bool)):
-            shown = ", ".join(str(a).lower() if isinstance(a, bool) else str(a) for a in allowed)
-            self.error(doc, loc + (key,), f"{what} '{key}' must be one of {shown}, got {v!r}", code="scene-shape")
-            return allowed[0]
-        return v
-
-    def number(self, doc, raw: dict, key: str, loc: tuple, default: float, lo: float, hi: float) -> float:
-        v = raw.get(key, default)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-            self.error(doc, loc + (key,), f"'{key}' must be a number in [{lo:g}, {hi:g}], got {v!r}",
-                    code="scene-shape")
             return default
-        return float(v)
+        v, here = raw[key], loc + (key,)
+        if isinstance(v, str) and not rule.accepts(v) and not (NAME.match(v) and v not in scope.names):
+            c = compile_expr(v, scope, Site(doc, here), self.diags)
+            if c is None:
+                self.ok = False
+                return default
+            types = rule.type_words()
+            if c.type != ANY and c.type not in [t for w in types for t in _RULE_TYPES[w]]:
+                self.error(doc, here, f"{what} '{key}' must be {' or '.join(types)} ({rule.expected()}), got "
+                                      f"{c.type}", code="type-mismatch")
+                return default
+            return Option(key, rule, None, c)
+        if not rule.accepts(v):
+            self.error(doc, here, f"{what} '{key}' must be {rule.expected()}, got {v!r}", code="scene-shape")
+            return default
+        return Option(key, rule, rule.value(v))
+
+    def options(self, doc, raw: dict, loc: tuple, rules: dict[str, OptionRule], what: str,
+                scope: Scope) -> dict[str, Option]:
+        return {key: self.option(doc, raw, key, loc, rule, what, scope) for key, rule in rules.items()}
 
     def name(self, doc, raw: dict, key: str, loc: tuple, default: str | None) -> str | None:
         v = raw.get(key, default)
@@ -327,7 +380,7 @@ class SceneCompiler:
         if not isinstance(raw, list) or len(raw) != n:
             self.error(doc, loc, f"{what} takes a list of {n} numbers", code="scene-shape")
             return None
-        out = [self.typed(doc, v, loc + (i,), scope, "num", f"{what}[{i}]") for i, v in enumerate(raw)]
+        out = [self.typed(doc, v, loc + (i,), scope, "number", f"{what}[{i}]") for i, v in enumerate(raw)]
         return None if any(c is None for c in out) else out
 
     def inset(self, doc, raw, loc: tuple) -> list[float] | None:
@@ -367,7 +420,6 @@ class SceneCompiler:
                 s = self.scale(doc, body[ch], here + (ch,), scope)
                 if s is not None:
                     out.scales[ch] = s
-            out.flags["y_down"] = self.const(doc, body, "y_down", here, (False, True), "cartesian")
         elif kind == "polar":
             for ch, default in (("theta", "[0, 360]"), ("r", "[0, 1]")):
                 src = body.get(ch, {"linear": default, "nice": False})
@@ -376,10 +428,9 @@ class SceneCompiler:
                     out.scales[ch] = s
             for key in ("start", "inner", "sweep"):
                 if key in body:
-                    c = self.typed(doc, body[key], here + (key,), scope, "num", f"polar '{key}'")
+                    c = self.typed(doc, body[key], here + (key,), scope, "number", f"polar '{key}'")
                     if c is not None:
                         out.exprs[key] = c
-            out.flags["clockwise"] = self.const(doc, body, "clockwise", here, (True, False), "polar")
         elif kind == "plane":
             for ch in ("x", "y"):
                 if ch not in body:
@@ -393,16 +444,13 @@ class SceneCompiler:
                 if key not in body:
                     self.error(doc, here, f"a grid frame needs '{key}'", code="missing-key")
                     continue
-                c = self.typed(doc, body[key], here + (key,), scope, "int", f"grid '{key}'")
+                c = self.typed(doc, body[key], here + (key,), scope, "integer", f"grid '{key}'")
                 if c is not None:
                     out.exprs[key] = c
-            out.flags["hex"] = self.const(doc, body, "hex", here, (False, True), "grid")
         elif kind == "camera":
-            out.flags["projection"] = self.const(doc, body, "projection", here,
-                                                 ("isometric", "orthographic", "perspective"), "camera")
             for key in ("azimuth", "elevation", "distance"):
                 if key in body:
-                    c = self.typed(doc, body[key], here + (key,), scope, "num", f"camera '{key}'")
+                    c = self.typed(doc, body[key], here + (key,), scope, "number", f"camera '{key}'")
                     if c is not None:
                         out.exprs[key] = c
             if "bounds" not in body:
@@ -412,6 +460,7 @@ class SceneCompiler:
                 c = self.expr(doc, body["bounds"], here + ("bounds",), scope)
                 if c is not None:
                     out.exprs["bounds"] = c
+        out.flags = self.options(doc, body, here, FRAME_FLAGS.get(kind, {}), kind, scope)
         return out
 
     def scale(self, doc, raw, loc: tuple, scope: Scope) -> CScale | None:
@@ -428,12 +477,9 @@ class SceneCompiler:
         domain = self.typed(doc, raw[kind], loc + (kind,), scope, want, f"the {kind} scale's domain")
         if domain is None:
             return None
-        s = CScale(kind, domain)
-        s.nice = self.const(doc, raw, "nice", loc, (True, False), "scale")
-        s.zero = self.const(doc, raw, "zero", loc, (False, True), "scale")
-        s.ticks = int(self.number(doc, raw, "ticks", loc, 6, 2, 30))
+        s = CScale(kind, domain, self.options(doc, raw, loc, SCALE_OPTIONS, "scale", scope))
         if "padding" in raw:
-            s.padding = self.typed(doc, raw["padding"], loc + ("padding",), scope, "num", "band padding")
+            s.padding = self.typed(doc, raw["padding"], loc + ("padding",), scope, "number", "band padding")
         return s
 
     # -- marks --------------------------------------------------------------------------------------------------
@@ -478,12 +524,12 @@ class SceneCompiler:
             c = self.typed(doc, body[key], here + (key,), inner, ch.kind, f"'{key}'")
             if c is not None:
                 out.channels[key] = c
-        for key, allowed_values in spec.options.items():
-            out.options[key] = self.const(doc, body, key, here, allowed_values, kind)
+        out.options = self.options(doc, body, here, {**{k: words(v) for k, v in spec.options.items()},
+                                                     "clear": CLEAR_OPTION}, kind, scope)
         if kind == "svg" and "d" in out.channels:
             self.svg_data(doc, body["d"], out.channels["d"], here + ("d",))
         if "where" in body:
-            out.where = self.typed(doc, body["where"], here + ("where",), inner, "bool", "'where'")
+            out.where = self.typed(doc, body["where"], here + ("where",), inner, "boolean", "'where'")
         if "bind" in body:
             if body["bind"] is False or body["bind"] == "false":
                 out.bind_items = False
@@ -491,9 +537,6 @@ class SceneCompiler:
                 out.bind = self.expr(doc, body["bind"], here + ("bind",), inner)
         if "group" in body:
             out.group = self.name(doc, body, "group", here, None)
-        # `clear: prefer`: the text takes a spot clear of strokes when one exists, else the first legible spot.
-        out.clear = "prefer" if body.get("clear") == "prefer" else self.const(doc, body, "clear", here,
-                                                                              (False, True), kind)
         return out
 
     def svg_data(self, doc, raw, c: Compiled, loc: tuple) -> None:
@@ -551,8 +594,7 @@ class SceneCompiler:
         for key in spec.texts:
             if key in body:
                 out.texts[key] = self.template(doc, body[key], here + (key,), scope)
-        for key, allowed_values in spec.options.items():
-            out.options[key] = self.const(doc, body, key, here, allowed_values, kind)
+        out.options = self.options(doc, body, here, {k: words(v) for k, v in spec.options.items()}, kind, scope)
         if kind == "table":
             cols = body.get("columns")
             if not isinstance(cols, list) or not cols:
@@ -569,12 +611,11 @@ class SceneCompiler:
                 if "text" not in col:
                     self.error(doc, cl, "a table column needs 'text' (an expression over the row)", code="missing-key")
                     continue
-                entry["text"] = self.typed(doc, col["text"], cl + ("text",), inner, "text", "'text'")
+                entry["text"] = self.typed(doc, col["text"], cl + ("text",), inner, "shown", "'text'")
                 for key in ("fill", "color"):
                     if key in col:
                         entry[key] = self.typed(doc, col[key], cl + (key,), inner, "color", f"'{key}'")
-                entry["weight"] = self.const(doc, col, "weight", cl, ("normal", "bold"), "column")
-                entry["width"] = self.number(doc, col, "width", cl, 1.0, 0.05, 20.0)
+                entry.update(self.options(doc, col, cl, COLUMN_OPTIONS, "column", scope))
                 out.columns.append(entry)
         return out
 
@@ -583,9 +624,8 @@ class SceneCompiler:
         raw = self.mapping(doc, raw, loc, PANEL_KEYS, "panels")
         if raw is None:
             return None
-        cols = self.typed(doc, raw["cols"], loc + ("cols",), scope, "int", "'cols'") if "cols" in raw else None
-        out = CPanels(cols, self.number(doc, raw, "gap", loc, 8.0, 0.0, 400.0), where_text=str(doc.pos(loc)))
-        out.max = int(self.number(doc, raw, "max", loc, 64, 1, 256))
+        cols = self.typed(doc, raw["cols"], loc + ("cols",), scope, "integer", "'cols'") if "cols" in raw else None
+        out = CPanels(cols, self.options(doc, raw, loc, PANEL_OPTIONS, "panels", scope), where_text=str(doc.pos(loc)))
         if ("each" in raw) == ("items" in raw):
             self.error(doc, loc, "panels take either 'each' + 'panel' (one panel per item) or 'items' (a list of "
                                  "nodes)", code="scene-shape")
@@ -610,8 +650,9 @@ class SceneCompiler:
             if not isinstance(items, list) or not items:
                 self.error(doc, loc + ("items",), "panels 'items' takes a list of nodes", code="scene-shape")
                 return None
-            if len(items) > out.max:
-                self.error(doc, loc + ("items",), f"{len(items)} panels (at most {out.max})", code="bound")
+            most = out.options["max"]
+            if most.fixed and len(items) > most.constant:  # else checked when drawn
+                self.error(doc, loc + ("items",), f"{len(items)} panels (at most {most.constant})", code="bound")
             for i, child in enumerate(items):
                 cn = self.node(doc, child, loc + ("items", i), scope, depth + 1)
                 if cn is not None:
@@ -628,24 +669,24 @@ class SceneCompiler:
             self.error(doc, loc, f"tiles need {', '.join(missing)} (rows, cols, each: one record per slot, source: "
                                  f"the tile a slot shows, scene: the node that is cut)", code="missing-key")
             return None
-        rows = self.typed(doc, raw["rows"], loc + ("rows",), scope, "int", "'rows'")
-        cols = self.typed(doc, raw["cols"], loc + ("cols",), scope, "int", "'cols'")
+        rows = self.typed(doc, raw["rows"], loc + ("rows",), scope, "integer", "'rows'")
+        cols = self.typed(doc, raw["cols"], loc + ("cols",), scope, "integer", "'cols'")
         each = self.typed(doc, raw["each"], loc + ("each",), scope, "list", "'each'")
         if rows is None or cols is None or each is None:
             return None
         as_name = self.name(doc, raw, "as", loc, "it")
         inner = scope.child(**{as_name: each.type.elem if isinstance(each.type, ListT) else ANY})
-        source = self.typed(doc, raw["source"], loc + ("source",), inner, "int", "'source'")
-        turn = self.typed(doc, raw["turn"], loc + ("turn",), inner, "int", "'turn'") if "turn" in raw else None
-        label = self.typed(doc, raw["label"], loc + ("label",), inner, "text", "'label'") if "label" in raw else None
-        slot_cols = (self.typed(doc, raw["slot_cols"], loc + ("slot_cols",), scope, "int", "'slot_cols'")
+        source = self.typed(doc, raw["source"], loc + ("source",), inner, "integer", "'source'")
+        turn = self.typed(doc, raw["turn"], loc + ("turn",), inner, "integer", "'turn'") if "turn" in raw else None
+        label = self.typed(doc, raw["label"], loc + ("label",), inner, "shown", "'label'") if "label" in raw else None
+        slot_cols = (self.typed(doc, raw["slot_cols"], loc + ("slot_cols",), scope, "integer", "'slot_cols'")
                      if "slot_cols" in raw else None)
-        gap = self.number(doc, raw, "gap", loc, 4.0, 0.0, 64.0)
+        options = self.options(doc, raw, loc, TILE_OPTIONS, "tiles", scope)
         scene = self.node(doc, raw["scene"], loc + ("scene",), scope, depth + 1)
         if source is None or scene is None or any(k in raw and v is None for k, v in
                                                   (("turn", turn), ("label", label), ("slot_cols", slot_cols))):
             return None
-        return CTiles(rows, cols, each, source, turn, scene, as_name, label, slot_cols, gap, str(doc.pos(loc)))
+        return CTiles(rows, cols, each, source, turn, scene, as_name, label, slot_cols, options, str(doc.pos(loc)))
 
     # -- components ---------------------------------------------------------------------------------------------
     def use(self, doc, raw: dict, loc: tuple, scope: Scope, depth: int) -> CUse | None:
@@ -667,12 +708,13 @@ def _kind_problem(kind: str, t: Type) -> str | None:
     if t == ANY:
         return None
     ok = {
-        "num": is_numeric(t),
-        "int": t == INT,
-        "bool": t == BOOL,
-        "str": t == STR,
+        "number": is_numeric(t),
+        "integer": t == INT,
+        "boolean": t == BOOL,
+        "string": t == STR,
         "color": t == STR,
-        "text": t in (STR, INT, FLOAT, BOOL),
+        "palette": t == STR,
+        "shown": t in (STR, INT, FLOAT, BOOL),
         "pos": t in (INT, FLOAT, STR),
         "list": isinstance(t, ListT),
         "nums": isinstance(t, ListT) and is_numeric(t.elem),
@@ -690,8 +732,9 @@ def _kind_problem(kind: str, t: Type) -> str | None:
     if ok:
         return None
     want = {
-        "num": "a number", "int": "an integer", "bool": "a bool", "str": "a string", "color": "a colour "
-        "(a name such as red, a theme role such as ink, or '#rrggbb')", "text": "a string or a number",
+        "number": "a number", "integer": "an integer", "boolean": "a boolean", "string": "a string", "color": "a "
+        "colour (a name such as red, a theme role such as ink, or '#rrggbb')", "palette": "a palette name ("
+        + ", ".join(PALETTES) + ")", "shown": "a string or a number",
         "pos": "a number or a category", "list": "a list", "nums": "a list of numbers",
         "points": "a list of points (records with x and y, or [x, y] pairs)",
         "points3": "a list of 3-D points (records with x, y and z, or [x, y, z] triples)",

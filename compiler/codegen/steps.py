@@ -86,7 +86,7 @@ def compile_constraints(entries: dict, names: dict[str, Type], doc, key: str, wh
         if c is None:
             ok = False
         elif not accepts(BOOL, c.type):
-            diags.error(doc.pos((key, name)), f"{noun} '{name}' must be a bool expression, got {c.type}",
+            diags.error(doc.pos((key, name)), f"{noun} '{name}' must be a boolean expression, got {c.type}",
                     code="type-mismatch")
             ok = False
         else:

@@ -139,7 +139,7 @@ def compile_task(loaded: Loaded, grammar: CompiledGrammar, contract: CompiledCon
                                                      f"e.g. {{start: a, end: b}}; got {wt}", code="answer-type")
             ok = False
         elif wkind == "scalar" and not isinstance(wt, Scalar):
-            diags.error(doc.pos(("witness", wkind)), f"a scalar witness is a number, string or bool, got {wt}",
+            diags.error(doc.pos(("witness", wkind)), f"a scalar witness is a number, string or boolean, got {wt}",
                     code="answer-type")
             ok = False
 

@@ -179,7 +179,7 @@ def _pred_builtin(name: str, doc: str, result: str):
             return _fail(ck)
         t, pred = typed
         if not accepts(BOOL, t):
-            return ck.error(args[1], f"the lambda given to {name}() must return bool, got {t}", code="lambda-form")
+            return ck.error(args[1], f"the lambda given to {name}() must return boolean, got {t}", code="lambda-form")
         xf = c.fn
         if result == "count":
             def count(env):
@@ -560,7 +560,7 @@ def _rank(ck, node, args):
     if c is None:
         return _fail(ck)
     if unify(item.type, elem) is None:
-        return ck.error(args[0], f"rank() item is a {item.type} but the list holds {elem}", code="type-mismatch")
+        return ck.error(args[0], f"rank() item is {item.type:a} but the list holds {elem}", code="type-mismatch")
     kt, key = _key(ck, args, elem, 2, "the third argument of rank()")
     if key is None:
         return _fail(ck)
@@ -612,7 +612,7 @@ def _index(ck, node, args):
         return _fail(ck)
     item = ck.compile(args[1])
     if unify(item.type, elem) is None:
-        return ck.error(args[1], f"index() looks for a {item.type} in a list of {elem}", code="type-mismatch")
+        return ck.error(args[1], f"index() looks for {item.type:a} in a list of {elem}", code="type-mismatch")
     xf, itf = c.fn, item.fn
 
     def impl(env):

@@ -205,7 +205,7 @@ class _Checker:
     def c_float_lit(self, node):
         v = float(node.children[0])
         if not math.isfinite(v):
-            return self.error(node, f"float literal {node.children[0]} is too large", code="bound")
+            return self.error(node, f"number literal {node.children[0]} is too large", code="bound")
         return Compiled(FLOAT, lambda env: v)
 
     def c_str_lit(self, node):
@@ -255,7 +255,7 @@ class _Checker:
         if base.type == ANY:
             return Compiled(ANY, _raise_checked)
         if not isinstance(base.type, RecordT):
-            return self.error(name_tok, f"cannot take field '.{name}' of a {base.type}", code="type-mismatch")
+            return self.error(name_tok, f"cannot take field '.{name}' of {base.type:a}", code="type-mismatch")
         t = base.type.field(name)
         if t is None:
             return self.error(
@@ -283,7 +283,7 @@ class _Checker:
         if base.type == STR:
             bf, xf = base.fn, idx.fn
             return Compiled(STR, lambda env: _str_index(bf(env), xf(env)))
-        return self.error(node, f"cannot index a {base.type}", code="type-mismatch")
+        return self.error(node, f"cannot index {base.type:a}", code="type-mismatch")
 
     def c_slice(self, node):
         base_node, *bound_nodes = node.children  # start, stop, step; None where left out
@@ -292,7 +292,7 @@ class _Checker:
         if base.type == ANY:
             return Compiled(ANY, _raise_checked)
         if not (isinstance(base.type, ListT) or base.type == STR):
-            return self.error(node, f"cannot slice a {base.type}", code="type-mismatch")
+            return self.error(node, f"cannot slice {base.type:a}", code="type-mismatch")
         bf = base.fn
         start_f, stop_f, step_f = bounds
 
@@ -401,7 +401,7 @@ class _Checker:
     def c_neg(self, node):
         c = self.compile(node.children[0])
         if not is_numeric(c.type):
-            return self.error(node, f"cannot negate a {c.type}", code="type-mismatch")
+            return self.error(node, f"cannot negate {c.type:a}", code="type-mismatch")
         f = c.fn
         return Compiled(c.type, lambda env: -f(env))  # negation keeps a value inside the (symmetric) bounds
 
@@ -494,7 +494,7 @@ class _Checker:
                         code="type-mismatch")
         elif isinstance(b.type, ListT):
             if unify(a.type, b.type.elem) is None:
-                return self.error(left_node, f"cannot look for a {a.type} in a {b.type}", code="type-mismatch")
+                return self.error(left_node, f"cannot look for {a.type:a} in {b.type:a}", code="type-mismatch")
         elif b.type != ANY:
             return self.error(right_node, f"'in' needs a list or a string on the right, got {b.type}",
                     code="type-mismatch")

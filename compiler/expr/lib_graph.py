@@ -29,7 +29,7 @@ def edge_type_problem(t: Type, weighted: bool = False) -> str | None:
     if t == ANY or (isinstance(t, ListT) and t.elem == ANY):
         return None
     if not (isinstance(t, ListT) and isinstance(t.elem, RecordT)):
-        return f"a list of edge records {{a: int, b: int{', w: number' if weighted else ''}}}, got {t}"
+        return f"a list of edge records {{a: integer, b: integer{', w: number' if weighted else ''}}}, got {t}"
     elem = t.elem
     for name in ("a", "b"):
         if elem.field(name) not in (INT, ANY):
@@ -44,7 +44,7 @@ def tree_type_problem(t: Type) -> str | None:
     if t == ANY or (isinstance(t, ListT) and t.elem == ANY):
         return None
     if not (isinstance(t, ListT) and isinstance(t.elem, RecordT)):
-        return f"a list of tree node records {{id: int, parent: int}}, got {t}"
+        return f"a list of tree node records {{id: integer, parent: integer}}, got {t}"
     if t.elem.field("id") not in (INT, ANY) or t.elem.field("parent") not in (INT, ANY):
         return f"tree node records with integer fields id and parent, got {t.elem}"
     return None

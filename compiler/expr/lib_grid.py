@@ -37,7 +37,7 @@ def _cells_arg(ck, node, fname: str, what: str):
     if c is None:
         return None, None
     if not is_cell(elem):
-        ck.error(node, f"{fname}() needs cells: records with int fields row and col, got {elem}", code="type-mismatch")
+        ck.error(node, f"{fname}() needs cells: records with integer fields row and col, got {elem}", code="type-mismatch")
         return None, None
     return c, elem
 
@@ -45,7 +45,7 @@ def _cells_arg(ck, node, fname: str, what: str):
 def _cell_arg(ck, node, fname: str, what: str):
     c = ck.compile(node)
     if not is_cell(c.type):
-        ck.error(node, f"{what} of {fname}() must be a cell (a record with int row and col), got {c.type}",
+        ck.error(node, f"{what} of {fname}() must be a cell (a record with integer row and col), got {c.type}",
                 code="type-mismatch")
         return None
     return c
@@ -262,7 +262,7 @@ def _piece_moves(ck, node, args):
             return _fail(ck)
         t, capture = res
         if not accepts(BOOL, t):
-            return ck.error(args[5], f"the capture rule of piece_moves() must return bool, got {t}",
+            return ck.error(args[5], f"the capture rule of piece_moves() must return boolean, got {t}",
                     code="type-mismatch")
     kf, cf, mf, rf, colf = kind.fn, c.fn, mover.fn, rows.fn, cols.fn
 

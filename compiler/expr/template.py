@@ -582,7 +582,7 @@ class _Checker:
             return ft
         if t == ANY:
             return ANY
-        return self.error(node, f"cannot take field '.{name}' of a {t}; only records have fields", code="type-mismatch")
+        return self.error(node, f"cannot take field '.{name}' of {t:a}; only records have fields", code="type-mismatch")
 
     def item(self, node) -> Type:
         t = self.expr(node.node)
@@ -600,7 +600,7 @@ class _Checker:
             return t
         if isinstance(t, RecordT) and it == ANY:
             return ANY
-        return self.error(node, f"cannot index a {t}; only lists and text have items", code="type-mismatch")
+        return self.error(node, f"cannot index {t:a}; only lists and text have items", code="type-mismatch")
 
     def arith(self, node) -> Type:
         a, b = self.expr(node.left), self.expr(node.right)

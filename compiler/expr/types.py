@@ -9,13 +9,25 @@ class Type:
     def __str__(self) -> str:  # pragma: no cover - overridden
         return self.__class__.__name__
 
+    def __format__(self, spec: str) -> str:
+        """f"{t:a}" is the type with its article, for messages: "an integer", "a list[string]"."""
+        if spec == "a":
+            shown = str(self)
+            return ("an " if shown[:1] in "aeiou" else "a ") + shown
+        return format(str(self), spec)
+
+
+# The type words authors read in messages (docs/AUTHORING.md, "The language rules in one table"): JSON Schema's
+# words, the same words answers and component parameters use. The internal names stay short.
+DISPLAY = {"int": "integer", "float": "number", "bool": "boolean", "str": "string"}
+
 
 @dataclass(frozen=True)
 class Scalar(Type):
     name: str
 
     def __str__(self) -> str:
-        return self.name
+        return DISPLAY.get(self.name, self.name)
 
 
 INT = Scalar("int")

@@ -140,7 +140,12 @@ class GrammarSpec(Model):
 
 
 # -- scene components -------------------------------------------------------------------------------------------
-PARAM_KINDS = ("list", "number", "int", "text", "str", "bool", "color", "fn", "any")
+# The type words of the language (docs/AUTHORING.md, "The language rules in one table"): JSON Schema's words plus
+# the domain kinds; a component parameter whose value is a jinja template is a `template`.
+PARAM_KINDS = ("list", "number", "integer", "template", "string", "boolean", "color", "fn", "any")
+# Words of the earlier vocabularies → the word that replaced each (an old word in a file is error old-type-word).
+OLD_TYPE_WORDS = {"int": "integer", "float": "number", "num": "number", "str": "string", "bool": "boolean",
+                  "text": "template"}
 
 
 class ComponentParam(Model):

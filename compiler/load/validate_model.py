@@ -9,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from ..errors import Diagnostics
+from .models import OLD_TYPE_WORDS
 from .yaml_source import SourceDoc
 
 
@@ -108,7 +109,12 @@ def report(model: type, doc: SourceDoc, diags: Diagnostics, base: tuple, err: Er
         diags.error(where, f"expected {what}, got {describe(value)}", code="value-type")
     elif kind == "literal_error":
         expected = err["msg"].removeprefix("Input should be ")
-        diags.error(where, f"expected {expected}, got {describe(value)}", code="value-type")
+        new = OLD_TYPE_WORDS.get(value) if isinstance(value, str) else None
+        if new is not None and f"'{new}'" in expected:
+            diags.error(where, f"'{value}' is an old type word: write '{new}' (the type words are {expected})",
+                        code="old-type-word")
+        else:
+            diags.error(where, f"expected {expected}, got {describe(value)}", code="value-type")
     elif kind == "string_pattern_mismatch":
         shown = value if len(str(value)) <= 60 else f"{str(value)[:60]}…"
         diags.error(where, f"'{shown}' is not a valid name here (expected lowercase dotted ids like charts.bar_chart)",

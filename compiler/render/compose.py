@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import math
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import skia
 
-from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse
+from ..codegen.scene import CFrame, CGuide, CMark, CNode, CScale, CUse, option_values
 from ..errors import EvalError, has_position, located
 from ..expr.compile import Budget, run
 from ..expr.lib_place import segment_hits_box
@@ -209,15 +209,16 @@ class Composer:
         n = len(nodes)
         if n == 0:
             return
-        if n > min(cp.max, MAX_PANELS):
-            raise EvalError(f"{n} panels to draw (at most {min(cp.max, MAX_PANELS)})")
+        opts = option_values(cp.options, env)
+        if n > min(opts["max"], MAX_PANELS):
+            raise EvalError(f"{n} panels to draw (at most {min(opts['max'], MAX_PANELS)})")
         cols = run(cp.cols, env) if cp.cols is not None else math.ceil(math.sqrt(n))
         if not isinstance(cols, int) or cols < 1:
             raise EvalError(f"panels need cols ≥ 1, got {cols!r}")
         cols = min(cols, n)
         rows = math.ceil(n / cols)
         x0, y0, x1, y1 = box
-        gap = cp.gap
+        gap = opts["gap"]
         w = (x1 - x0 - gap * (cols - 1)) / cols
         h = (y1 - y0 - gap * (rows - 1)) / rows
         for i, (node, item) in enumerate(zip(nodes, items)):
@@ -266,7 +267,7 @@ class Composer:
                 raise EvalError(f"tiles at {ct.where_text}: a slot's turn is a whole number of quarter turns, "
                                 f"got {turn!r}")
             slots.append((item, src, turn % 4, label))
-        gap = ct.gap
+        gap = option_values(ct.options, env)["gap"]
         srows = math.ceil(len(items) / scols)
         x0, y0, x1, y1 = box
         s = min((x1 - x0 - gap * (scols - 1)) / scols, (y1 - y0 - gap * (srows - 1)) / srows)  # square: they turn
@@ -339,10 +340,11 @@ class Composer:
 
     def frame(self, cf: CFrame, scales: dict, env: dict, box: tuple) -> Frame:
         ex = {k: run(c, env) for k, c in cf.exprs.items()}
+        flags = option_values(cf.flags, env)
         if cf.kind == "canvas":
             return CanvasFrame(box)
         if cf.kind == "cartesian":
-            return CartesianFrame(box, scales["x"], scales["y"], cf.flags.get("y_down", False))
+            return CartesianFrame(box, scales["x"], scales["y"], flags["y_down"])
         if cf.kind == "plane":
             for ch in ("x", "y"):
                 if len(ex[ch]) != 2:
@@ -350,14 +352,14 @@ class Composer:
             return PlaneFrame(box, tuple(ex["x"]), tuple(ex["y"]))
         if cf.kind == "polar":
             return PolarFrame(box, scales["theta"], scales["r"], float(ex.get("start", -90.0)),
-                              cf.flags.get("clockwise", True), float(ex.get("inner", 0.0)),
+                              flags["clockwise"], float(ex.get("inner", 0.0)),
                               float(ex.get("sweep", 360.0)))
         if cf.kind == "grid":
-            return GridFrame(box, ex["rows"], ex["cols"], cf.flags.get("hex", False))
+            return GridFrame(box, ex["rows"], ex["cols"], flags["hex"])
         if cf.kind == "camera":
             from .camera import CameraFrame
 
-            return CameraFrame(box, cf.flags.get("projection", "isometric"), ex)
+            return CameraFrame(box, flags["projection"], ex)
         raise EvalError(f"unknown frame {cf.kind}")  # pragma: no cover - compile time rejects it
 
     # -- guides -------------------------------------------------------------------------------------------------
@@ -365,7 +367,7 @@ class Composer:
         spec = G.GUIDES[cg.kind]
         values = {k: run(c, env) for k, c in cg.exprs.items() if k not in spec.per_entry}
         texts = {k: t.render(env).strip() for k, t in cg.texts.items()}
-        g = G.GuideInput(cg.kind, values, texts, cg.options)
+        g = G.GuideInput(cg.kind, values, texts, option_values(cg.options, env))
         if cg.each is not None:
             items = run(cg.each, env)
             e = dict(env)
@@ -379,7 +381,8 @@ class Composer:
                 g.items.append(item)
         if cg.kind == "table":
             g.columns = [{"header_text": col["header"].render(env).strip() if col["header"] else "",
-                          "weight": col["weight"], "width": col["width"]} for col in cg.columns]
+                          "weight": col["weight"].value(env), "width": col["width"].value(env)}
+                         for col in cg.columns]
         return g
 
     def bind_plain(self, item, box) -> None:
@@ -389,6 +392,9 @@ class Composer:
     # -- marks --------------------------------------------------------------------------------------------------
     def mark(self, cm: CMark, env: dict, frame: Frame) -> None:
         spec = MARKS[cm.kind]
+        # The mark's options are evaluated once, in the node's env (not per item); from here on the mark carries
+        # their values, which every draw function (and the camera's batch) reads as cm.options.
+        cm = replace(cm, options=option_values(cm.options, env))
         if cm.each is not None:
             items = run(cm.each, env)
         else:
@@ -452,7 +458,7 @@ class Composer:
         key = id(item) if item is not None else id(values)
         for seg in drawn.segments:
             self.strokes.append((seg, key))
-        if cm.clear is True and drawn.text_box is not None:
+        if cm.options["clear"] is True and drawn.text_box is not None:
             self.texts.append((drawn.text_box, key, cm.where_text))
         p = self.painter
         if cm.group is not None:
@@ -524,8 +530,8 @@ class Composer:
             if any(_boxes_touch(scaled, b, c) for _, b, c in others):
                 continue
             inner = (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)
-            if cm.clear and self.crosses(inner, key):
-                if cm.clear == "prefer":
+            if cm.options["clear"] and self.crosses(inner, key):
+                if cm.options["clear"] == "prefer":
                     crossings = self.crossings(inner, key)  # the spot crossed by the fewest strokes is the fallback
                     if fewest is None or crossings < fewest:
                         fallback, fewest = {**trial, "$crossed": True}, crossings
@@ -656,9 +662,10 @@ def _scale(cs: CScale, env: dict):
     lo, hi = min(dom), max(dom)
     if cs.kind == "log":
         return LogScale(lo, hi)
-    if cs.zero:
+    opts = option_values(cs.options, env)
+    if opts["zero"]:
         lo, hi = min(lo, 0), max(hi, 0)
-    return LinearScale(lo, hi, cs.nice, cs.ticks)
+    return LinearScale(lo, hi, opts["nice"], opts["ticks"])
 
 
 def _take(box: tuple, side: str, px: float) -> tuple[tuple, tuple]:
@@ -702,7 +709,7 @@ def _asks_clear(node: CNode | None) -> bool:
     """Does any text mark of the scene (components and panels included) ask to stay clear of strokes?"""
     if node is None:
         return False
-    if any(m.clear for m in node.marks):
+    if any(not m.options["clear"].fixed or m.options["clear"].constant for m in node.marks):
         return True
     if node.use is not None and _asks_clear(node.use.body):
         return True

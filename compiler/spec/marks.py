@@ -5,8 +5,9 @@ a batch. Skia-free: the type checker (codegen/scene.py) checks a scene against t
 every mark declared here is drawn there.
 
 Positions (`x`, `y`, `x2`, `y2`, `points`) are in frame units; sizes (`r`, `size`, `width`, ...) are pixels unless
-the mark says `sizes: frame`. Channel kinds: pos (number or category), num, int, str, text (anything shown as text),
-color, bool, points, points3, nums, any.
+the mark says `sizes: frame`. Channel kinds (the type words of docs/AUTHORING.md): pos (number or category), number,
+integer, string, shown (anything shown as text: a string, number or boolean), color, palette, boolean, points,
+points3, nums (a list of numbers), list, any.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Channel:
-    kind: str  # pos (number or category), num, int, str, text (anything shown as text), color, bool, points, nums
+    kind: str  # pos (number or category), number, integer, string, shown (anything shown as text), color, boolean, ...
     required: bool = False
     default: object = None
 
@@ -24,16 +25,16 @@ class Channel:
 class MarkSpec:
     name: str
     channels: dict[str, Channel]
-    options: dict[str, tuple]  # constant options: name → allowed values (first is the default)
+    options: dict[str, tuple]  # word options: name → allowed words (first is the default); spec.options.words
     summary: str
     batch: str | None = None  # "solid" / "overlay": a 3-D mark its frame draws in one batch (render/camera.py)
 
 
 # Channels every mark has.
 COMMON = {
-    "fill": Channel("color"), "stroke": Channel("color"), "stroke_width": Channel("num", default=1.0),
-    "opacity": Channel("num", default=1.0), "z": Channel("num", default=0.0),
-    "dx": Channel("num", default=0.0), "dy": Channel("num", default=0.0),
+    "fill": Channel("color"), "stroke": Channel("color"), "stroke_width": Channel("number", default=1.0),
+    "opacity": Channel("number", default=1.0), "z": Channel("number", default=0.0),
+    "dx": Channel("number", default=0.0), "dy": Channel("number", default=0.0),
 }
 COMMON_OPTIONS = {"sizes": ("px", "frame")}
 
@@ -46,22 +47,22 @@ def _declare(name: str, channels: dict, options: dict | None = None, summary: st
 
 SECTOR_CHANNELS = {
     "x": Channel("pos", True), "y": Channel("pos"), "x2": Channel("pos"), "y2": Channel("pos"),
-    "r": Channel("num"), "r_inner": Channel("num"), "start": Channel("num"), "end": Channel("num"),
+    "r": Channel("number"), "r_inner": Channel("number"), "start": Channel("number"), "end": Channel("number"),
 }
 SOLID_OPTIONS = {"occluded": ("allow", "redraw")}
 
 _declare("rect", {"x": Channel("pos", True), "y": Channel("pos", True), "x2": Channel("pos"), "y2": Channel("pos"),
-                  "width": Channel("num"), "height": Channel("num"), "corner": Channel("num", default=0.0),
+                  "width": Channel("number"), "height": Channel("number"), "corner": Channel("number", default=0.0),
                   "dash": Channel("nums")},
          options={"anchor": ("corner", "center")},
          summary="a box: from (x, y) to (x2, y2), a category's band, or width × height at (x, y); corner radius")
 
-_declare("circle", {"x": Channel("pos", True), "y": Channel("pos", True), "r": Channel("num", default=5.0),
+_declare("circle", {"x": Channel("pos", True), "y": Channel("pos", True), "r": Channel("number", default=5.0),
                     "dash": Channel("nums")},
          summary="a disc of radius r around (x, y)")
 
-_declare("ellipse", {"x": Channel("pos", True), "y": Channel("pos", True), "rx": Channel("num", True),
-                     "ry": Channel("num", True), "rotate": Channel("num", default=0.0)},
+_declare("ellipse", {"x": Channel("pos", True), "y": Channel("pos", True), "rx": Channel("number", True),
+                     "ry": Channel("number", True), "rotate": Channel("number", default=0.0)},
          summary="an ellipse with radii rx, ry around (x, y), turned by rotate degrees")
 
 _declare("wedge", SECTOR_CHANNELS,
@@ -77,15 +78,15 @@ _declare("segments", {"segments": Channel("any", True), "dash": Channel("nums")}
                  "x, y, x2, y2) in frame units — grid lines, ticks, walls, hatching")
 
 _declare("line", {"x": Channel("pos", True), "y": Channel("pos", True), "x2": Channel("pos", True),
-                  "y2": Channel("pos", True), "dash": Channel("nums"), "trim": Channel("num", default=0.0),
-                  "trim2": Channel("num", default=0.0), "offset": Channel("num", default=0.0),
-                  "head": Channel("num")},
+                  "y2": Channel("pos", True), "dash": Channel("nums"), "trim": Channel("number", default=0.0),
+                  "trim2": Channel("number", default=0.0), "offset": Channel("number", default=0.0),
+                  "head": Channel("number")},
          options={"arrow": ("none", "end", "start", "both"), "cap": ("butt", "round")},
          summary="a straight segment from (x, y) to (x2, y2); dash [on, off], arrowheads at either end; `trim` / "
                  "`trim2` shorten it by pixels at the start / end (edges that stop at a node's rim), `offset` shifts "
                  "it sideways by pixels (to the right of its direction: two-way arrows stay apart)")
 
-_declare("polyline", {"points": Channel("points", True), "dash": Channel("nums"), "head": Channel("num")},
+_declare("polyline", {"points": Channel("points", True), "dash": Channel("nums"), "head": Channel("number")},
          options={"arrow": ("none", "end", "start", "both"), "cap": ("butt", "round")},
          summary="a stroke through points in order")
 
@@ -96,16 +97,16 @@ _declare("path", {"points": Channel("points", True), "dash": Channel("nums")},
          options={"curve": ("catmull", "bezier"), "closed": (False, True), "arrow": ("none", "end", "start", "both")},
          summary="a smooth curve: a Catmull-Rom spline through the points, or cubic Béziers (controls given)")
 
-_declare("svg", {"d": Channel("str", True), "x": Channel("pos", True), "y": Channel("pos", True),
-                 "x2": Channel("pos", True), "y2": Channel("pos", True), "flip": Channel("bool", default=False),
+_declare("svg", {"d": Channel("string", True), "x": Channel("pos", True), "y": Channel("pos", True),
+                 "x2": Channel("pos", True), "y2": Channel("pos", True), "flip": Channel("boolean", default=False),
                  "dash": Channel("nums")},
          summary="SVG path data `d` (M L H V C S Q T A Z, absolute or relative) written in a 100 × 100 view box "
                  "(y down) and fitted into the box from (x, y) to (x2, y2) in frame units; `flip` mirrors it left to "
                  "right (a sprite that faces the other way); filled and/or stroked")
 
-_declare("text", {"x": Channel("pos", True), "y": Channel("pos", True), "text": Channel("text", True),
-                  "size": Channel("num", default=13.0), "rotate": Channel("num", default=0.0),
-                  "fit": Channel("num"), "wrap": Channel("num"), "height": Channel("num"),
+_declare("text", {"x": Channel("pos", True), "y": Channel("pos", True), "text": Channel("shown", True),
+                  "size": Channel("number", default=13.0), "rotate": Channel("number", default=0.0),
+                  "fit": Channel("number"), "wrap": Channel("number"), "height": Channel("number"),
                   "color": Channel("color"), "spots": Channel("points")},
          options={"anchor": ("middle", "start", "end"), "baseline": ("middle", "top", "bottom"),
                   "weight": ("normal", "bold"), "halo": (False, True)},
@@ -114,35 +115,35 @@ _declare("text", {"x": Channel("pos", True), "y": Channel("pos", True), "text": 
                  "anchor points to try, in order, when the text at (x, y) would be crossed (`clear`), touch its "
                  "`group` or leave the canvas")
 
-_declare("glyph", {"x": Channel("pos", True), "y": Channel("pos", True), "shape": Channel("str", True),
-                   "size": Channel("num", default=10.0), "angle": Channel("num", default=0.0)},
+_declare("glyph", {"x": Channel("pos", True), "y": Channel("pos", True), "shape": Channel("string", True),
+                   "size": Channel("number", default=10.0), "angle": Channel("number", default=0.0)},
          summary="a shape glyph (circle, square, triangle, diamond, pentagon, hexagon, star) or a pictogram "
                  "(house, tree, car, ...) of radius `size` at (x, y); fill is the colour, stroke the outline")
 
-_declare("angle", {"x": Channel("pos", True), "y": Channel("pos", True), "from": Channel("num", True),
-                   "to": Channel("num", True), "r": Channel("num", default=18.0)},
+_declare("angle", {"x": Channel("pos", True), "y": Channel("pos", True), "from": Channel("number", True),
+                   "to": Channel("number", True), "r": Channel("number", default=18.0)},
          options={"square": (True, False)},
          summary="the arc marking an angle at vertex (x, y) between directions `from` and `to` (frame degrees, "
                  "counter-clockwise in y-up frames); a right angle is drawn as a small square")
 
-_declare("cell", {"x": Channel("int", True), "y": Channel("int", True), "inset": Channel("num", default=0.0),
-                  "corner": Channel("num", default=0.0)},
+_declare("cell", {"x": Channel("integer", True), "y": Channel("integer", True), "inset": Channel("number", default=0.0),
+                  "corner": Channel("number", default=0.0)},
          summary="the cell at column x, row y of a grid frame (a square, or a hexagon in a hex grid), inset by px")
 
 # -- 3-D marks: a camera frame draws them together (render/marks3d.py, render/camera.py) --------------------
-_declare("box", {"x": Channel("num", True), "y": Channel("num", True), "z": Channel("num", default=0.0),
-                 "dx": Channel("num", default=1.0), "dy": Channel("num", default=1.0),
-                 "dz": Channel("num", default=1.0)},
+_declare("box", {"x": Channel("number", True), "y": Channel("number", True), "z": Channel("number", default=0.0),
+                 "dx": Channel("number", default=1.0), "dy": Channel("number", default=1.0),
+                 "dz": Channel("number", default=1.0)},
          options=SOLID_OPTIONS, batch="solid",
          summary="an axis-aligned box from corner (x, y, z) with sizes dx, dy, dz (world units, default 1)")
 
-_declare("prism", {"points": Channel("points", True), "z": Channel("num", default=0.0),
-                   "height": Channel("num", True)},
+_declare("prism", {"points": Channel("points", True), "z": Channel("number", default=0.0),
+                   "height": Channel("number", True)},
          options=SOLID_OPTIONS, batch="solid",
          summary="a vertical prism over a base polygon (points in x, y) from z up by height")
 
-_declare("cylinder", {"x": Channel("num", True), "y": Channel("num", True), "z": Channel("num", default=0.0),
-                      "r": Channel("num", default=0.5), "height": Channel("num", default=1.0)},
+_declare("cylinder", {"x": Channel("number", True), "y": Channel("number", True), "z": Channel("number", default=0.0),
+                      "r": Channel("number", default=0.5), "height": Channel("number", default=1.0)},
          options=SOLID_OPTIONS, batch="solid",
          summary="an upright cylinder with axis at (x, y), radius r, from z up by height (world units)")
 
@@ -152,7 +153,7 @@ _declare("face", {"points3": Channel("points3", True)},
 
 _TEXT = MARKS["text"]
 _declare("text3", {**{k: c for k, c in _TEXT.channels.items() if k not in COMMON or k in ("dx", "dy")},
-                   "x": Channel("num", True), "y": Channel("num", True), "z": Channel("num", default=0.0)},
+                   "x": Channel("number", True), "y": Channel("number", True), "z": Channel("number", default=0.0)},
          options={k: o for k, o in _TEXT.options.items() if k != "sizes"}, batch="overlay",
          summary="text at world point (x, y, z), drawn over the 3-D solids of its camera frame; channels and "
                  "options as `text`, dx/dy are pixel offsets")

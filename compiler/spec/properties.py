@@ -18,12 +18,13 @@ from .marks import COMMON, MARKS, MarkSpec
 EXPR_JSON = ("string", "number", "boolean")
 VALUE_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "pos": ("a number, or a category of a band scale (frame units)", ("number", "string")),
-    "num": ("a number", ("number", "string")),
-    "int": ("an integer", ("integer", "string")),
-    "str": ("a string", EXPR_JSON),
-    "text": ("anything shown as text: a string, number or boolean", EXPR_JSON),
+    "number": ("a number", ("number", "string")),
+    "integer": ("an integer", ("integer", "string")),
+    "string": ("a string", EXPR_JSON),
+    "shown": ("anything shown as text: a string, number or boolean", EXPR_JSON),
+    "palette": ("a palette name (a bare listed name, or an expression giving one)", ("string",)),
     "color": ("a colour: a colour word, '#rrggbb' or a theme role", ("string",)),
-    "bool": ("a boolean", ("boolean", "string")),
+    "boolean": ("a boolean", ("boolean", "string")),
     "points": ("a list of points: [x, y] pairs or records with x and y", ("string",)),
     "points3": ("a list of 3-D points: records with x, y and z", ("string",)),
     "nums": ("a list of numbers", ("string",)),
@@ -38,8 +39,9 @@ FORMS: dict[str, str] = {
                   "colour word in a colour channel is that colour",
     "expressions": "a list of expressions, one per item",
     "template": "a jinja template: literal text with {{ expr }} holes",
-    "word": "a constant: one of the listed words (YAML booleans for true/false options)",
-    "number": "a constant YAML number within the stated bounds",
+    "word": "one of the listed words (YAML booleans for true/false options), or an expression giving one, worked out "
+            "once per node",
+    "number": "a YAML number within the stated bounds, or an expression giving one, worked out once per node",
     "name": "a lowercase name that the key binds (or names)",
     "node": "a scene node",
     "nodes": "a list of scene nodes",
@@ -73,7 +75,7 @@ class Property:
 
 def takes_expression(p: Property) -> bool:
     """Whether the key's value is an expression over the names in scope (else it is read as written)."""
-    return p.form in ("expression", "expressions", "bind", "inset")
+    return p.form in ("expression", "expressions", "bind", "inset", "word", "number")
 
 
 def expression_column(p: Property) -> str:
@@ -102,7 +104,7 @@ MARK_META: tuple[Property, ...] = (
     _p("each", "list", "expression", description="draw the mark once per item of this list"),
     _p("as", "name", "name", default="it", description="the name of the current item of `each`"),
     _p("index", "name", "name", description="a name for the item's 0-based position in `each`"),
-    _p("where", "bool", "expression", description="draw only where this holds (per item of `each`)"),
+    _p("where", "boolean", "expression", description="draw only where this holds (per item of `each`)"),
     _p("bind", "any", "bind", description="the state object this mark shows (for render maps, tools and "
                                           "witnesses); false: not bound"),
     _p("group", "name", "name", description="a group name: texts are kept clear of their group's other marks"),
@@ -128,12 +130,12 @@ GUIDE_EACH: tuple[Property, ...] = (
 )
 GUIDE_TEXT = {"title": "a heading", "prefix": "text before every tick label", "suffix": "text after every tick label"}
 TABLE_COLUMN: tuple[Property, ...] = (
-    _p("header", "text", "template", default="", description="the column's header"),
-    _p("text", "text", "expression", True, description="the cell's text, over the row (`as`)"),
+    _p("header", "string", "template", default="", description="the column's header"),
+    _p("text", "shown", "expression", True, description="the cell's text, over the row (`as`)"),
     _p("fill", "color", "expression", description="the cell's background"),
     _p("color", "color", "expression", description="the cell's text colour"),
     _p("weight", "word", "word", words=("normal", "bold"), description="the cell's font weight"),
-    _p("width", "num", "number", default=1.0, bounds=(0.05, 20.0),
+    _p("width", "number", "number", default=1.0, bounds=(0.05, 20.0),
        description="relative width of the column"),
 )
 
@@ -142,7 +144,7 @@ def guide_properties(spec: GuideKind) -> list[Property]:
     out = [Property(name, kind, "expression", required,
                     description="per entry of `each`" if name in spec.per_entry else "")
            for name, (kind, required) in spec.exprs.items()]
-    out += [_p(name, "text", "template", description=GUIDE_TEXT.get(name, "")) for name in spec.texts]
+    out += [_p(name, "string", "template", description=GUIDE_TEXT.get(name, "")) for name in spec.texts]
     out += [_p(name, "word", "word", words=words) for name, words in spec.options.items()]
     if spec.each:
         out += list(GUIDE_EACH)
@@ -159,8 +161,8 @@ NODE: tuple[Property, ...] = (
     _p("inset", "number or list", "inset", description="a margin inside the region, in pixels"),
     _p("frame", "frame", "frame", description="the coordinate frame of the marks and guides (see Frames)"),
     _p("background", "color", "expression", description="fill of the node's box"),
-    _p("title", "text", "template", description="a heading over the node"),
-    _p("caption", "text", "template", description="a line under the node"),
+    _p("title", "string", "template", description="a heading over the node"),
+    _p("caption", "string", "template", description="a line under the node"),
     _p("guides", "list of guides", "guides", description="axes, legends, ramps and tables"),
     _p("marks", "list of marks", "marks", description="what is drawn, in order"),
     _p("layers", "list of nodes", "nodes", description="child nodes drawn over this one, sharing its box"),
@@ -185,22 +187,22 @@ FRAMES: dict[str, tuple[Property, ...]] = {
         _p("theta", "scale", "scale", default="{linear: '[0, 360]', nice: false}",
            description="the angle scale, over the sweep"),
         _p("r", "scale", "scale", default="{linear: '[0, 1]', nice: false}", description="the radius scale"),
-        _p("start", "num", "expression", description="the angle of theta's low end, in degrees"),
+        _p("start", "number", "expression", description="the angle of theta's low end, in degrees"),
         _p("clockwise", "word", "word", words=(True, False), description="theta grows clockwise"),
-        _p("inner", "num", "expression", description="the inner radius, as a fraction of the outer (a ring)"),
-        _p("sweep", "num", "expression", description="degrees the theta scale spans"),
+        _p("inner", "number", "expression", description="the inner radius, as a fraction of the outer (a ring)"),
+        _p("sweep", "number", "expression", description="degrees the theta scale spans"),
     ),
     "grid": (
-        _p("rows", "int", "expression", True, description="number of rows of cells"),
-        _p("cols", "int", "expression", True, description="number of columns of cells"),
+        _p("rows", "integer", "expression", True, description="number of rows of cells"),
+        _p("cols", "integer", "expression", True, description="number of columns of cells"),
         _p("hex", "word", "word", words=(False, True), description="hexagonal cells (offset rows)"),
     ),
     "camera": (
         _p("projection", "word", "word", words=("isometric", "orthographic", "perspective"),
            description="how 3-D points are projected"),
-        _p("azimuth", "num", "expression", description="turn of the view about the vertical axis, in degrees"),
-        _p("elevation", "num", "expression", description="height of the view above the ground plane, in degrees"),
-        _p("distance", "num", "expression", description="distance of a perspective eye from the centre"),
+        _p("azimuth", "number", "expression", description="turn of the view about the vertical axis, in degrees"),
+        _p("elevation", "number", "expression", description="height of the view above the ground plane, in degrees"),
+        _p("distance", "number", "expression", description="distance of a perspective eye from the centre"),
         _p("bounds", "list", "expression", True,
            description="[[x0, y0, z0], [x1, y1, z1]]: the world box the picture is fitted to"),
     ),
@@ -221,31 +223,31 @@ SCALE: tuple[Property, ...] = (
     _p("band", "list", "expression", description="the categories of a band scale, in order"),
     _p("nice", "word", "word", words=(True, False), description="round the domain out to tick steps"),
     _p("zero", "word", "word", words=(False, True), description="extend the domain to include 0"),
-    _p("ticks", "int", "number", default=6, bounds=(2, 30), description="about how many ticks"),
-    _p("padding", "num", "expression", description="band scale: the gap between bands, as a fraction"),
+    _p("ticks", "integer", "number", default=6, bounds=(2, 30), description="about how many ticks"),
+    _p("padding", "number", "expression", description="band scale: the gap between bands, as a fraction"),
 )
 
 PANELS: tuple[Property, ...] = (
     _p("each", "list", "expression", description="one panel per item (with `panel`; or give `items`)"),
     _p("as", "name", "name", default="it", description="the name of the current item"),
     _p("index", "name", "name", description="a name for the item's 0-based position"),
-    _p("cols", "int", "expression", description="panels per row (default: a near-square grid)"),
-    _p("gap", "num", "number", default=8.0, bounds=(0.0, 400.0), description="pixels between panels"),
+    _p("cols", "integer", "expression", description="panels per row (default: a near-square grid)"),
+    _p("gap", "number", "number", default=8.0, bounds=(0.0, 400.0), description="pixels between panels"),
     _p("panel", "node", "node", description="the node drawn for each item of `each`"),
     _p("items", "list of nodes", "nodes", description="the panels as a list of nodes (instead of each + panel)"),
-    _p("max", "int", "number", default=64, bounds=(1, 256), description="the most panels drawn"),
+    _p("max", "integer", "number", default=64, bounds=(1, 256), description="the most panels drawn"),
 )
 
 TILES: tuple[Property, ...] = (
-    _p("rows", "int", "expression", True, description="rows of tiles the scene is cut into"),
-    _p("cols", "int", "expression", True, description="columns of tiles"),
+    _p("rows", "integer", "expression", True, description="rows of tiles the scene is cut into"),
+    _p("cols", "integer", "expression", True, description="columns of tiles"),
     _p("each", "list", "expression", True, description="one record per slot shown"),
     _p("as", "name", "name", default="it", description="the name of the current slot record"),
-    _p("source", "int", "expression", True, description="per slot: the tile it shows (row * cols + col)"),
-    _p("turn", "int", "expression", description="per slot: quarter turns of its tile"),
-    _p("label", "text", "expression", description="per slot: a label drawn on it"),
-    _p("slot_cols", "int", "expression", description="slots per row (default: cols)"),
-    _p("gap", "num", "number", default=4.0, bounds=(0.0, 64.0), description="pixels between slots"),
+    _p("source", "integer", "expression", True, description="per slot: the tile it shows (row * cols + col)"),
+    _p("turn", "integer", "expression", description="per slot: quarter turns of its tile"),
+    _p("label", "shown", "expression", description="per slot: a label drawn on it"),
+    _p("slot_cols", "integer", "expression", description="slots per row (default: cols)"),
+    _p("gap", "number", "number", default=4.0, bounds=(0.0, 64.0), description="pixels between slots"),
     _p("scene", "node", "node", True, description="the node that is cut into tiles"),
 )
 
