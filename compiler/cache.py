@@ -76,7 +76,7 @@ def code_key() -> str:
 def _versions() -> tuple:
     from importlib.metadata import PackageNotFoundError, version
 
-    out = []
+    out: list[tuple[str, str | None]] = []
     for dist in ("lark", "pydantic", "pydantic-core", "PyYAML", "jinja2"):
         try:
             out.append((dist, version(dist)))

@@ -39,9 +39,6 @@ class Position:
     line: int = 0  # 1-based; 0 when unknown
     col: int = 0  # 1-based
 
-    def shifted(self, line_offset: int, col: int) -> "Position":
-        return Position(self.path, self.line + line_offset, col)
-
     def __str__(self) -> str:
         if self.line:
             return f"{self.path}:{self.line}:{self.col}"

@@ -130,9 +130,10 @@ def _card(row: dict, rel: str) -> str:
 
 def witness_geometries(wit: dict) -> list[list[float]]:
     """Boxes ([x0, y0, x1, y1]) and points ([x, y]) to draw for a witness; a segment shows as its two ends."""
-    kind, value = wit["kind"], wit.get("value")
+    kind = wit["kind"]
     if kind == "scalar":
         return []
+    value = wit["value"]
     if kind in ("bbox", "point"):
         return [value]
     if kind == "segment":
@@ -202,7 +203,7 @@ def contact_sheet(instances: list, columns: int = 5, cell: tuple[int, int] = (36
                 else:
                     r = max(3, round(4 / k))
                     draw.ellipse([g[0] - r, g[1] - r, g[0] + r, g[1] + r], fill=(230, 0, 255))
-        img = img.resize((max(1, round(img.width * k)), max(1, round(img.height * k))), Image.LANCZOS)
+        img = img.resize((max(1, round(img.width * k)), max(1, round(img.height * k))), Image.Resampling.LANCZOS)
         x = gap + (i % columns) * (cell[0] + gap) + (cell[0] - img.width) // 2
         y = gap + (i // columns) * (cell[1] + gap) + (cell[1] - img.height) // 2
         sheet.paste(img, (x, y))

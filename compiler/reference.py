@@ -38,7 +38,7 @@ HEADER = "| Property | Type | Default | Required | Expression? | Description |\n
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 # file kind → (model, what the file is, where it lives)
-FILE_KINDS: dict[str, tuple[type, str, str]] = {
+FILE_KINDS: dict[str, tuple[type[models.Model], str, str]] = {
     "grammar": (models.GrammarSpec, "a scene grammar: state, requirements, render", "grammars/DOMAIN/NAME.yaml"),
     "program": (models.ProgramSpec, "a task program: query, compute, answer, witness, prompt",
                 "programs/DOMAIN/GRAMMAR/NAME.yaml"),
@@ -400,12 +400,12 @@ def scene_defs() -> dict:
     defs["tiles"] = _object(TILES, "a node cut into tiles")
     marks = all_mark_properties()
     defs["mark"] = {"oneOf": _one_of_kinds({k: MARKS[k].summary for k in marks}, "mark")}
-    for kind, props in marks.items():
-        defs[f"mark_{kind}"] = _object(props, MARKS[kind].summary)
+    for kind, mark_props in marks.items():
+        defs[f"mark_{kind}"] = _object(mark_props, MARKS[kind].summary)
     guides = all_guide_properties()
     defs["guide"] = {"oneOf": _one_of_kinds({k: GUIDES[k].summary for k in guides}, "guide")}
-    for kind, props in guides.items():
-        defs[f"guide_{kind}"] = _object(props, GUIDES[kind].summary)
+    for kind, guide_props in guides.items():
+        defs[f"guide_{kind}"] = _object(guide_props, GUIDES[kind].summary)
     defs["table_column"] = _object(TABLE_COLUMN, "a table column")
     return defs
 

@@ -296,6 +296,7 @@ class _Compiler:
         ck = (kind, ident)
         diags = Diagnostics()
         result: dict[str, Any] = {}
+        obj: object  # the CompiledContract, CompiledGrammar or CompiledTask; None when it did not compile
         if kind == "contract":
             from .codegen.contract import compile_contract
 
@@ -304,19 +305,21 @@ class _Compiler:
             from .codegen.grammar import compile_grammar
 
             table = _RecordingComponents(self.lib.components)
-            obj = compile_grammar(self.lib.grammars[ident], self.lib.vocab, diags, table)
+            compiled_grammar = compile_grammar(self.lib.grammars[ident], self.lib.vocab, diags, table)
             result["deps"] = {"listed": table.listed, "used": sorted(table.used)}
-            result["composed"] = obj is not None and obj.scene is not None
+            result["composed"] = compiled_grammar is not None and compiled_grammar.scene is not None
+            obj = compiled_grammar
         else:
             from .codegen.task import compile_task
 
             h = self.lib.programs[ident].header
             grammar = self.compile("grammar", h["grammar"])
             contract = self.compile("contract", h["contract"])
-            obj = None
+            compiled_task = None
             if grammar is not None and contract is not None:
-                obj = compile_task(self.lib.programs[ident], grammar, contract, self.lib.vocab, diags)
-            result["identity"] = obj.identity if obj is not None else None
+                compiled_task = compile_task(self.lib.programs[ident], grammar, contract, self.lib.vocab, diags)
+            result["identity"] = compiled_task.identity if compiled_task is not None else None
+            obj = compiled_task
         result.update(ok=obj is not None and not diags, diagnostics=list(diags.items))
         self.compiled[ck] = obj
         self.checks.setdefault(ck, result)
@@ -381,7 +384,7 @@ def _cache(cache: Cache | None) -> Cache:
 def _taxonomy(lib: Library, comp: _Compiler, domains: dict, diags: Diagnostics, problems: list[Diagnostic],
               built_tasks: dict | None = None) -> Taxonomy:
     header_diags = list(diags.items)
-    tax = lib.taxonomy.header if lib.taxonomy is not None else {"id": "", "version": 0}
+    tax: dict[str, Any] = lib.taxonomy.header if lib.taxonomy is not None else {"id": "", "version": 0}
     tasks = LazyTable(sorted(lib.programs), lambda t: comp.task(t, header_diags), built_tasks)
     grammars = LazyTable(sorted(lib.grammars), lambda g: _must(comp, "grammar", g))
     contracts = LazyTable(sorted(lib.contracts), lambda c: _must(comp, "contract", c))
@@ -398,7 +401,7 @@ def _must(comp: _Compiler, kind: str, ident: str):
     return obj
 
 
-def compile_taxonomy(root: Path | str | None = None, cache: Cache | None = None,
+def compile_taxonomy(root: str | os.PathLike[str] | None = None, cache: Cache | None = None,
                      tasks: Callable[[TaskInfo], bool] | None = None) -> Taxonomy:
     """Check the whole library (every unit, from the cache where unchanged) and return it; CompileFailed lists every
     mistake at once. `tasks` (a test on a task's header) checks only the tasks it accepts, with the grammars and

@@ -159,7 +159,6 @@ def test_fit_keeps_aspect_and_centres():
     assert f.to_px(1, 0.5) == pytest.approx((100, 100))
     assert f.to_px(0, 0) == pytest.approx((10, 145))  # v up → py down
     assert f.to_px(2, 1) == pytest.approx((190, 55))
-    assert f.to_uv(*f.to_px(0.3, 0.7)) == pytest.approx((0.3, 0.7))
     tall = fit([(5, 5), (6, 9)], (100, 0, 300, 100))
     assert tall.scale == pytest.approx(25.0) and tall.to_px(5.5, 7) == pytest.approx((200, 50))
     assert fit([(3, 3)], (0, 0, 10, 10)).to_px(3, 3) == (5, 5)

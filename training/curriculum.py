@@ -242,7 +242,7 @@ class Curriculum:
             levels = {str(t): min(int(lv), self.config.max_level) for t, lv in state.get("levels", {}).items()}
             buffers = {str(t): deque((float(x) for x in b), maxlen=self.config.buffer_size)
                        for t, b in state.get("buffers", {}).items()}
-            outcomes = {}
+            outcomes: dict[str, dict[int, dict[str, deque[float]]]] = {}
             for t, per_level in state.get("outcomes", {}).items():
                 for lv, kinds in per_level.items():
                     unknown = sorted(set(kinds) - set(KINDS))
@@ -273,8 +273,8 @@ class CurriculumStore:
         self.ckpt_path = Path(ckpt_path) if ckpt_path else None
         self.clock = clock
         self.last_save = None
-        self.seen_tag = None
-        self.last_check = None
+        self.seen_tag: str | None = None
+        self.last_check: float | None = None
 
     @property
     def state_file(self) -> Path:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 from copy import deepcopy
 from dataclasses import dataclass
+from typing import ClassVar
 
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 
@@ -29,7 +30,7 @@ from tessera.tools.limits import TOOLS, ToolLimits
 from tessera.tools.session import ToolSession
 from tessera.training.chat import (extract_response, prompt_chat, reply_ends_turn, user_turn_after_reply,
                                    vision_tokenizer)
-from tessera.verify.score import score
+from tessera.verify.score import Score, score
 
 ANSWER_ROOM = 64  # tokens a tool's result must leave within max_length for the answer
 NO_ROOM = "tool error: no room is left in this episode for the result: answer now"
@@ -90,7 +91,8 @@ class Episode:
         self.session = ToolSession(inst, config.limits)
         self.vision = vision_tokenizer(hf_tokenizer)
         self.replies: list[str] = []
-        self.scored = None  # the contract's score of the final reply (None: the length limit ended the episode)
+        # the contract's score of the final reply (None: the length limit ended the episode)
+        self.scored: Score | None = None
         self.reward = 0.0
         self.length = 0  # tokens of the episode up to the end of the last reply (as the engine was sent them)
         self.last_output = None
@@ -122,9 +124,9 @@ class Episode:
     def _finish(self, reply: str) -> dict:
         import torch
 
-        self.scored = score(self.inst.label, extract_response(reply))
-        self.reward = max(0.0, float(self.scored.reward) - self.config.tool_cost * len(self.session.calls))
-        return {"rewards": torch.tensor(self.reward), "scores": torch.tensor(float(self.scored.answer)),
+        self.scored = scored = score(self.inst.label, extract_response(reply))
+        self.reward = max(0.0, float(scored.reward) - self.config.tool_cost * len(self.session.calls))
+        return {"rewards": torch.tensor(self.reward), "scores": torch.tensor(float(scored.answer)),
                 "environment_feedback": "", "done": True, "extra_logs": {}}
 
     async def step(self, states: dict) -> dict:
@@ -154,7 +156,7 @@ class Episode:
 class EpisodeTurns(AgentInstanceBase):
     """What OpenRLHF builds per sample (no arguments): it finds its prepared episode by the label in `reset`."""
 
-    turns: "ToolTurns" = None  # set on the class ToolTurns makes for itself
+    turns: ClassVar[ToolTurns]  # set on the class ToolTurns makes for itself
 
     def __init__(self, *args, **kwargs):
         self.episode: Episode | None = None
@@ -164,6 +166,8 @@ class EpisodeTurns(AgentInstanceBase):
         return {"observation": self.episode.observation(), "label": states["label"]}
 
     async def step(self, states: dict, **kwargs):
+        if self.episode is None:
+            raise TesseraError("an episode's step came before its reset")
         return await self.episode.step(states)
 
 

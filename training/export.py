@@ -152,7 +152,7 @@ def round_robin(rows_by_task: dict[str, list], salt: str) -> list:
     """All rows, one per task per round, tasks in a seeded order within each round. OpenRLHF's `--data.max_samples`
     keeps the *first* rows of the prompt set (before shuffling), so every prefix must stay task-uniform."""
     tasks = sorted(rows_by_task)
-    out = []
+    out: list = []
     for k in range(max((len(v) for v in rows_by_task.values()), default=0)):
         order = Rng(derive_seed(k, salt, "export-order")).shuffle(list(tasks))
         out.extend(rows_by_task[t][k] for t in order if k < len(rows_by_task[t]))
@@ -206,8 +206,8 @@ def export_offline(dataset: Path, out: Path, images: str = "path", rows_per_task
     try:
         for s in chosen:
             quota, tasks = quotas[s], sorted(counts[s])
-            kept_domains = Counter()
-            taken = Counter()
+            kept_domains: Counter[str] = Counter()
+            taken: Counter[str] = Counter()
             # Domain shares go into every label, so count the kept rows' domains before writing any of them.
             for r in _iter_rows(dataset, files[s], ("task", "domain")):
                 if taken[r["task"]] < quota:
@@ -298,7 +298,8 @@ def export_online(tax, out: Path, rows_per_task: int, eval_rows_per_task: int = 
     shares = _shares(Counter(tax.info(t).domain for t in chosen))
     schema = pa.schema([("prompt", pa.string()), ("label", pa.string()), ("datasource", pa.string()),
                         ("task", pa.string()), ("seed", pa.int64()), ("level", pa.int32())])
-    plan = {"train": [(t, seed + i, CURRICULUM) for t in chosen for i in range(rows_per_task)]}
+    plan: dict[str, list[tuple[str, int, int | str]]] = {
+        "train": [(t, seed + i, CURRICULUM) for t in chosen for i in range(rows_per_task)]}
     if eval_rows_per_task:
         plan["validation"] = [(t, EVAL_SEED_OFFSET + seed + i, levels[i % len(levels)])
                               for t in chosen for i in range(eval_rows_per_task)]
@@ -461,7 +462,7 @@ def export_trainer(dataset: Path, out: Path, fmt: str, rows_per_task: int | None
                 label.update(task=r["task"], domain=r["domain"], instance_id=r["instance_id"])
                 kept[r["task"]].append((r, canonical_json(label)))
             writer = _ShardWriter(partial / "data", s, quota * len(tasks), schema)
-            domains = Counter()
+            domains: Counter[str] = Counter()
             for index, (r, label) in enumerate(round_robin(kept, s)):
                 domains[r["domain"]] += 1
                 writer.add(make_row(r, s, index, label))

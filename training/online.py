@@ -184,9 +184,11 @@ def make_backend(settings: AgentSettings):
     if settings.shared:
         try:
             import ray
+
+            in_ray = ray.is_initialized()
         except ImportError:
-            ray = None
-        if ray is not None and ray.is_initialized():
+            in_ray = False
+        if in_ray:
             actor_cls = ray.remote(num_cpus=0)(CurriculumActor)
             handle = actor_cls.options(name=f"{settings.run}-curriculum", get_if_exists=True).remote(
                 settings.to_mapping())
@@ -222,7 +224,7 @@ def parse_row(label) -> Row:
         level = None
     elif not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 9:
         raise TesseraError(f"row level must be 0..9 or '{CURRICULUM}', got {level!r}")
-    shares = token.get("domains") if isinstance(token.get("domains"), dict) else {}
+    shares = domains if isinstance(domains := token.get("domains"), dict) else {}
     weight = token.get("eval_weight")
     if weight is not None and not valid_eval_weight(weight):
         raise TesseraError(f"row eval_weight must be a number in (0, {MAX_EVAL_WEIGHT:g}], got {weight!r}")
@@ -327,6 +329,7 @@ class AgentExecutor(AgentExecutorBase):
         offered = self.settings.tools.enabled and (row.eval_weight is not None or
                                                    bool(await self.offers_tools(row.task, row.seed, index)))
         if offered:
+            assert self.episodes is not None  # tools are offered only in a run that enables them
             episode = Episode(inst, self.settings.tools, hf_tokenizer, max_length)
             out = await self.episodes.run(episode, prompt, sampling_params, max_length, hf_tokenizer, llm_engine)
             self._close(row, group)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..errors import Diagnostics
 from ..expr.types import BOOL, FLOAT, INT, STR, ListT, Type
 from ..load.library import Loaded
+from ..load.models import ContractSpec
 
 ITEM_TYPES = {"integer": INT, "number": FLOAT, "string": STR}
 SCALAR_TYPES = {"integer": INT, "number": FLOAT, "string": STR, "option": STR, "boolean": BOOL}
@@ -21,7 +22,7 @@ class CompiledContract:
     type: str
     items: str | None
     expected: Type  # the static type the answer expression must have
-    spec: object
+    spec: ContractSpec
 
     def label(self, answer, answer_format: str | None = None) -> dict:
         """The verifier label for one answer; `answer_format` overrides the contract's convention (a build's)."""
@@ -39,7 +40,7 @@ class CompiledContract:
         return label
 
 
-def _check_normalize(loaded: Loaded, answer_kind: str, diags: Diagnostics) -> bool:
+def _check_normalize(loaded: Loaded[ContractSpec], answer_kind: str, diags: Diagnostics) -> bool:
     """`normalize` settings that the contract's answers can use: clock times and synonyms for text, probability
     for numbers; synonyms are single folded words, each variant naming one canonical word."""
     spec, doc = loaded.spec, loaded.doc
@@ -102,7 +103,7 @@ def _check_normalize(loaded: Loaded, answer_kind: str, diags: Diagnostics) -> bo
     return ok
 
 
-def compile_contract(loaded: Loaded, diags: Diagnostics) -> CompiledContract | None:
+def compile_contract(loaded: Loaded[ContractSpec], diags: Diagnostics) -> CompiledContract | None:
     spec, doc = loaded.spec, loaded.doc
     if spec.type in ("list", "set"):
         if spec.items is None:
@@ -116,7 +117,7 @@ def compile_contract(loaded: Loaded, diags: Diagnostics) -> CompiledContract | N
                     code="contract-form")
             return None
         expected = SCALAR_TYPES[spec.type]
-    answer_kind = spec.items if spec.type in ("list", "set") else spec.type
+    answer_kind = spec.type if spec.items is None else spec.items  # the items' kind for a list or set (checked above)
     if not _check_normalize(loaded, answer_kind, diags):
         return None
     return CompiledContract(spec.contract, spec.type, spec.items, expected, spec)

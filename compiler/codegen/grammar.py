@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -223,7 +224,7 @@ def vocab_type(vocab: dict[str, list]) -> RecordT:
 
 
 def compile_grammar(loaded: Loaded, vocab: dict[str, list], diags: Diagnostics,
-                    components: dict | None = None) -> CompiledGrammar | None:
+                    components: Mapping | None = None) -> CompiledGrammar | None:
     spec, doc = loaded.spec, loaded.doc
     base = {"vocab": vocab_type(vocab)}  # `level` is bound only inside `levels:` (codegen.levels)
     names: dict[str, Type] = dict(base)

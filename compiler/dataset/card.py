@@ -261,7 +261,7 @@ def check_card(dataset: Path, manifest: dict) -> tuple[list[str], list[str]]:
     if _pairs(files, "split", "path") != want_files:
         problems.append(f"{CARD}: configs.data_files do not name the manifest's splits "
                         f"({', '.join(f'{s}: {p}' for s, p in sorted(want_files.items()))})")
-    info = meta.get("dataset_info") if isinstance(meta.get("dataset_info"), dict) else {}
+    info = given if isinstance(given := meta.get("dataset_info"), dict) else {}
     got_rows = _pairs(info.get("splits"), "name", "num_examples")
     want_rows = {s: v["rows"] for s, v in splits.items()}
     if got_rows != want_rows:

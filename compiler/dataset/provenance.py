@@ -166,7 +166,7 @@ def differences(old: dict, fp: Fingerprint, task_ids) -> tuple[list[str], dict[s
     elif old.get("code_sha256") != fp.code_sha256:
         whole.append("the tessera code changed (files of the compiler package)")
     tasks: dict[str, list[str]] = {}
-    recorded = old.get("tasks") if isinstance(old.get("tasks"), dict) else {}
+    recorded = was_recorded if isinstance(was_recorded := old.get("tasks"), dict) else {}
     for t in sorted(set(task_ids)):
         was = recorded.get(t)
         if not isinstance(was, dict):

@@ -6,7 +6,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -35,7 +35,7 @@ SCHEMA = pa.schema([
 ])
 
 # Hugging Face `datasets` reads features from this schema metadata, so `image` decodes as a PIL image.
-_HF_FEATURES = {
+_HF_FEATURES: dict[str, dict[str, Any]] = {
     **{name: {"dtype": "string", "_type": "Value"} for name in STRING_COLUMNS},
     "operations": {"feature": {"dtype": "string", "_type": "Value"}, "_type": "Sequence"},
     "query": {"dtype": "string", "_type": "Value"},

@@ -21,7 +21,7 @@ import stat
 import sys
 from pathlib import Path
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import TesseraError
 from ..load.models import BUCKETS, ID_PATTERN, NAME_PATTERN
@@ -206,7 +206,7 @@ def check_name(value: Any, pattern: re.Pattern, what: str, where: str) -> str:
     return value
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

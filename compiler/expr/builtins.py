@@ -174,37 +174,38 @@ def _pred_builtin(name: str, doc: str, result: str):
         c, elem = _list_arg(ck, args[0], f"the first argument of {name}()")
         if c is None:
             return _fail(ck)
-        t, pred = ck.lambda_of(args[1], elem, f"the second argument of {name}()") or (None, None)
-        if pred is None:
+        typed = ck.lambda_of(args[1], elem, f"the second argument of {name}()")
+        if typed is None:
             return _fail(ck)
+        t, pred = typed
         if not accepts(BOOL, t):
             return ck.error(args[1], f"the lambda given to {name}() must return boolean, got {t}", code="lambda-form")
         xf = c.fn
         if result == "count":
-            def impl(env):
+            def count(env):
                 xs = xf(env)
                 _charge(env, len(xs))
                 return sum(1 for x in xs if pred(env, x))
-            return Compiled(INT, impl)
+            return Compiled(INT, count)
         if result == "filter":
-            def impl(env):
+            def kept(env):
                 xs = xf(env)
                 _charge(env, len(xs))
                 _charge_bytes(env, len(xs))
                 return [x for x in xs if pred(env, x)]
-            return Compiled(ListT(elem), impl)
+            return Compiled(ListT(elem), kept)
         if result == "any":
-            def impl(env):
+            def some(env):
                 xs = xf(env)
                 _charge(env, len(xs))
                 return any(pred(env, x) for x in xs)
-            return Compiled(BOOL, impl)
+            return Compiled(BOOL, some)
 
-        def impl(env):
+        def every(env):
             xs = xf(env)
             _charge(env, len(xs))
             return all(pred(env, x) for x in xs)
-        return Compiled(BOOL, impl)
+        return Compiled(BOOL, every)
 
 
 _pred_builtin("count", "number of items for which the predicate holds", "count")
@@ -218,9 +219,10 @@ def _map(ck, node, args):
     c, elem = _list_arg(ck, args[0], "the first argument of map()")
     if c is None:
         return _fail(ck)
-    t, f = ck.lambda_of(args[1], elem, "the second argument of map()") or (None, None)
-    if f is None:
+    typed = ck.lambda_of(args[1], elem, "the second argument of map()")
+    if typed is None:
         return _fail(ck)
+    t, f = typed
     xf = c.fn
 
     def impl(env):

@@ -657,6 +657,7 @@ class _Checker:
         after reporting why not (the wrong number of parameters, or a body that does not type-check)."""
         fname = str(node.children[0])
         fn = self.scope.names[fname]
+        assert isinstance(fn, FnT)  # the caller asked _names_function
         if fn.body is not None and len(fn.params) != len(arg_types):
             self.error(node, f"{what} must be a function of {arity}; '{fname}' takes {len(fn.params)} "
                              f"({', '.join(fn.params)})", code=code)
@@ -761,9 +762,10 @@ def _bound(env: dict, name: str, value, body: Fn):
 def _home(env: dict, hops: int) -> dict:
     """The env a function was defined in: `hops` links up the `$caller` chain of component envs."""
     for _ in range(hops):
-        env = env.get("$caller")
-        if env is None:
+        caller = env.get("$caller")
+        if caller is None:
             raise EvalError("a function passed down from a caller ran where no caller env is linked")
+        env = caller
     return env
 
 
@@ -1021,7 +1023,8 @@ def _syntax_message(exc: UnexpectedInput, source: str) -> str:
     if isinstance(exc, UnexpectedEOF):
         return "expression ends too early"
     if isinstance(exc, UnexpectedCharacters):
-        ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else "?"
+        at = exc.pos_in_stream
+        ch = source[at] if at is not None and at < len(source) else "?"
         return f"unexpected character '{ch}' in expression"
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
@@ -1150,14 +1153,14 @@ def _check_calls(checker: _Checker, body, scope: Scope, params: set[str]) -> Non
     from .builtins import BUILTINS
 
     local = set(params)
-    calls = []
+    calls: list[Token] = []  # the called names (the NAME of each call)
     stack = [body]
     while stack:
         n = stack.pop()
         if not isinstance(n, Tree):
             continue
-        if n.data == "call":
-            calls.append(n.children[0])
+        if n.data == "call" and isinstance(callee := n.children[0], Token):
+            calls.append(callee)
         elif n.data == "lambda":
             local.update(str(t) for t in n.children[:-1])
         elif n.data in ("comp_for", "let_binding"):
@@ -1188,7 +1191,8 @@ def check_value(value: Any, budget: Budget, what: str) -> Any:
     budget (a list may hold the same large list many times; the trace would write each copy) and its items to the
     step budget. Walks without recursion and charges as it goes, so a huge shared structure stops at the budget,
     not at the end."""
-    stack = [([value], -1)]  # wrapped, so the value itself is checked like any item (at depth 0)
+    # (a list or record, its depth); the value wrapped, so it is checked like any item (at depth 0)
+    stack: list[tuple[list | dict, int]] = [([value], -1)]
     while stack:
         v, depth = stack.pop()
         if depth >= MAX_VALUE_DEPTH:

@@ -185,7 +185,7 @@ class _Parser:
         if kind == "(" and kinds[pos + 1] == "NAME" and kinds[pos + 2] == ",":
             # lambda: "(" NAME ("," NAME)+ ")" "->" expr; `(a, …` starts nothing else
             self.pos += 1
-            params = [self.token("NAME")]
+            params: list[Token | Tree] = [self.token("NAME")]
             while kinds[self.pos] == ",":
                 self.pos += 1
                 params.append(self.name())
@@ -420,7 +420,7 @@ class _Parser:
         """comp_for: "for" NAME "in" or_expr comp_if*;  comp_if: "if" or_expr"""
         kinds, start = self.kinds, self.pos
         self.pos += 1
-        children = [self.name()]
+        children: list[Token | Tree] = [self.name()]
         self.expect("in")
         children.append(self.or_expr(False))
         while kinds[self.pos] == "if":

@@ -11,6 +11,7 @@ them.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..errors import EvalError
 from .builtins import _charge, _fail, _list_arg, _nonempty, _sort_cost, _where, builtin
@@ -22,7 +23,7 @@ EPS = 1e-9
 MAX_LATTICE_BOX = 100_000  # grid points a lattice count may visit
 
 # Named plane transformations (used as option texts by tasks): name → (kind, argument).
-TRANSFORMS: dict[str, tuple[str, object]] = {
+TRANSFORMS: dict[str, tuple[str, Any]] = {  # (kind, its argument: an axis for reflect, an angle for rotate)
     "reflection in the x-axis": ("reflect", "x"),
     "reflection in the y-axis": ("reflect", "y"),
     "reflection in the line y = x": ("reflect", "y=x"),
@@ -201,7 +202,7 @@ def polygon_with_angles(angles: list[float], min_side: float = 0.3) -> list[tupl
 
 
 # -- moves ------------------------------------------------------------------------------------------------------
-def reflect_xy(x, y, axis: str):
+def reflect_xy(x, y, axis: str) -> tuple[Any, Any]:  # numbers: ints stay ints
     if axis == "x":
         return x, -y
     if axis == "y":
@@ -215,7 +216,7 @@ def reflect_xy(x, y, axis: str):
     raise EvalError(f"reflect(): unknown axis '{axis}' (known: {', '.join(AXES)})")
 
 
-def rotate_xy(x, y, cx, cy, degrees, integral: bool):
+def rotate_xy(x, y, cx, cy, degrees, integral: bool) -> tuple[Any, Any]:
     dx, dy = x - cx, y - cy
     if degrees % 90 == 0:
         k = int(degrees // 90) % 4
@@ -228,7 +229,7 @@ def rotate_xy(x, y, cx, cy, degrees, integral: bool):
     return cx + dx * math.cos(a) - dy * math.sin(a), cy + dx * math.sin(a) + dy * math.cos(a)
 
 
-def transform_xy(x, y, name: str):
+def transform_xy(x, y, name: str) -> tuple[Any, Any]:
     spec = TRANSFORMS.get(name)
     if spec is None:
         raise EvalError(f"transform(): unknown transformation '{name}' (known: {'; '.join(TRANSFORMS)})")

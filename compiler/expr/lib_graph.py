@@ -133,9 +133,9 @@ def _dijkstra(env, edges: list[dict], start: int, directed: bool) -> tuple[dict,
         adj.setdefault(e["a"], []).append((e["b"], w))
         if not directed:
             adj.setdefault(e["b"], []).append((e["a"], w))
-    dist = {start: 0}
+    dist: dict[int, float] = {start: 0}
     parent: dict[int, int | None] = {start: None}
-    heap = [(0, start)]
+    heap: list[tuple[float, int]] = [(0, start)]
     done: set[int] = set()
     while heap:
         d, u = heapq.heappop(heap)
@@ -245,7 +245,8 @@ def _weighted_builtin(name: str, result: str, doc: str):
         if c is None:
             return _fail(ck)
         ef = c.fn
-        wt = c.type.elem.field("w") if isinstance(c.type, ListT) and isinstance(c.type.elem, RecordT) else INT
+        w = c.type.elem.field("w") if isinstance(c.type, ListT) and isinstance(c.type.elem, RecordT) else None
+        wt = w if w is not None else INT  # _edges_arg saw a numeric w in a record; a list of any: int
 
         def impl(env):
             s, t = sf(env), tf(env)

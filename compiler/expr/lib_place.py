@@ -585,6 +585,7 @@ def choose_label_spots(points: list[tuple[float, float]], radius: float, hw: flo
                     cost += 50
                 if best_cost is None or cost < best_cost:
                     best, best_cost = box, cost
+        assert best is not None  # the first spot tried is the best so far
         placed.append(best)
     return placed
 

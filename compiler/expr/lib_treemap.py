@@ -44,7 +44,7 @@ def squarify(values: list[float], aspect: float, charge=lambda n: None) -> list[
     if min(areas) < 1e-100:  # squared and multiplied below: 1e-300, still a normal float
         raise EvalError(f"treemap(): the values are too far apart to tile ({min(values):.3g} against a sum of "
                         f"{total:.3g})")
-    out: list[dict | None] = [None] * n
+    out: dict[int, tuple[float, float, float, float]] = {}  # value index → its rectangle (x0, y0, x1, y1)
     x, y, w, h = 0.0, 0.0, float(aspect), 1.0
     i = 0
     while i < n:
@@ -76,7 +76,7 @@ def squarify(values: list[float], aspect: float, charge=lambda n: None) -> list[
                 pos = end
             y, h = y + t, h - t
         i = j
-    return [{"x": r[0] / aspect, "y": r[1], "x2": r[2] / aspect, "y2": r[3]} for r in out]
+    return [{"x": r[0] / aspect, "y": r[1], "x2": r[2] / aspect, "y2": r[3]} for r in (out[k] for k in range(n))]
 
 
 @builtin("treemap", "treemap(values, aspect)", 2,

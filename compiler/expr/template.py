@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Literal, NamedTuple
 
+import jinja2
 from jinja2 import StrictUndefined, Undefined, nodes
 from jinja2.exceptions import TemplateError, TemplateSyntaxError
 from jinja2.filters import do_capitalize, do_lower, do_round, do_title, do_trim, do_upper
@@ -137,7 +138,7 @@ def _need_text(fname: str, v: Any, what: str = "its input") -> str:
     return v
 
 
-def _need_list(fname: str, v: Any) -> list:
+def _need_list(fname: str, v: Any) -> list | tuple:
     if not isinstance(v, (list, tuple)):
         raise EvalError(f"filter '{fname}' needs a list, got {_describe(v)}")
     return v
@@ -212,7 +213,7 @@ def _join(items, separator: str = "") -> str:
     return separator.join(parts)
 
 
-def _round(v, precision: int = 0, method: str = "common") -> float:
+def _round(v, precision: int = 0, method: Literal["common", "ceil", "floor"] = "common") -> float:
     _need_number("round", v)
     if not isinstance(precision, int) or isinstance(precision, bool) or not 0 <= precision <= MAX_DIGITS:
         raise EvalError(f"filter 'round' takes a precision from 0 to {MAX_DIGITS}, got {precision!r}")
@@ -322,6 +323,9 @@ class _At(int):
     it makes, so with these every node knows the column of the token that made it (`after`: the next token's
     spot, for `.name` and `is test`, whose nodes jinja places at the `.` and the `is`)."""
 
+    col: int
+    after: _At | None
+
     def __new__(cls, line: int, col: int = 1):
         at = super().__new__(cls, line)
         at.col = col
@@ -345,13 +349,14 @@ def _lexer_error(source: str, exc: TemplateSyntaxError, scanned: int, opened: in
     """jinja's lexer gives a line and sometimes a character offset in the text (`unexpected char '$' at 7`): the
     error moves to that offset; an unclosed comment or raw block to its opening tag (`opened`); anything else to
     where scanning stopped (the first character it could not read)."""
-    found = re.search(r" at (\d+)$", exc.message or "")
+    text = exc.message or ""
+    found = re.search(r" at (\d+)$", text)
     if found:
-        offset, message = int(found.group(1)), exc.message[:found.start()]
-    elif (exc.message or "").startswith("Missing end of"):
-        offset, message = opened, exc.message
+        offset, message = int(found.group(1)), text[:found.start()]
+    elif text.startswith("Missing end of"):
+        offset, message = opened, text
     else:
-        offset, message = scanned, exc.message
+        offset, message = scanned, text
         while offset < len(source) and source[offset] in " \t\n":
             offset += 1
     return TemplateSyntaxError(message, _offset_at(source, min(offset, len(source))))
@@ -364,7 +369,8 @@ def _scan(source: str) -> list[tuple[_At, str, str]]:
     pos, line, line_start = 0, 1, 0
     tag = None  # "variable" or "block" while inside one
     operators = brackets = blocks = 0
-    keyword = keyword_at = None
+    keyword: str | None = None
+    keyword_at = _At(1)  # where `keyword` is, set with it
     assigns = False
     opened = 0  # where the last tag began
     pending, pending_word = None, None  # a `.` or `is` waiting for the next token's spot (jinja puts nodes there)
@@ -447,8 +453,9 @@ def _spot(node) -> tuple[int, int]:
     if isinstance(node, nodes.Compare):  # jinja places a comparison after its last operand
         return _spot(node.expr)
     at = getattr(node, "lineno", None) or 1
-    if isinstance(node, (nodes.Getattr, nodes.Test)) and getattr(at, "after", None) is not None:
-        at = at.after  # the field or test name, not the `.` or `is` before it
+    after = getattr(at, "after", None)
+    if isinstance(node, (nodes.Getattr, nodes.Test)) and after is not None:
+        at = after  # the field or test name, not the `.` or `is` before it
     return int(at), getattr(at, "col", 1)
 
 
@@ -716,7 +723,7 @@ class Template:
         self.names = names  # the names it reads: the render must give every one
         self.where = where  # path:line:col of the template, for render errors
         self._tree = tree
-        self._compiled = None
+        self._compiled: jinja2.Template | None = None
 
     def render(self, values: dict) -> str:
         missing = sorted(n for n in self.names if n not in values)

@@ -12,27 +12,42 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ..cache import Cache, code_key, key
 from ..codes import CODES
 from ..errors import Diagnostic, Diagnostics, Position
 
 
-@dataclass
-class Loaded:
-    """A spec and the document it came from (for positions)."""
+SpecT = TypeVar("SpecT", covariant=True)
 
-    spec: object
+
+class Loaded(Protocol[SpecT]):
+    """What the compilers read of an authoring file: its spec (the file's model: GrammarSpec, ContractSpec, ...) and
+    the document it came from (for positions). A file just parsed (Parsed) and a library Unit (parsed on first use)
+    are both one; `Loaded[ContractSpec]` says which model the reader expects."""
+
+    @property
+    def spec(self) -> SpecT: ...
+
+    @property
+    def doc(self) -> Any: ...  # SourceDoc
+
+
+@dataclass
+class Parsed:
+    """A spec and the document it came from."""
+
+    spec: Any
     doc: Any  # SourceDoc
 
 
 class Unit:
-    """One authoring file: its header, and its document parsed on demand (duck-types Loaded: `.spec`, `.doc`)."""
+    """One authoring file: its header, and its document parsed on demand (a Loaded: `.spec`, `.doc`)."""
 
     __slots__ = ("kind", "path", "display", "raw", "header", "_loaded")
 
-    def __init__(self, kind: str, path: Path, display: str, raw: bytes, header: dict, loaded: Loaded | None = None):
+    def __init__(self, kind: str, path: Path, display: str, raw: bytes, header: dict, loaded: Parsed | None = None):
         self.kind, self.path, self.display, self.raw, self.header = kind, path, display, raw, header
         self._loaded = loaded
 
@@ -41,7 +56,7 @@ class Unit:
         return hashlib.sha256(self.raw).hexdigest()
 
     @property
-    def loaded(self) -> Loaded:
+    def loaded(self) -> Parsed:
         if self._loaded is None:
             diags = Diagnostics()
             loaded = _parse(self.kind, self.raw, self.display, diags)
@@ -53,11 +68,11 @@ class Unit:
         return self._loaded
 
     @property
-    def spec(self):
+    def spec(self) -> Any:
         return self.loaded.spec
 
     @property
-    def doc(self):
+    def doc(self) -> Any:
         return self.loaded.doc
 
     def pos(self, name: str) -> Position:
@@ -76,8 +91,6 @@ class Library:
     programs: dict[str, Unit] = field(default_factory=dict)
     contracts: dict[str, Unit] = field(default_factory=dict)
     components: dict[str, Unit] = field(default_factory=dict)
-    # Every file's own diagnostics by display path (a file that fails to load has no unit).
-    file_diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
 
     def display(self, p: Path) -> str:
         try:
@@ -89,15 +102,11 @@ class Library:
 _LINK_OUTSIDE = "symbolic link leads outside the taxonomy root (or nowhere); it is not followed"
 _LINKED_FOLDER = "symbolic link to a folder is not followed (link single files, inside the taxonomy root)"
 
-# kind → (folder, model name, id key)
-KINDS = {
-    "contract": ("contracts", "ContractSpec", "contract"),
-    "component": ("components", "ComponentSpec", "component"),
-    "grammar": ("grammars", "GrammarSpec", "grammar"),
-    "task": ("programs", "ProgramSpec", "task"),
-    "taxonomy": (None, "TaxonomySpec", "taxonomy"),
-    "vocab": (None, "VocabSpec", None),
-}
+# Each kind of file: the model (load/models.py) its document is validated against, and the folder of the kinds that
+# are one file each (the taxonomy index and the vocabulary have fixed paths).
+MODELS = {"contract": "ContractSpec", "component": "ComponentSpec", "grammar": "GrammarSpec", "task": "ProgramSpec",
+          "taxonomy": "TaxonomySpec", "vocab": "VocabSpec"}
+FOLDERS = {"contract": "contracts", "component": "components", "grammar": "grammars", "task": "programs"}
 
 
 def _yaml_files(folder: Path, root: Path, rel, diags: Diagnostics) -> list[Path]:
@@ -150,7 +159,7 @@ def _index_file(path: Path, root: Path, rel, diags: Diagnostics) -> bool | None:
 
 
 # -- one file: bytes → (header, diagnostics), cached by content ---------------------------------------------------
-def _parse(kind: str, raw: bytes, display: str, diags: Diagnostics) -> Loaded | None:
+def _parse(kind: str, raw: bytes, display: str, diags: Diagnostics) -> Parsed | None:
     from . import models
     from .validate_model import validate
     from .yaml_source import decode, parse_yaml
@@ -159,8 +168,8 @@ def _parse(kind: str, raw: bytes, display: str, diags: Diagnostics) -> Loaded | 
     doc = parse_yaml(text, display, diags) if text is not None else None
     if doc is None:
         return None
-    spec = validate(getattr(models, KINDS[kind][1]), doc, diags)
-    return Loaded(spec, doc) if spec is not None else None
+    spec = validate(getattr(models, MODELS[kind]), doc, diags)
+    return Parsed(spec, doc) if spec is not None else None
 
 
 def _where(doc, loc: tuple) -> list[int]:
@@ -168,7 +177,7 @@ def _where(doc, loc: tuple) -> list[int]:
     return [p.line, p.col]
 
 
-def _header(kind: str, loaded: Loaded) -> dict:
+def _header(kind: str, loaded: Parsed) -> dict:
     """The JSON-able part of a file that the cross-file checks, `list` and the summaries read."""
     spec, doc = loaded.spec, loaded.doc
     if kind == "task":
@@ -242,7 +251,8 @@ def _well_formed(kind: str, header) -> bool:
     return isinstance(header["id"], str) and "id" in header["pos"]
 
 
-def _unit_entry(kind: str, display: str, raw: bytes, cache: Cache) -> tuple[dict | None, list[Diagnostic], Loaded | None]:
+def _unit_entry(kind: str, display: str, raw: bytes,
+                cache: Cache) -> tuple[dict | None, list[Diagnostic], Parsed | None]:
     """One file's header and diagnostics: from the cache when these bytes were read before, else parsed now (and
     stored), in which case the parsed document comes back too."""
     k = key("load", code_key(), kind, display, raw)
@@ -278,7 +288,7 @@ def _read_all(files: list[tuple[str, Path, str]], cache: Cache, diags: Diagnosti
     entry = cache.get("scan", scan_key) if cache.enabled else None
     results = _scan_results(entry, files) if entry is not None else None
     fresh = results is None
-    if fresh:
+    if results is None:
         results = []
         for (kind, _, display), raw in zip(files, raws):
             results.append(_unit_entry(kind, display, raw, cache) if raw is not None else (None, [], None))
@@ -333,8 +343,8 @@ def load_library(root: Path, diags: Diagnostics, cache: Cache | None = None) -> 
     vocab_path = root / "taxonomy" / "vocab.yaml"
     if not linked_dir and _index_file(vocab_path, real_root, rel, diags):
         files.append(("vocab", vocab_path, rel(vocab_path)))
-    for kind in ("contract", "component", "grammar", "task"):
-        files.extend((kind, path, rel(path)) for path in _yaml_files(root / KINDS[kind][0], real_root, rel, diags))
+    for kind in FOLDERS:
+        files.extend((kind, path, rel(path)) for path in _yaml_files(root / FOLDERS[kind], real_root, rel, diags))
     units = _read_all(files, cache, diags)
     tables = {"contract": lib.contracts, "component": lib.components, "grammar": lib.grammars, "task": lib.programs}
     for (kind, _, _), unit in zip(files, units):

@@ -6,6 +6,7 @@ import typing
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import Diagnostics
 from .models import OLD_TYPE_WORDS
@@ -30,7 +31,7 @@ def describe(v: Any) -> str:
     return type(v).__name__
 
 
-def _model_at(model: type, loc: tuple) -> type | None:
+def _model_at(model: type, loc: tuple) -> type[BaseModel] | None:
     """The pydantic model class found by following `loc` through field annotations (for 'allowed keys' hints)."""
     t: Any = model
     for part in loc:
@@ -81,7 +82,7 @@ def validate(model: type[BaseModel], doc: SourceDoc, diags: Diagnostics, loc: tu
         return None
 
 
-def report(model: type, doc: SourceDoc, diags: Diagnostics, base: tuple, err: dict) -> None:
+def report(model: type, doc: SourceDoc, diags: Diagnostics, base: tuple, err: ErrorDetails) -> None:
     # Drop pydantic's union/validator tags from the location ('function-after[...]', 'str', ...).
     raw = tuple(err["loc"])
     loc = base + tuple(p for p in raw if isinstance(p, int) or not _is_tag(p))

@@ -43,7 +43,8 @@ _MAX_INT_CHARS = 40  # an int scalar longer than this is out of range without co
 
 # libyaml's C parser when PyYAML was built with it (about ten times faster), else the pure-Python one. Both give the
 # same events with the same marks (character offsets), and are safe loaders (no Python object construction).
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader) if getattr(yaml, "__with_libyaml__", False) else yaml.SafeLoader
+_Base: Any = (getattr(yaml, "CSafeLoader", yaml.SafeLoader) if getattr(yaml, "__with_libyaml__", False)
+              else yaml.SafeLoader)
 
 
 class _Loader(_Base):

@@ -212,25 +212,6 @@ def text_is_hidden(ratio: float) -> bool:
     return ratio < MIN_TEXT_RATIO
 
 
-def to_lab(rgb: np.ndarray) -> np.ndarray:
-    """sRGB (…, 3) uint8 or float 0..255 to CIE Lab (D65)."""
-    c = np.asarray(rgb, dtype=np.float64) / 255.0
-    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    x = (c[..., 0] * 0.4124 + c[..., 1] * 0.3576 + c[..., 2] * 0.1805) / 0.95047
-    y = c[..., 0] * 0.2126 + c[..., 1] * 0.7152 + c[..., 2] * 0.0722
-    z = (c[..., 0] * 0.0193 + c[..., 1] * 0.1192 + c[..., 2] * 0.9505) / 1.08883
-
-    def f(t):
-        return np.where(t > 0.008856, np.cbrt(t), 7.787 * t + 16 / 116)
-
-    fx, fy, fz = f(x), f(y), f(z)
-    return np.stack([116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)], axis=-1)
-
-
-def delta_e(a, b) -> np.ndarray:
-    return np.linalg.norm(to_lab(a) - to_lab(b), axis=-1)
-
-
 VISIBLE_SHARE = 0.01  # a mark is visible where at least this share of its box clears the floor (thin strokes)
 # One channel this far apart puts color_distance at or above MIN_MARK_CONTRAST: each squared channel difference
 # weighs at least 2 in it (red 2 + r̄, green 4, blue 3 − r̄, with r̄ < 1), and 2 · 98² = 19208 exceeds

@@ -87,7 +87,10 @@ class CameraFrame(Frame):
     def draw_batch(self, comp) -> None:
         p = comp.painter
         ctx = Ctx(p, self)
-        solids, styles, owners, overlays = [], [], [], []
+        solids: list[Solid] = []
+        styles: list[tuple] = []
+        owners: list[tuple] = []
+        overlays: list[tuple] = []
         for cm, values, obj, item in self.entries:
             spec = MARKS[cm.kind]
             if spec.batch != "solid":
@@ -152,8 +155,9 @@ class CameraFrame(Frame):
         twice; shades and shaded colours are looked up once per normal and fill, not worked out per face."""
         # Smooth solids: which of their faces the camera sees (those paint_order kept: it culls with faces_camera),
         # and how many side facets they have.
-        facing = {sid: (set(), sum(f.tag.startswith("side") for f in solids[sid].faces))
-                  for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
+        facing: dict[int, tuple[set[str], int]] = {
+            sid: (set(), sum(f.tag.startswith("side") for f in solids[sid].faces))
+            for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
         for sid, face in order:
             if sid in facing:
                 facing[sid][0].add(face.tag)
@@ -269,7 +273,7 @@ def _bounds(v) -> tuple[tuple[float, ...], tuple[float, ...]]:
 
 def _style(ctx: Ctx, v: dict):
     fill = ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.color(ctx.theme.series)
-    stroke = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    stroke = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink  # 'none': unpainted
     width = _number(v.get("stroke_width", 1.0), "stroke_width")
     opacity = _number(v.get("opacity", 1.0), "opacity")
     if not math.isfinite(width) or width < 0:

@@ -97,7 +97,7 @@ class LinearScale(Scale):
     def ticks(self) -> list[tuple[float, object]]:
         first = math.ceil(self.lo / self.step - 1e-9)
         last = math.floor(self.hi / self.step + 1e-9)
-        out = []
+        out: list[tuple[float, object]] = []
         for k in range(first, last + 1):
             v = k * self.step
             v = int(round(v)) if abs(v - round(v)) < 1e-9 else round(v, 10)
@@ -142,7 +142,7 @@ class BandScale(Scale):
         if not categories:
             raise EvalError("a band scale needs at least one category")
         self.categories = list(categories)
-        self.index = {}
+        self.index: dict[object, int] = {}
         for i, c in enumerate(self.categories):
             if isinstance(c, (list, dict)):
                 raise EvalError(f"band categories must be strings or numbers, got {c!r}")

@@ -26,7 +26,6 @@ class GuideInput:
     options: dict
     entries: list = field(default_factory=list)  # per-entry values (legends, tables)
     items: list = field(default_factory=list)  # the entries themselves (tables bind rows)
-    reserved: tuple[str, float] | None = None
     reserved_box: tuple = (0.0, 0.0, 0.0, 0.0)  # the strip of the node's box this guide took
     columns: list = field(default_factory=list)  # tables: [{header_text, weight, width}]
 
@@ -86,10 +85,11 @@ def reserve(p, g: GuideInput, frame_kind: str, frame_scales: dict) -> tuple[str,
     if g.kind == "legend":
         side = g.options["side"]
         size = g.values.get("size") or 12.0
-        labels = [tick_text(e["label"]) for e in g.entries]
+        entry_labels = [tick_text(e["label"]) for e in g.entries]
         title = g.texts.get("title")
         if side in ("left", "right"):
-            widest = max([p.text_width(s, size) for s in labels] + [p.text_width(title, size, True) if title else 0])
+            widest = max([p.text_width(s, size) for s in entry_labels]
+                         + [p.text_width(title, size, True) if title else 0])
             return side, widest + size + 26
         return side, (size + 10) * (2 if title else 1) + 6
     if g.kind == "ramp":
@@ -172,7 +172,7 @@ def _zero_line(frame: Frame, channel: str) -> float | None:
         return None
     s = frame.y
     lo, hi = getattr(s, "lo", None), getattr(s, "hi", None)
-    if lo is None or s.kind != "linear" or not lo <= 0 <= hi:
+    if lo is None or hi is None or s.kind != "linear" or not lo <= 0 <= hi:
         return None
     return along(frame, "y", 0)
 

@@ -124,7 +124,18 @@ class Ctx:
         return self.frame.length(v) if self.sizes == "frame" else device_px(v, what)
 
     def color(self, v) -> RGB | None:
+        """A colour value as RGB; None for no value or 'none' (nothing painted, where the mark allows that)."""
         return self.theme.resolve(v)
+
+    def ink(self, v: dict, key: str, default: RGB) -> RGB:
+        """The colour a mark cannot do without (a line's stroke, a text's colour): `v[key]`, else `default`.
+        'none' is refused by name here; painting with it failed deep in skia's paint."""
+        if v.get(key) is None:
+            return default
+        rgb = self.theme.resolve(v[key])
+        if rgb is None:
+            raise EvalError(f"{key} '{v[key]}' leaves this mark nothing to draw with: give it a colour")
+        return rgb
 
     def fill_and_stroke(self, v: dict, path: skia.Path, default_fill=None, default_stroke=None) -> None:
         fill = self.color(v["fill"]) if v.get("fill") is not None else default_fill
@@ -296,7 +307,7 @@ def draw_arc(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     path = skia.Path()
     path.addArc(skia.Rect.MakeLTRB(cx - r, cy - r, cx + r, cy + r), start, sweep)
     width = _number(v.get("stroke_width", 1.0), "stroke_width")
-    color = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    color = ctx.ink(v, "stroke", ctx.theme.ink)
     op = _number(v.get("opacity", 1.0), "opacity")
     ctx.canvas.drawPath(path, paint(color, op, width, v.get("dash")))
     ctx.painter.marks += 1
@@ -324,14 +335,14 @@ def _arrowhead(ctx: Ctx, a, b, color: RGB, width: float, opacity: float, head: f
 
 def _stroke_path(ctx: Ctx, v: dict, pts: list, closed: bool, opts: dict, path: skia.Path | None = None) -> Drawn:
     width = _number(v.get("stroke_width", 2.0) if v.get("stroke_width") is not None else 2.0, "stroke_width")
-    color = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    color = ctx.ink(v, "stroke", ctx.theme.ink)
     op = _number(v.get("opacity", 1.0), "opacity")
     if path is None:
         path = skia.Path()
         path.addPoly([skia.Point(*p) for p in pts], closed)
     ctx.canvas.drawPath(path, paint(color, op, width, v.get("dash"), opts.get("cap", "butt")))
     ctx.painter.marks += 1
-    extra = []
+    extra: list[tuple[float, float]] = []  # the arrowheads' corners
     arrow = opts.get("arrow", "none")
     head = _number(v["head"], "head") if v.get("head") is not None else None
     if arrow in ("end", "both") and len(pts) >= 2:
@@ -367,7 +378,7 @@ def draw_segments(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     if not segs:
         return Drawn((0.0, 0.0, 0.0, 0.0))
     width = _number(v.get("stroke_width", 1.0), "stroke_width")
-    color = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    color = ctx.ink(v, "stroke", ctx.theme.ink)
     ctx.canvas.drawPath(path, paint(color, _number(v.get("opacity", 1.0), "opacity"), width, v.get("dash"),
                                     opts["cap"]))
     ctx.painter.marks += len(segs)  # counted as the segments they are (scene size, level audits)
@@ -458,8 +469,9 @@ def smooth_path(pts: list[tuple[float, float]], curve: str, closed: bool) -> tup
 def draw_path(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     pts = _frame_points(ctx, v)
     path, dense = smooth_path(pts, opts["curve"], opts["closed"])
-    if opts["closed"] and v.get("fill") is not None:
-        ctx.canvas.drawPath(path, paint(ctx.color(v["fill"]), _number(v.get("opacity", 1.0), "opacity")))
+    fill = ctx.color(v.get("fill")) if opts["closed"] else None  # 'none': no fill
+    if fill is not None:
+        ctx.canvas.drawPath(path, paint(fill, _number(v.get("opacity", 1.0), "opacity")))
     if v.get("stroke") is None and v.get("fill") is not None:
         ctx.painter.marks += 1
         return Drawn(_bounds(dense))
@@ -575,8 +587,7 @@ def draw_text(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         size = max(MIN_FONT, size - 0.5)
     block_h = line_h * (len(lines) - 1) + ascent + descent
     top = {"middle": -block_h / 2, "top": 0.0, "bottom": -block_h}[opts["baseline"]]
-    color = ctx.color(v["color"]) if v.get("color") is not None else (
-        ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.ink)
+    color = ctx.ink(v, "color" if v.get("color") is not None else "fill", ctx.theme.ink)
     if ctx.painter.backdrop is not None and not rot:
         bx = x + {"start": 0.0, "middle": -widest / 2, "end": -widest}[opts["anchor"]]
         color = ctx.painter.readable(color, (bx, y + top, bx + widest, y + top + block_h), s)
@@ -626,8 +637,7 @@ def _plain_text(ctx: Ctx, v: dict, opts: dict, s: str, x: float, y: float, size:
     top = {"middle": -h / 2, "top": 0.0, "bottom": -h}[opts["baseline"]]
     w = font.measureText(s)
     lx = {"start": 0.0, "middle": -w / 2, "end": -w}[opts["anchor"]]
-    color = ctx.color(v["color"]) if v.get("color") is not None else (
-        ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.ink)
+    color = ctx.ink(v, "color" if v.get("color") is not None else "fill", ctx.theme.ink)
     if ctx.painter.backdrop is not None:
         color = ctx.painter.readable(color, (x + lx, y + top, x + lx + w, y + top + h), s)
     ctx.canvas.save()
@@ -646,11 +656,10 @@ def _text_of(v) -> str:
 
 
 # -- glyphs and pictograms --------------------------------------------------------------------------------------
-def glyph_points(kind: str, cx: float, cy: float, r: float) -> list[tuple[float, float]] | None:
+def glyph_points(kind: str, cx: float, cy: float, r: float) -> list[tuple[float, float]]:
+    """The corners of a polygon glyph (every SHAPES kind but circle and square, which draw_glyph makes itself)."""
     table = {"triangle": (3, -90.0, None), "diamond": (4, 0.0, None), "pentagon": (5, -90.0, None),
              "hexagon": (6, 0.0, None), "star": (5, -90.0, 0.45)}
-    if kind not in table:
-        return None
     sides, rot, inner = table[kind]
     count = sides * (2 if inner else 1)
     pts = []
@@ -670,6 +679,8 @@ def draw_glyph(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     kind = v["shape"]
     fill = ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.color(ctx.theme.series)
     if kind in PICTOGRAMS:
+        if fill is None:
+            raise EvalError(f"fill 'none' leaves a {kind} pictogram nothing to draw with: give it a colour")
         box = pictogram(ctx.painter, kind, cx, cy, r, fill, _number(v.get("angle", 0.0), "angle"))
         return Drawn(box, circle=(cx, cy, r + 1))
     if kind not in SHAPES:
@@ -696,7 +707,8 @@ def draw_glyph(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         path.transform(m)
         b = path.computeTightBounds()
         box = (b.left(), b.top(), b.right(), b.bottom())
-    ctx.canvas.drawPath(path, paint(fill, _number(v.get("opacity", 1.0), "opacity")))
+    if fill is not None:  # 'none': the outline only
+        ctx.canvas.drawPath(path, paint(fill, _number(v.get("opacity", 1.0), "opacity")))
     ctx.fill_and_stroke(vv, path)
     return Drawn(box, circle=circle)
 
@@ -710,7 +722,7 @@ def draw_angle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     sweep = (a1 - a0) % 360
     s0 = ctx.frame.angle(a0)
     s_sweep = ctx.frame.angle(sweep)
-    color = ctx.color(v["stroke"]) if v.get("stroke") is not None else ctx.theme.ink
+    color = ctx.ink(v, "stroke", ctx.theme.ink)
     width = _number(v.get("stroke_width", 1.5) if v.get("stroke_width") not in (None, 1.0) else 1.5, "stroke_width")
     path = skia.Path()
     if opts["square"] and abs(sweep - 90) < 1e-6:
@@ -723,11 +735,12 @@ def draw_angle(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     else:
         pts = _arc_pts(cx, cy, r, s0, s_sweep, 24)
         path.addArc(skia.Rect.MakeLTRB(cx - r, cy - r, cx + r, cy + r), s0, s_sweep)
-    if v.get("fill") is not None:
+    fill = ctx.color(v.get("fill"))  # 'none': no wedge
+    if fill is not None:
         wedge_path = skia.Path(path)
         wedge_path.lineTo(cx, cy)
         wedge_path.close()
-        ctx.canvas.drawPath(wedge_path, paint(ctx.color(v["fill"]), 0.35))
+        ctx.canvas.drawPath(wedge_path, paint(fill, 0.35))
     ctx.canvas.drawPath(path, paint(color, _number(v.get("opacity", 1.0), "opacity"), width))
     ctx.painter.marks += 1
     mid = math.radians(s0 + s_sweep / 2)

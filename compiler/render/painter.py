@@ -32,11 +32,6 @@ def face_font(family: str, size: float, bold: bool) -> skia.Font:
     return font
 
 
-def _font(size: float, bold: bool) -> skia.Font:
-    """The default face (variety none draws every text with it)."""
-    return face_font(typefaces.DEFAULT_FAMILY, size, bold)
-
-
 def _color(rgb: RGB, alpha: int = 255) -> int:
     return skia.Color(rgb[0], rgb[1], rgb[2], alpha)
 
@@ -143,12 +138,6 @@ class Painter:
         self.marks += 1
         if obj is not None:
             self.bind(obj, (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
-
-    def polyline(self, pts: list[tuple[float, float]], color: RGB, width: float = 2.0):
-        path = skia.Path()
-        path.addPoly([skia.Point(x, y) for x, y in pts], False)
-        self.canvas.drawPath(path, self._paint(color, True, width))
-        self.marks += 1
 
     def arrow(self, x0, y0, x1, y1, color: RGB, width: float = 2.0, head: float = 9.0, obj=None):
         self.line(x0, y0, x1, y1, color, width)

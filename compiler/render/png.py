@@ -37,7 +37,7 @@ LEVEL = 6  # libdeflate's compression level for every picture
 NONE, SUB = 0, 1  # PNG filter types written
 
 
-def _chunk(kind: bytes, data: bytes) -> bytes:
+def _chunk(kind: bytes, data: bytes | bytearray) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 

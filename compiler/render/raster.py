@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -28,8 +29,8 @@ from ..spec.raster import EDITS  # applied in this order (a photo look: warp, to
 LEVELS = {"none": 0, "mild": 1, "strong": 2}
 
 # Per strength: the chance each edit is drawn and the bounds of its parameters. These bounds are the promise the
-# README states; the legibility check is the backstop for unlucky combinations.
-BOUNDS = {
+# README states; the legibility check is the backstop for unlucky combinations. Limits are a number or a (lo, hi).
+BOUNDS: dict[str, dict[str, tuple[float, dict[str, Any]]]] = {
     "mild": {
         "warp": (0.45, {"angle": 1.2, "shear": 0.015, "persp": 0.015}),
         "blur": (0.25, {"passes": 1}),

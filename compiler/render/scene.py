@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..codegen.grammar import CompiledGrammar
 from ..expr.compile import Budget
 from ..expr.lib_place import PlacementFailed
@@ -28,8 +30,8 @@ class RenderResult:
     png: bytes  # the picture's file: a PNG, or a JPEG under variety strong (render.png.image_format tells which)
     render_map: dict[str, dict]
     decisions: dict
-    rgb: object = None  # the pixels the file holds (numpy, height × width × 4 RGBA, or × 3 RGB after raster
-    # edits; a JPEG's decoded pixels), kept for gates and hashes
+    rgb: np.ndarray  # the pixels the file holds (height × width × 4 RGBA, or × 3 RGB after raster edits; a
+    # JPEG's decoded pixels), kept for gates and hashes
 
 
 def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, rng, paths: dict[int, str],
@@ -44,7 +46,7 @@ def render_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict,
 
 @dataclass
 class DrawnScene:
-    rgb: object  # numpy pixels, as RenderResult.rgb
+    rgb: np.ndarray  # numpy pixels, as RenderResult.rgb
     render_map: dict[str, dict]
     decisions: dict
     noisy: bool  # per-pixel noise among the raster edits (the PNG is written for it)
@@ -59,6 +61,8 @@ def draw_scene(grammar: CompiledGrammar, state: dict, level: int, vocab: dict, r
     the canvas pick, with no cap) and `check` false skips the legibility checks: together they redraw an accepted
     picture at k times its resolution from the same stream (tools.zoom), whose pixel tolerances must not judge it
     again."""
+    if grammar.scene is None:
+        raise ValueError(f"grammar '{grammar.id}' has no scene to draw")
     theme = pick_theme(rng, variety)
     width, height, canvas = grammar.width, grammar.height, None
     if variety != "none" and "canvas" not in state:  # a state that sets its own canvas keeps it
@@ -154,6 +158,8 @@ def _check_contrast(p: Painter, rgb) -> None:
         if text_is_hidden(ratio):
             raise RenderRejected(f"text '{text[:30]}' has contrast ratio {ratio:.2f} < {MIN_TEXT_RATIO:g} against "
                                  f"what is behind it: contrast")
+    if p.backdrop is None:  # the classic look (variety none) is not re-checked
+        return
     for path, entry in p.render_map.items():
         if mark_is_hidden(rgb, p.backdrop, entry["bbox"]):
             raise RenderRejected(f"{path} does not stand {MIN_MARK_CONTRAST:g} clear of the background (as it "

@@ -120,6 +120,12 @@ class Camera:
         self.eye: Vec3 | None = None if distance is None else (
             t[0] - distance * f[0], t[1] - distance * f[1], t[2] - distance * f[2])
 
+    def pinhole(self) -> tuple[float, Vec3]:
+        """A perspective camera's distance and eye (__init__ requires the distance, so both are set)."""
+        if self.distance is None or self.eye is None:
+            raise ValueError("an orthographic camera without a distance has no pinhole")
+        return self.distance, self.eye
+
     def depth(self, p: Sequence[float]) -> float:
         """Distance along view_dir from the eye (or from the target's plane when there is no eye)."""
         o = self.target if self.eye is None else self.eye
@@ -132,7 +138,7 @@ class Camera:
         if self.perspective:
             if depth <= EPS:
                 raise ValueError(f"point ({x}, {y}, {z}) is not in front of the perspective camera")
-            k = self.distance / depth
+            k = self.pinhole()[0] / depth
             u, v = u * k, v * k
         return u, v, depth
 
@@ -154,7 +160,7 @@ class Camera:
         """Is the outer side of the face turned towards the camera (back-face culling)? A two-sided face is, from
         either side; any face seen exactly edge-on is not (it would cover no area)."""
         if self.perspective:
-            facing = _dot(face.normal, _sub(self.eye, face.points[0]))
+            facing = _dot(face.normal, _sub(self.pinhole()[1], face.points[0]))
         else:
             facing = -_dot(face.normal, self.view_dir)
         return abs(facing) > EPS if face.two_sided else facing > EPS
@@ -171,10 +177,6 @@ class Fit:
     def to_px(self, u: float, v: float) -> Vec2:
         return (self.center_px[0] + (u - self.center_uv[0]) * self.scale,
                 self.center_px[1] - (v - self.center_uv[1]) * self.scale)
-
-    def to_uv(self, px: float, py: float) -> Vec2:
-        return (self.center_uv[0] + (px - self.center_px[0]) / self.scale,
-                self.center_uv[1] - (py - self.center_px[1]) / self.scale)
 
 
 def fit(points_uv: Sequence[Sequence[float]], box: Sequence[float], margin: float = 0.0) -> Fit:
@@ -485,7 +487,7 @@ def _visible_faces(items: Sequence[Solid], camera: Camera) -> list[list[Face]]:
         pts = np.array([faces[i].points for i in idx.tolist()], dtype=float)  # (faces, size, 3)
         nrm = np.array([faces[i].normal for i in idx.tolist()], dtype=float)
         if camera.perspective:
-            e = camera.eye
+            e = camera.pinhole()[1]
             c = (nrm[:, 0] * (e[0] - pts[:, 0, 0]) + nrm[:, 1] * (e[1] - pts[:, 0, 1])
                  + nrm[:, 2] * (e[2] - pts[:, 0, 2]))
         else:
@@ -679,13 +681,13 @@ def project_px(points: np.ndarray, camera: Camera, fit_: Fit) -> np.ndarray:
     u = dx * r[0] + dy * r[1] + dz * r[2]
     v = dx * up[0] + dy * up[1] + dz * up[2]
     if camera.perspective:
-        o = camera.eye
+        distance, o = camera.pinhole()
         depth = (x - o[0]) * f[0] + (y - o[1]) * f[1] + (z - o[2]) * f[2]
         if (depth <= EPS).any():
-            k = int(np.argmax(depth <= EPS))
-            raise ValueError(f"point ({float(x[k])}, {float(y[k])}, {float(z[k])}) is not in front of the "
+            bad = int(np.argmax(depth <= EPS))
+            raise ValueError(f"point ({float(x[bad])}, {float(y[bad])}, {float(z[bad])}) is not in front of the "
                              f"perspective camera")
-        k = camera.distance / depth
+        k = distance / depth
         u, v = u * k, v * k
     (cu, cv), (cx, cy), s = fit_.center_uv, fit_.center_px, fit_.scale
     return np.stack([cx + (u - cu) * s, cy - (v - cv) * s], axis=1)
@@ -724,7 +726,7 @@ def _spans(polys: list[np.ndarray], w: int, h: int) -> tuple[np.ndarray, np.ndar
 
 
 def _spans_flat(g: np.ndarray, counts: np.ndarray, w: int, h: int,
-                charge: Callable[[int], None] | None = None) -> tuple[np.ndarray, ...]:
+                charge: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Scan-convert polygons (in cell coordinates) on a w × h grid: the runs of cells, per polygon and row, whose
     centres lie inside by the even-odd rule. → (polygon, row, first column, end column) arrays, one entry per run.
 
@@ -764,14 +766,15 @@ def _paint(projected: Sequence[tuple[Hashable, Sequence[Vec2]]], pixel_box: Sequ
     x0, y0, x1, y1 = pixel_box
     w, h = max(1, math.ceil((x1 - x0) * resolution)), max(1, math.ceil((y1 - y0) * resolution))
     index: dict[Hashable, int] = {}
-    solid_of_face, polys = [], []
+    solids: list[int] = []
+    polys = []
     for sid, poly in projected:
         k = index.setdefault(sid, len(index))
         if len(poly) >= 3:
             p = np.asarray(poly, dtype=float)
             polys.append(np.stack([(p[:, 0] - x0) * resolution, (p[:, 1] - y0) * resolution], axis=1))
-            solid_of_face.append(k)
-    solid_of_face = np.array(solid_of_face, dtype=np.int64)
+            solids.append(k)
+    solid_of_face = np.array(solids, dtype=np.int64)
     top_face = np.full(h * w, -1, dtype=np.int64)
     runs = (np.zeros(0, np.int64),) * 4
     if polys:

@@ -159,7 +159,8 @@ class ToolSession:
 
             w, h = image_size(result.png)
             image = {"sha256": sha256(result.png), "width": w, "height": h}
-        entry = {"raw": raw, "tool": result.tool, "args": result.args, "text": result.text, "image": image}
+        entry: dict[str, object] = {"raw": raw, "tool": result.tool, "args": result.args, "text": result.text,
+                                    "image": image}
         if result.timed_out:
             entry["timed_out"] = True
         return entry
@@ -233,7 +234,7 @@ class ToolSession:
         for order, (path, entry) in enumerate(render_map.items()):
             m = _RECORD_PATH.fullmatch(path)
             rule = self.instance.task.inspect.get(m.group(1)) if m else None
-            if rule is None:
+            if m is None or rule is None:
                 continue
             bx0, by0, bx1, by1 = entry["bbox"]
             if not (bx0 <= x <= bx1 and by0 <= y <= by1):

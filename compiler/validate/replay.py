@@ -221,7 +221,8 @@ def _replay_row(args) -> ReplayResult:
     where, split, row = args
     parsed, problems = check_row(row, SCHEMA.names)
     iid = row.get("instance_id") if isinstance(row, dict) else "?"
-    iid = iid if not any(p.startswith("field 'instance_id'") for p in problems) else shown(iid)
+    iid = iid if isinstance(iid, str) and not any(p.startswith("field 'instance_id'") for p in problems) \
+        else shown(iid)
     task = row.get("task") if isinstance(row, dict) else None
     task = task if isinstance(task, str) and TASK_ID.fullmatch(task) else shown(task, 80)
     if problems:

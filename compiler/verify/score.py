@@ -102,7 +102,9 @@ class _Reader:
         self.text, self.pos, self.strict = text, pos, True
 
     def _skip(self) -> str:
-        self.pos = _SPACE.match(self.text, self.pos).end()
+        space = _SPACE.match(self.text, self.pos)
+        assert space is not None  # \s* matches at every position
+        self.pos = space.end()
         return self.text[self.pos] if self.pos < len(self.text) else ""
 
     def object(self, depth: int = 0) -> list[tuple[str, Any]]:
@@ -240,15 +242,6 @@ def _objects_from_end(tail: str):
         except (_Unparsed, ValueError, RecursionError):
             continue
         yield pairs, reader.pos, reader.strict
-
-
-def final_json(response: Any) -> tuple[dict | None, str]:
-    """The last object in a response's tail, whatever its keys (None and a reason if there is none)."""
-    if not isinstance(response, str):
-        return None, "response is not text"
-    for pairs, _end, _strict in _objects_from_end(response[-MAX_TAIL:]):
-        return dict(pairs), ""
-    return None, "no JSON object found"
 
 
 # -- answer statements outside an object ------------------------------------------------------------------------
@@ -571,7 +564,7 @@ def _split_number(s: str, form: str) -> tuple[float | int, str]:
         sign, digits, exp = m.groups()
         digits = re.sub(r"[,\u00a0\u2009\u202f]", "", digits)
         if "." in digits or exp:
-            value: float | int = float(sign + digits + exp)
+            value = float(sign + digits + exp)
         else:
             value = int(sign + digits)
         rest = s[m.end():]
@@ -703,6 +696,8 @@ def _norm_clock(v: str) -> str:
         raise _Bad("not a time of day (h:mm)")
     m = _CLOCK.match(s) or _OCLOCK.match(s)
     phrase = None if m else _CLOCK_PHRASE.match(s)
+    hour: int | None
+    minute: int | None
     if m and m.re is _CLOCK:
         hour, minute = int(m.group(1)), int(m.group(2))
         if m.group(3) and not 1 <= hour <= 12:  # "17:00 pm" says two things
@@ -878,11 +873,6 @@ def score(label: dict, response: Any) -> Score:
         return Score(ans, fmt, round(W_ANSWER * ans + W_FORMAT * fmt, 6), shown, "" if ok else why)
     except Exception as exc:  # noqa: BLE001 - the verifier must never raise, whatever the label or response
         return Score(0.0, 0.0, 0.0, None, f"verifier error: {type(exc).__name__}")
-
-
-@lru_cache(maxsize=4096)
-def label_from_json(text: str) -> dict:
-    return json.loads(text)
 
 
 # What the answer is and one example of it, per contract form where the form changes what a right answer looks

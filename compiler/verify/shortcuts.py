@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -124,14 +124,14 @@ def numbers(texts: list[str]) -> Numbers | None:
     """The options as numbers when every one is a number (the same prefix and unit) or every one a time."""
     if len(texts) < 2:
         return None
-    times = [_TIME.fullmatch(t.strip()) for t in texts]
-    if all(times):
+    times = [m for t in texts if (m := _TIME.fullmatch(t.strip())) is not None]
+    if len(times) == len(texts):
         hours = [int(m[1]) for m in times]
         period = 1440 if max(hours) >= 13 or min(hours) == 0 else 720
         minutes = [(h * 60 + int(m[2])) % period for h, m in zip(hours, times)]
         return Numbers([float(v) for v in _unwrap(minutes, period)], [None] * len(texts), period)
-    parsed = [parse_number(t) for t in texts]
-    if not all(parsed) or len({(p[2], p[3]) for p in parsed}) != 1:
+    parsed = [p for t in texts if (p := parse_number(t)) is not None]
+    if len(parsed) != len(texts) or len({(p[2], p[3]) for p in parsed}) != 1:
         return None
     return Numbers([p[0] for p in parsed], [p[1] for p in parsed], None)
 
@@ -150,7 +150,7 @@ def _unwrap(minutes: list[int], period: int) -> list[int]:
 
 
 # -- the rules --------------------------------------------------------------------------------------------------
-def _unique_best(scores: list[float], lowest: bool) -> int | None:
+def _unique_best(scores: Sequence[float], lowest: bool) -> int | None:
     """Index of the single best score, or None on a tie (scores compare with a small tolerance)."""
     if not scores:
         return None

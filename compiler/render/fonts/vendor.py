@@ -13,6 +13,7 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 FONTS = "usr/share/fonts"
@@ -86,7 +87,7 @@ def main(root: Path) -> None:
     sys.path.insert(0, str(HERE.parents[2]))
     from tessera.render.typefaces import measure_coverage
 
-    entries = []
+    entries: list[dict[str, Any]] = []
     for slug, family, classes, package, licence, regular, bold in TABLE:
         entry = {"family": family, "classes": classes, "licence": licence, "package": package}
         if slug == "dejavu-sans":  # the default face: its files stay where they always were, beside LICENSE-DejaVu
