@@ -132,3 +132,16 @@ def test_the_installed_demo_runs_from_another_folder(venv, tmp_path, taxonomy):
     chosen = [t for t in taxonomy.tasks if t.split(".")[0] in ("puzzles", "physics")]
     assert f"replay: {rows}/{rows} byte for byte" in out and manifest["splits"]["train"]["rows"] == len(chosen)
     assert (tmp_path / "d" / "gallery" / "index.html").is_file()
+
+
+def test_every_source_package_is_in_the_packages_configuration():
+    """Each folder of compiler/ and training/ with an __init__.py is listed in pyproject's [tool.setuptools]
+    packages (0.11's tessera.dataset was not, and only the slow wheel tests caught it, by failing to import)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    folders = {"tessera": ROOT / "compiler", "tessera.training": ROOT / "training"}
+    found = {".".join((top, *p.parent.relative_to(base).parts)).rstrip(".")
+             for top, base in folders.items() for p in base.rglob("__init__.py")}
+    assert found - listed == set(), f"add to [tool.setuptools] packages in pyproject.toml: {sorted(found - listed)}"
