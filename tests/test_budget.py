@@ -412,7 +412,7 @@ def test_rendering_draws_on_the_same_total_as_states_and_programs(tmp_path, monk
     generate(task, 1, 0, vocab=tax.vocab)
     before_render = spent[2]  # budgets handed out: state, program, render
     monkeypatch.setattr(SampleWork, "budget", real_budget)
-    import tessera.trace.instance as instance_module
+    import tessera.trace.loop as instance_module
 
     monkeypatch.setattr(instance_module, "SampleWork", lambda: SampleWork(before_render + 5))
     with pytest.raises(SamplingFailed, match=rf"rendering failed: .*all that was left of the {before_render + 5} "

@@ -268,9 +268,9 @@ def test_inspect_declarations_are_type_checked_at_their_position(tmp_path, monke
         f"records in the state of charts.stacked_bars (no such state field); inspect names marks bound to such "
         f"records  [scene-shape]",
         f"grammars/charts/stacked_bars.yaml:{at['n']}:7: error: render.tools.inspect: 'n' is not a list of records "
-        f"in the state of charts.stacked_bars (it is int); inspect names marks bound to such records  [scene-shape]",
-        f"grammars/charts/stacked_bars.yaml:{at['segs']}:21: error: render.tools.inspect.segs: 'value' is int; "
-        f"inspect returns a text label (a str field), never a quantity  [scene-shape]",
+        f"in the state of charts.stacked_bars (it is integer); inspect names marks bound to such records  [scene-shape]",
+        f"grammars/charts/stacked_bars.yaml:{at['segs']}:21: error: render.tools.inspect.segs: 'value' is integer; "
+        f"inspect returns a text label (a string field), never a quantity  [scene-shape]",
         f"grammars/charts/stacked_bars.yaml:{at['stores']}:23: error: render.tools.inspect.stores: its records have "
         f"no field 'nme' (fields: name, color)  [unknown-field]",
     ]
