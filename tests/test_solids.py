@@ -219,3 +219,45 @@ def test_solids_are_deterministic_and_charged_face_by_face(tax):
     sphere = SOLID_STEPS + SPHERE_SEGMENTS * 2 * (FACE_STEPS + 3 * POINT3_STEPS) \
         + SPHERE_SEGMENTS * (SPHERE_BANDS - 2) * (FACE_STEPS + 4 * POINT3_STEPS)
     assert spent(tax, spheres=lists["spheres"]) - spent(tax) >= sphere  # at least the faces' price (plus the order and the pixels)
+
+
+@pytest.mark.parametrize("kind, item, message", [
+    ("spheres", {"x": 1, "y": 1, "z": 1, "r": -0.5}, "r must be > 0, got -0.5"),
+    ("cones", {"x": 1, "y": 1, "z": 0, "r": 0.5, "h": 0}, "height must be > 0, got 0"),
+    ("tori", {"x": 1, "y": 1, "z": 0, "r": 0.5, "ri": 0.5}, "r_inner must be < r, got r_inner 0.5 and r 0.5"),
+    ("pyramids", {"x": 1, "y": 1, "z": 0, "size": "big", "h": 1}, "size must be a number, got 'big'"),
+])
+def test_bad_solid_channels_are_positioned_errors(tax, kind, item, message):
+    # The mark's record in probe(): its line, and the column where the record opens.
+    mark, where = {"spheres": ("sphere", "17:17"), "cones": ("cone", "18:15"), "tori": ("torus", "19:16"),
+                   "pyramids": ("pyramid", "20:18")}[kind]
+    with pytest.raises(EvalError) as err:
+        render(tax, **{kind: [item]})
+    text = str(err.value)
+    assert f"{mark} mark at " in text and f"probe_top.yaml:{where}: " in text and message in text, text
+
+
+def test_an_ellipse_arc_ends_where_its_parameter_says_with_an_arrowhead(tax):
+    state = {"arcs": [{"x": 200, "y": 200, "rx": 150, "ry": 60, "rotate": 30, "start": 0, "end": 270}]}
+    rr = render_scene(tax.grammars["three_d.probe_ellipse_arc"], state, 0, tax.vocab, Rng(7), object_paths(state))
+    g = rr.render_map["arcs[0]"]["geometry"]
+    c, s = math.cos(math.radians(30)), math.sin(math.radians(30))
+    start = (200 + 150 * c, 200 + 150 * s)  # parameter 0: (rx, 0) turned by 30° (screen degrees, y down)
+    end = (200 - (-60) * s, 200 + (-60) * c)  # parameter 270: (0, −ry) turned
+    assert g["ends"] == [pytest.approx(list(start), abs=0.01), pytest.approx(list(end), abs=0.01)]
+    ink = rr.rgb[:, :, :3].max(axis=2) < 90
+    # The stroke passes through both ends, and the arrowhead fills a patch behind the end point.
+    assert ink[int(start[1]) - 1:int(start[1]) + 2, int(start[0]) - 2:int(start[0]) + 1].any()
+    tip = ink[int(end[1]) - 6:int(end[1]) + 7, int(end[0]) - 9:int(end[0]) + 2].sum()
+    plain = render_scene(tax.grammars["three_d.probe_ellipse_arc"], {"arcs": [{**state["arcs"][0]}]}, 0, tax.vocab,
+                         Rng(7), object_paths(state))
+    assert plain.png == rr.png  # deterministic
+    assert tip >= 20  # a filled head, not a 2 px line alone
+    # A point at parameter 135° lies on the arc; one at 315° (not swept) does not.
+    for t, on in ((135, True), (315, False)):
+        ex, ey = 150 * math.cos(math.radians(t)), 60 * math.sin(math.radians(t))
+        x, y = 200 + ex * c - ey * s, 200 + ex * s + ey * c
+        assert bool(ink[int(y) - 1:int(y) + 2, int(x) - 1:int(x) + 2].any()) is on
+    with pytest.raises(EvalError, match="ellipse_arc spans at most 360°"):
+        bad = {"arcs": [{**state["arcs"][0], "end": 400}]}
+        render_scene(tax.grammars["three_d.probe_ellipse_arc"], bad, 0, tax.vocab, Rng(7), object_paths(bad))
