@@ -18,6 +18,7 @@ out of the render map.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ..errors import EvalError
@@ -85,7 +86,7 @@ def draw_sphere(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     _camera(ctx)
     x, y, z = (_number(v.get(k, 0.0), k) for k in ("x", "y", "z"))
     faces = sphere_faces(x, y, z, _positive(v.get("r", 0.5), "r"), SPHERE_SEGMENTS, SPHERE_BANDS)
-    return Shape3(faces, mesh=mesh_edges(faces, CREASE_DEG))
+    return Shape3(faces, mesh=_mesh("sphere"))
 
 
 @mark("cone")
@@ -94,7 +95,7 @@ def draw_cone(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     x, y, z = (_number(v.get(k, 0.0), k) for k in ("x", "y", "z"))
     r, height = _positive(v.get("r", 0.5), "r"), _positive(v.get("height", 1.0), "height")
     faces = cone_faces(x, y, z, z + height, r, CONE_SEGMENTS)
-    return Shape3(faces, mesh=mesh_edges(faces, CREASE_DEG))
+    return Shape3(faces, mesh=_mesh("cone"))
 
 
 @mark("torus")
@@ -106,7 +107,7 @@ def draw_torus(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     if not r_inner < r:
         raise EvalError(f"r_inner must be < r, got r_inner {r_inner:g} and r {r:g}")
     faces = torus_faces(x, y, z, r, r_inner, TORUS_SEGMENTS, TORUS_TUBE)
-    return Shape3(faces, mesh=mesh_edges(faces, CREASE_DEG))
+    return Shape3(faces, mesh=_mesh("torus"))
 
 
 @mark("pyramid")
@@ -116,6 +117,18 @@ def draw_pyramid(ctx: Ctx, v: dict, opts: dict) -> Shape3:
     half = _positive(v.get("size", 1.0), "size") / 2
     base = [(x - half, y - half, z), (x + half, y - half, z), (x + half, y + half, z), (x - half, y + half, z)]
     return Shape3(pyramid_faces(base, (x, y, z + _positive(v.get("height", 1.0), "height"))))
+
+
+@functools.lru_cache(maxsize=8)
+def _mesh(kind: str) -> dict[str, list[bool | str]]:
+    """Which edges of a curved solid's facets are inked (space.mesh_edges): worked out once per kind, on a solid of
+    unit size. It depends on the tessellation only — neighbours by tag, and creases that are such at any size (a
+    cone's rim meets its base at more than CREASE_DEG however flat; the sphere's and torus' facets turn 11.25° and
+    30° from their neighbours) — not on where the solid is or how large."""
+    faces = {"sphere": lambda: sphere_faces(0.0, 0.0, 0.0, 1.0, SPHERE_SEGMENTS, SPHERE_BANDS),
+             "cone": lambda: cone_faces(0.0, 0.0, 0.0, 1.0, 1.0, CONE_SEGMENTS),
+             "torus": lambda: torus_faces(0.0, 0.0, 0.0, 1.0, 0.5, TORUS_SEGMENTS, TORUS_TUBE)}[kind]()
+    return mesh_edges(faces, CREASE_DEG)
 
 
 def points3_of(value, what: str) -> list[tuple[float, float, float]]:

@@ -346,17 +346,24 @@ def _outward(points: Sequence[Vec3], centre: Sequence[float], tag: str) -> Face:
 def sphere_faces(cx: float, cy: float, cz: float, r: float, segments: int = 32, bands: int = 16) -> list[Face]:
     """A UV sphere of radius r around (cx, cy, cz): `segments` meridians (the first due east, +x) and `bands` bands
     of latitude, quads between them and a fan of triangles at each pole. Every corner lies on the sphere, so its
-    outline seen along any direction is within r·(1 − cos(π/segments)) of the true circle. Tags: cell{band}_{k}."""
+    outline seen along any direction is within r·(1 − cos(π/segments)) of the true circle. Tags: cell{band}_{k}.
+    The unit sphere is built once per tessellation and moved into place (normals do not change)."""
     if segments < 3 or bands < 2 or not r > 0:
         raise ValueError("a sphere needs r > 0, at least 3 segments and 2 bands")
+    cx, cy, cz, r = float(cx), float(cy), float(cz), float(r)
+    return [Face(tuple((cx + r * x, cy + r * y, cz + r * z) for x, y, z in f.points), f.normal, f.tag)
+            for f in _unit_sphere(segments, bands)]
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_sphere(segments: int, bands: int) -> tuple[Face, ...]:
     ring = _unit_circle(segments)
     lat = [(_snap(math.cos(math.pi * (i / bands - 0.5))), _snap(math.sin(math.pi * (i / bands - 0.5))))
            for i in range(bands + 1)]
-    centre = (float(cx), float(cy), float(cz))
     # One tuple per grid point, shared by the faces that meet there (the outline finds neighbours by their corners).
-    grid = [[(cx + r * cl * c, cy + r * cl * s, cz + r * sl) for c, s in ring] for cl, sl in lat]
-    south, north = (cx, cy, cz - r), (cx, cy, cz + r)
-    faces = []
+    grid = [[(cl * c, cl * s, sl) for c, s in ring] for cl, sl in lat]
+    south, north = (0.0, 0.0, -1.0), (0.0, 0.0, 1.0)
+    faces: list[Face] = []
     for i in range(bands):
         for k in range(segments):
             k1 = (k + 1) % segments
@@ -366,8 +373,8 @@ def sphere_faces(cx: float, cy: float, cz: float, r: float, segments: int = 32, 
                 pts = [grid[i][k], grid[i][k1], north]
             else:
                 pts = [grid[i][k], grid[i][k1], grid[i + 1][k1], grid[i + 1][k]]
-            faces.append(_outward(pts, centre, f"cell{i}_{k}"))
-    return faces
+            faces.append(_outward(pts, (0.0, 0.0, 0.0), f"cell{i}_{k}"))
+    return tuple(faces)
 
 
 def cone_faces(cx: float, cy: float, z0: float, z1: float, r: float, segments: int = 32) -> list[Face]:
@@ -390,7 +397,7 @@ def torus_faces(cx: float, cy: float, cz: float, r: float, r_inner: float, segme
     ring, around = _unit_circle(segments), _unit_circle(tube)
     grid = [[(cx + (big + small * ct) * c, cy + (big + small * ct) * s, cz + small * st) for ct, st in around]
             for c, s in ring]
-    faces = []
+    faces: list[Face] = []
     for k in range(segments):
         k1 = (k + 1) % segments
         c, s = ring[k]
@@ -398,8 +405,11 @@ def torus_faces(cx: float, cy: float, cz: float, r: float, r_inner: float, segme
         for j in range(tube):
             j1 = (j + 1) % tube
             # Outward from the tube's centre circle at the middle of the facet's angular span.
-            mid = (cx + big * (c + c1) / 2, cy + big * (s + s1) / 2, cz)
-            faces.append(_outward([grid[k][j], grid[k1][j], grid[k1][j1], grid[k][j1]], mid, f"cell{k}_{j}"))
+            pts = [grid[k][j], grid[k1][j], grid[k1][j1], grid[k][j1]]
+            if not faces:  # every quad is wound alike: the first one tells which way is out
+                mid = (cx + big * (c + c1) / 2, cy + big * (s + s1) / 2, cz)
+                flip = _outward(pts, mid, "").points != tuple(pts)
+            faces.append(_face(pts[::-1] if flip else pts, f"cell{k}_{j}"))
     return faces
 
 
