@@ -158,9 +158,13 @@ class CameraFrame(Frame):
         facing: dict[int, tuple[set[str], int]] = {
             sid: (set(), sum(f.tag.startswith("side") for f in solids[sid].faces))
             for sid, (_, _, shape) in enumerate(owners) if shape.smooth}
+        # Curved solids of facets (sphere, cone, torus): the tags of their facets the camera sees.
+        meshes: dict[int, set[str]] = {sid: set() for sid, (_, _, shape) in enumerate(owners) if shape.mesh}
         for sid, face in order:
             if sid in facing:
                 facing[sid][0].add(face.tag)
+            elif sid in meshes:
+                meshes[sid].add(face.tag)
         canvas = p.canvas
         flat = px.tolist()
         shades: dict[tuple, float] = {}
@@ -177,7 +181,7 @@ class CameraFrame(Frame):
                 for x, y in poly[1:]:
                     path.lineTo(x, y)
                 path.close()
-            facet = sid in facing and face.tag.startswith("side")
+            facet = sid in facing and face.tag.startswith("side") or sid in meshes
             if fill is not None:
                 key = (face.normal, face.two_sided)
                 k = shades.get(key)
@@ -190,8 +194,11 @@ class CameraFrame(Frame):
                 if facet:  # its own colour over the facet's edges hides the seams between neighbours
                     canvas.drawPath(path, paint(shaded, opacity, 1.0))
             if stroke is not None and width > 0:
-                canvas.drawPath(_facet_outline(face.tag, poly, *facing[sid]) if facet else path,
-                                paint(stroke, opacity, width))
+                if sid in meshes:
+                    outline = _mesh_outline(owners[sid][2].mesh[face.tag], poly, meshes[sid])
+                else:
+                    outline = _facet_outline(face.tag, poly, *facing[sid]) if facet else path
+                canvas.drawPath(outline, paint(stroke, opacity, width))
 
     def _bind(self, comp, solids, owners, vis) -> None:
         """Bind each object drawn by solids to the visible part of them (all its solids together)."""
@@ -257,6 +264,18 @@ def _facet_outline(tag: str, poly, facing: set, sides: int) -> "skia.Path":
     for a, b in edges:
         path.moveTo(pts[a])
         path.lineTo(pts[b])
+    return path
+
+
+def _mesh_outline(edges: list, poly, shown: set) -> "skia.Path":
+    """The ink lines of one facet of a curved solid: its edges marked True by space.mesh_edges (creases, open edges),
+    and those whose neighbouring facet is turned away (not in `shown`): the silhouette."""
+    path = skia.Path()
+    n = len(poly)
+    for i, edge in enumerate(edges):
+        if edge is True or edge not in shown:
+            path.moveTo(*poly[i])
+            path.lineTo(*poly[(i + 1) % n])
     return path
 
 

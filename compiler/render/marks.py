@@ -321,6 +321,53 @@ def draw_arc(ctx: Ctx, v: dict, opts: dict) -> Drawn:
                            "sweep": round(sweep, 4)})
 
 
+def _ellipse_pts(cx, cy, rx, ry, rot, start, sweep, steps: int = 32):
+    """Points of the ellipse with radii rx, ry around (cx, cy) turned by rot (screen degrees), at its parameter
+    angles start .. start + sweep (screen degrees): (rx cos t, ry sin t) turned, the points skia's addArc on the oval
+    passes through."""
+    c, s = math.cos(math.radians(rot)), math.sin(math.radians(rot))
+    out = []
+    for i in range(steps + 1):
+        t = math.radians(start + sweep * i / steps)
+        ex, ey = rx * math.cos(t), ry * math.sin(t)
+        out.append((cx + ex * c - ey * s, cy + ex * s + ey * c))
+    return out
+
+
+@mark("ellipse_arc")
+def draw_ellipse_arc(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    cx, cy = ctx.frame.point(v["x"], v["y"])
+    dx, dy = _offset(v)
+    cx, cy = cx + dx, cy + dy
+    rx, ry = ctx.size(v["rx"], "rx"), ctx.size(v["ry"], "ry")
+    rot = ctx.frame.angle(_number(v.get("rotate", 0.0), "rotate"))
+    start = ctx.frame.angle(_number(v.get("start", 0.0), "start"))
+    sweep = ctx.frame.angle(_number(v.get("end", 360.0), "end")) - start
+    if not abs(sweep) <= 360:  # skia draws no more than a turn: the arrowheads must sit where the arc ends
+        raise EvalError(f"an ellipse_arc spans at most 360° (end − start), got {sweep:g}")
+    path = skia.Path()
+    path.addArc(skia.Rect.MakeLTRB(cx - rx, cy - ry, cx + rx, cy + ry), start, sweep)
+    m = skia.Matrix()
+    m.setRotate(rot, cx, cy)
+    path.transform(m)
+    width = _number(v.get("stroke_width", 1.0), "stroke_width")
+    color = ctx.ink(v, "stroke", ctx.theme.ink)
+    op = _number(v.get("opacity", 1.0), "opacity")
+    ctx.canvas.drawPath(path, paint(color, op, width, v.get("dash")))
+    ctx.painter.marks += 1
+    pts = _ellipse_pts(cx, cy, rx, ry, rot, start, sweep, 64)
+    head = _number(v["head"], "head") if v.get("head") is not None else None
+    extra: list[tuple[float, float]] = []
+    if opts["arrow"] in ("end", "both"):
+        extra += _arrowhead(ctx, pts[-2], pts[-1], color, width, op, head)
+    if opts["arrow"] in ("start", "both"):
+        extra += _arrowhead(ctx, pts[1], pts[0], color, width, op, head)
+    return Drawn(_bounds(pts + extra), segments=_segments_of(pts, False),
+                 geometry={"center": [round(cx, 2), round(cy, 2)], "rx": round(rx, 2), "ry": round(ry, 2),
+                           "rotate": round(rot, 4), "start": round(start, 4), "sweep": round(sweep, 4),
+                           "ends": [[round(c, 2) for c in pts[0]], [round(c, 2) for c in pts[-1]]]})
+
+
 # -- lines, polylines, polygons, smooth paths -------------------------------------------------------------------
 def _arrowhead(ctx: Ctx, a, b, color: RGB, width: float, opacity: float, head: float | None = None) -> tuple:
     head = head if head else max(7.0, 3.2 * width)

@@ -333,6 +333,112 @@ def pyramid_faces(base: Sequence[Sequence[float]], apex: Sequence[float]) -> lis
     return [_face(pts, "base", n_base)] + [f for _, f in sorted(sides, key=lambda t: t[0])]
 
 
+def _outward(points: Sequence[Vec3], centre: Sequence[float], tag: str) -> Face:
+    """A facet of a curved surface, wound counter-clockwise seen from outside: outside is away from `centre` (the
+    sphere's centre, the point of the torus' tube circle nearest the facet)."""
+    face = _face(points, tag)
+    c = face.centroid
+    if _dot(face.normal, _sub(c, centre)) < 0:
+        face = _face(points[::-1], tag)
+    return face
+
+
+def sphere_faces(cx: float, cy: float, cz: float, r: float, segments: int = 32, bands: int = 16) -> list[Face]:
+    """A UV sphere of radius r around (cx, cy, cz): `segments` meridians (the first due east, +x) and `bands` bands
+    of latitude, quads between them and a fan of triangles at each pole. Every corner lies on the sphere, so its
+    outline seen along any direction is within r·(1 − cos(π/segments)) of the true circle. Tags: cell{band}_{k}.
+    The unit sphere is built once per tessellation and moved into place (normals do not change)."""
+    if segments < 3 or bands < 2 or not r > 0:
+        raise ValueError("a sphere needs r > 0, at least 3 segments and 2 bands")
+    cx, cy, cz, r = float(cx), float(cy), float(cz), float(r)
+    return [Face(tuple((cx + r * x, cy + r * y, cz + r * z) for x, y, z in f.points), f.normal, f.tag)
+            for f in _unit_sphere(segments, bands)]
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_sphere(segments: int, bands: int) -> tuple[Face, ...]:
+    ring = _unit_circle(segments)
+    lat = [(_snap(math.cos(math.pi * (i / bands - 0.5))), _snap(math.sin(math.pi * (i / bands - 0.5))))
+           for i in range(bands + 1)]
+    # One tuple per grid point, shared by the faces that meet there (the outline finds neighbours by their corners).
+    grid = [[(cl * c, cl * s, sl) for c, s in ring] for cl, sl in lat]
+    south, north = (0.0, 0.0, -1.0), (0.0, 0.0, 1.0)
+    faces: list[Face] = []
+    for i in range(bands):
+        for k in range(segments):
+            k1 = (k + 1) % segments
+            if i == 0:
+                pts = [south, grid[1][k1], grid[1][k]]
+            elif i == bands - 1:
+                pts = [grid[i][k], grid[i][k1], north]
+            else:
+                pts = [grid[i][k], grid[i][k1], grid[i + 1][k1], grid[i + 1][k]]
+            faces.append(_outward(pts, (0.0, 0.0, 0.0), f"cell{i}_{k}"))
+    return tuple(faces)
+
+
+def cone_faces(cx: float, cy: float, z0: float, z1: float, r: float, segments: int = 32) -> list[Face]:
+    """An upright cone: a `segments`-gon base of radius r around (cx, cy) at z0 (first corner due east, as a
+    cylinder's) and a fan of triangles up to the apex (cx, cy, z1). Tags: base, side{i}."""
+    if segments < 3 or not r > 0 or not z1 > z0:
+        raise ValueError("a cone needs r > 0, a height > 0 and at least 3 segments")
+    return pyramid_faces([(cx + r * c, cy + r * s, z0) for c, s in _unit_circle(segments)], (cx, cy, z1))
+
+
+def torus_faces(cx: float, cy: float, cz: float, r: float, r_inner: float, segments: int = 32,
+                tube: int = 12) -> list[Face]:
+    """A ring lying flat around the vertical axis through (cx, cy), its tube's centre circle at height cz: outer
+    radius r, hole radius r_inner (0 < r_inner < r), so the tube's radius is (r − r_inner)/2. `segments` quads around
+    the axis (the first due east), `tube` around the tube. Not convex: its own facets are painted farthest first.
+    Tags: cell{k}_{j}."""
+    if segments < 3 or tube < 3 or not 0 < r_inner < r:
+        raise ValueError(f"a torus needs 0 < r_inner < r, not r_inner {r_inner}, r {r}")
+    big, small = (r + r_inner) / 2, (r - r_inner) / 2
+    ring, around = _unit_circle(segments), _unit_circle(tube)
+    grid = [[(cx + (big + small * ct) * c, cy + (big + small * ct) * s, cz + small * st) for ct, st in around]
+            for c, s in ring]
+    faces: list[Face] = []
+    for k in range(segments):
+        k1 = (k + 1) % segments
+        c, s = ring[k]
+        c1, s1 = ring[k1]
+        for j in range(tube):
+            j1 = (j + 1) % tube
+            # Outward from the tube's centre circle at the middle of the facet's angular span.
+            pts = [grid[k][j], grid[k1][j], grid[k1][j1], grid[k][j1]]
+            if not faces:  # every quad is wound alike: the first one tells which way is out
+                mid = (cx + big * (c + c1) / 2, cy + big * (s + s1) / 2, cz)
+                flip = _outward(pts, mid, "").points != tuple(pts)
+            faces.append(_face(pts[::-1] if flip else pts, f"cell{k}_{j}"))
+    return faces
+
+
+def mesh_edges(faces: Sequence[Face], crease_deg: float) -> dict[str, list[bool | str]]:
+    """For a curved surface made of facets: per face tag, per edge (point i to i + 1), whether it is drawn whatever
+    the view — an open edge, or a crease where the neighbouring facet turns more than `crease_deg` away (a cone's rim
+    against its base) — else the tag of the neighbour it is shared with (drawn only when that one is turned away,
+    i.e. on the silhouette). Neighbours are found by their shared corner points (equal coordinates: each builder
+    works a grid point out once)."""
+    owner: dict[frozenset, list[tuple[Face, int]]] = {}
+    for f in faces:
+        n = len(f.points)
+        for i in range(n):
+            owner.setdefault(frozenset((f.points[i], f.points[(i + 1) % n])), []).append((f, i))
+    limit = math.cos(math.radians(crease_deg))
+    out: dict[str, list[bool | str]] = {}
+    for f in faces:
+        n = len(f.points)
+        marks: list[bool | str] = []
+        for i in range(n):
+            others = [g for g, _ in owner[frozenset((f.points[i], f.points[(i + 1) % n]))] if g is not f]
+            if len(others) != 1 or _dot(f.normal, others[0].normal) < limit:
+                marks.append(True)
+            else:
+                marks.append(others[0].tag)
+        out[f.tag] = marks
+    return out
+
+
 def polygon3(points: Sequence[Sequence[float]], two_sided: bool = True) -> list[Face]:
     """A single planar face (a floor tile, a sign), as a one-face list like every other builder. Two-sided by
     default, so it is drawn whichever way it faces; its normal follows the given winding."""

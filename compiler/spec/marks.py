@@ -72,6 +72,14 @@ _declare("wedge", SECTOR_CHANNELS,
 _declare("arc", {**SECTOR_CHANNELS, "dash": Channel("nums")}, options={"arrow": ("none", "end", "start", "both")},
          summary="an open circular arc, same geometry channels as wedge (the outer radius), optional arrowheads")
 
+_declare("ellipse_arc", {"x": Channel("pos", True), "y": Channel("pos", True), "rx": Channel("number", True),
+                         "ry": Channel("number", True), "rotate": Channel("number", default=0.0),
+                         "start": Channel("number", default=0.0), "end": Channel("number", default=360.0),
+                         "dash": Channel("nums"), "head": Channel("number")},
+         options={"arrow": ("none", "end", "start", "both")},
+         summary="an open arc of the ellipse with radii rx, ry around (x, y) turned by rotate degrees, from angle "
+                 "start to end (degrees of the ellipse's own parameter, measured as `arc`'s), optional arrowheads")
+
 _declare("segments", {"segments": Channel("any", True), "dash": Channel("nums")},
          options={"cap": ("butt", "round")},
          summary="many straight segments drawn as one stroke: `segments` is a list of [x, y, x2, y2] (or records with "
@@ -146,6 +154,27 @@ _declare("cylinder", {"x": Channel("number", True), "y": Channel("number", True)
                       "r": Channel("number", default=0.5), "height": Channel("number", default=1.0)},
          options=SOLID_OPTIONS, batch="solid",
          summary="an upright cylinder with axis at (x, y), radius r, from z up by height (world units)")
+
+_declare("sphere", {"x": Channel("number", True), "y": Channel("number", True), "z": Channel("number", default=0.0),
+                    "r": Channel("number", default=0.5)},
+         options=SOLID_OPTIONS, batch="solid",
+         summary="a sphere of radius r centred at (x, y, z) (world units; z: r rests it on the ground), 32 × 16 facets")
+
+_declare("cone", {"x": Channel("number", True), "y": Channel("number", True), "z": Channel("number", default=0.0),
+                  "r": Channel("number", default=0.5), "height": Channel("number", default=1.0)},
+         options=SOLID_OPTIONS, batch="solid",
+         summary="an upright cone with axis at (x, y), base radius r at z, apex height above (32 side facets)")
+
+_declare("torus", {"x": Channel("number", True), "y": Channel("number", True), "z": Channel("number", default=0.0),
+                   "r": Channel("number", default=0.5), "r_inner": Channel("number", default=0.25)},
+         options=SOLID_OPTIONS, batch="solid",
+         summary="a ring lying flat around the vertical axis through (x, y), its tube centred at height z: outer "
+                 "radius r, hole radius r_inner < r (tube radius (r − r_inner)/2), 32 × 12 facets")
+
+_declare("pyramid", {"x": Channel("number", True), "y": Channel("number", True), "z": Channel("number", default=0.0),
+                     "size": Channel("number", default=1.0), "height": Channel("number", default=1.0)},
+         options=SOLID_OPTIONS, batch="solid",
+         summary="a square pyramid: base of side `size` centred at (x, y) at z, apex height above (world units)")
 
 _declare("face", {"points3": Channel("points3", True)},
          options=SOLID_OPTIONS, batch="solid",
