@@ -1,5 +1,5 @@
-"""Map shapes for the `geo` frame and the `region` mark: the vendored TopoJSON sets of compiler/assets/geo/ decoded
-into regions (skia-free: the expression builtin `regions()` and the renderer both read it), and the projections.
+"""Map shapes for the `geo` frame and the `map_region` mark: the vendored TopoJSON sets of compiler/assets/geo/
+decoded into regions (skia-free: the builtin `map_regions()` and the renderer both read it), and the projections.
 
 TopoJSON (https://github.com/topojson/topojson-specification) stores shared borders once, as arcs; a quantized
 topology's arcs are delta-encoded integers that `transform` (scale, translate) turns into longitude/latitude. A
@@ -47,6 +47,8 @@ def _equal_area(lon: float, lat: float) -> tuple[float, float]:
 
 # name → (lon°, lat°) → (x, y) on a unit sphere, y up; every one is cylindrical (x depends on lon only, y on lat only)
 PROJECTIONS = {"equirectangular": _equirectangular, "mercator": _mercator, "equal_area": _equal_area}
+PROJECTION_WORDS = tuple(PROJECTIONS)  # the words of a geo frame's `projection` (the first is the default)
+WORLD = (-180.0, -90.0, 180.0, 90.0)  # a geo frame's bounds when none are given
 
 
 def project(projection: str, lon: float, lat: float) -> tuple[float, float]:
@@ -165,7 +167,7 @@ class RegionSet:
         if polys is None:
             near = ", ".join(r["id"] for r in self.records[:6])
             raise EvalError(f"unknown region '{region_id}' in the set '{self.name}' (ids such as {near}, …; "
-                            f"regions('{self.name}', '') lists them)")
+                            f"map_regions('{self.name}', '') lists them)")
         return polys
 
 
