@@ -450,6 +450,13 @@ class GeoFrame(Frame):
         self.ox = box[0] + (self.width - self.unit * (x1 - x0)) / 2 - x0 * self.unit
         self.oy = box[3] - (self.height - self.unit * (y1 - y0)) / 2 + y0 * self.unit
 
+    @property
+    def map_box(self) -> Box:
+        """The pixels of the bounds (centred in the box; the fit leaves a margin on two sides)."""
+        lon0, lat0, lon1, lat1 = self.bounds
+        (x0, y1), (x1, y0) = self.point(lon0, lat0), self.point(lon1, lat1)
+        return x0, y0, x1, y1
+
     def point(self, x, y) -> tuple[float, float]:
         px, py = self.project(_number(x, "a longitude"), _number(y, "a latitude"))
         return device_px((self.ox + px * self.unit, self.oy - py * self.unit), "the point")
