@@ -176,7 +176,9 @@ def manifest() -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-SETS = ("countries", "us-states")
+# The sets, in the manifest's order (the words of the map_region mark's `set` option): a set is added by a file and
+# a manifest line, no code
+SETS: tuple[str, ...] = tuple(m["set"] for m in manifest())
 
 
 def _table(file: str) -> dict[int, dict[str, str]]:
