@@ -355,7 +355,7 @@ def test_scene_mistakes_are_all_reported_with_positions(tmp_path):
           - axis: {scale: z}
         """)
     errs = errors_of(root)
-    assert "g.yaml:8:13: unknown frame 'cartesain' (known: canvas, cartesian, plane, polar, grid, camera)" in errs
+    assert "g.yaml:8:13: unknown frame 'cartesain' (known: canvas, cartesian, plane, polar, grid, camera, geo)" in errs
     assert any(e.startswith("g.yaml:10:9: unknown mark 'rectangle'") for e in errs)
     assert any(e.startswith("g.yaml:11:42: unknown field 'w'") for e in errs)
     assert any(e.startswith("g.yaml:11:51: unknown key 'radius' in a circle mark") for e in errs)

@@ -72,7 +72,9 @@ def test_the_wheel_holds_one_package_with_its_data_and_licences(wheel):
     for need in ("tessera/py.typed", "tessera/expr/expr.lark", "tessera/render/fonts/DejaVuSans.ttf",
                  "tessera/render/fonts/LICENSE-DejaVu.txt", "tessera/training/configs/qwen2_5_vl_3b.yaml",
                  "tessera/training/agent.py", "tessera/training/smoke_gpu.sh", f"{dist_info}/licenses/LICENSE",
-                 "tessera/tools/session.py", "tessera/training/episode.py", "tessera/schema/grammar.schema.json"):
+                 "tessera/tools/session.py", "tessera/training/episode.py", "tessera/schema/grammar.schema.json",
+                 "tessera/assets/geo/countries-110m.json", "tessera/assets/geo/manifest.csv",
+                 "tessera/assets/geo/LICENSE-world-atlas", f"{dist_info}/licenses/compiler/assets/geo/LICENSE-world-atlas"):
         assert need in names, need
     with zipfile.ZipFile(wheel) as z:
         meta = Parser().parsestr(z.read(f"{dist_info}/METADATA").decode())

@@ -17,6 +17,7 @@ from ..expr.compile import Compiled, Scope, Site, compile_expr, run
 from ..expr.template import Template, compile_template
 from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, is_numeric
 from ..spec.colors import COLOR_WORDS, PALETTES
+from ..spec.geo import PROJECTION_WORDS
 from ..spec.guides import GUIDES
 from ..spec.marks import MARKS
 from ..spec.options import OptionRule, number, words
@@ -43,6 +44,7 @@ FRAME_KEYS = {
     "polar": ("theta", "r", "start", "clockwise", "inner", "sweep"),
     "grid": ("rows", "cols", "hex"),
     "camera": ("projection", "azimuth", "elevation", "distance", "bounds"),
+    "geo": ("projection", "bounds"),
 }
 SCALE_KINDS = ("linear", "log", "band")
 SCALE_KEYS = ("linear", "log", "band", "nice", "zero", "ticks", "padding")
@@ -50,7 +52,8 @@ MARK_META = ("each", "as", "index", "where", "bind", "group", "clear", "key")
 # The options of the scene that are not in a spec table: frames' flags, scales', panels', tiles' and table columns'.
 FRAME_FLAGS = {"cartesian": {"y_down": words((False, True))}, "polar": {"clockwise": words((True, False))},
                "grid": {"hex": words((False, True))},
-               "camera": {"projection": words(("isometric", "orthographic", "perspective"))}}
+               "camera": {"projection": words(("isometric", "orthographic", "perspective"))},
+               "geo": {"projection": words(PROJECTION_WORDS)}}
 SCALE_OPTIONS = {"nice": words((True, False)), "zero": words((False, True)), "ticks": number(6, 2, 30, integer=True)}
 PANEL_OPTIONS = {"gap": number(8.0, 0.0, 400.0), "max": number(64, 1, 256, integer=True)}
 TILE_OPTIONS = {"gap": number(4.0, 0.0, 64.0)}
@@ -460,6 +463,10 @@ class SceneCompiler:
                 c = self.expr(doc, body["bounds"], here + ("bounds",), scope)
                 if c is not None:
                     out.exprs["bounds"] = c
+        elif kind == "geo" and "bounds" in body:
+            c = self.typed(doc, body["bounds"], here + ("bounds",), scope, "nums", "geo 'bounds'")
+            if c is not None:
+                out.exprs["bounds"] = c
         out.flags = self.options(doc, body, here, FRAME_FLAGS.get(kind, {}), kind, scope)
         return out
 

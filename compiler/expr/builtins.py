@@ -86,6 +86,8 @@ RETURNS: dict[str, str] = {
     "grid_layout": "list of {x, y, row, col}", "ring_layout": "list of {x, y, angle}",
     "maze_walls": "list of {x, y, x2, y2}", "label_spots": "list of {x, y}", "nice_ticks": "{lo, hi, step, ticks}",
     "treemap": "list of {x, y, x2, y2}",
+    # maps
+    "map_regions": "list of {id, name, continent, lon, lat, area}",
     # time
     "clock_angle": "number", "format_time": "string", "dial_minutes": "integer", "add_minutes": "{hour, minute}",
     "minutes_between": "integer",
@@ -1116,6 +1118,7 @@ def _scatter(ck, node, args):
 from . import lib_color  # noqa: E402,F401
 from . import lib_fraction  # noqa: E402,F401
 from . import lib_geometry  # noqa: E402,F401
+from . import lib_geo  # noqa: E402,F401
 from . import lib_graph  # noqa: E402,F401
 from . import lib_grid  # noqa: E402,F401
 from . import lib_pattern  # noqa: E402,F401

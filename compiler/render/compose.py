@@ -25,8 +25,9 @@ from ..expr.compile import Budget, run
 from ..expr.lib_place import segment_hits_box
 from ..expr.template import Template
 from . import guides as G
-from .frames import (BandScale, CanvasFrame, CartesianFrame, Frame, GridFrame, LinearScale, LogScale, PlaneFrame,
-                     PolarFrame, device_px)
+from ..spec.geo import WORLD
+from .frames import (BandScale, CanvasFrame, CartesianFrame, Frame, GeoFrame, GridFrame, LinearScale, LogScale,
+                     PlaneFrame, PolarFrame, device_px)
 from .marks import MARKS, Ctx, Drawn, RenderRejected
 from .painter import Painter
 from .work import (CHAR_STEPS, CURVE_POINT_STEPS, MARK_STEPS, MAX_MARKS, PIXELS_PER_STEP, POINT_STEPS,
@@ -360,6 +361,8 @@ class Composer:
             from .camera import CameraFrame
 
             return CameraFrame(box, flags["projection"], ex)
+        if cf.kind == "geo":
+            return GeoFrame(box, flags["projection"], ex.get("bounds", WORLD))
         raise EvalError(f"unknown frame {cf.kind}")  # pragma: no cover - compile time rejects it
 
     # -- guides -------------------------------------------------------------------------------------------------

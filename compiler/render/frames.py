@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import EvalError
 from ..expr.lib_place import nice_axis
+from ..spec.geo import PROJECTIONS
 
 Box = tuple[float, float, float, float]
 
@@ -420,6 +421,48 @@ class GridFrame(Frame):
     def scale(self, channel: str) -> Scale | None:
         n = self.cols if channel == "x" else self.rows
         return BandScale(list(range(n)), 0.0)
+
+
+class GeoFrame(Frame):
+    """A map: x is longitude and y latitude in degrees, projected (spec/geo.py PROJECTIONS) and fitted into the box
+    at one scale both ways, centred, north up. `bounds` [lon0, lat0, lon1, lat1] is the part of the globe shown;
+    every projection is cylindrical, so its projected corners bound it. A length in frame units is degrees of
+    longitude (as long at every latitude: the projections keep meridians straight and evenly spaced)."""
+
+    kind = "geo"
+    y_up = True
+
+    def __init__(self, box: Box, projection: str, bounds):
+        super().__init__(box)
+        if not isinstance(bounds, (list, tuple)) or len(bounds) != 4:
+            raise EvalError(f"a geo frame's bounds are [lon0, lat0, lon1, lat1], got {bounds!r}")
+        lon0, lat0, lon1, lat1 = (_number(v, "a geo frame's bound") for v in bounds)
+        if not (lon0 < lon1 and -90 <= lat0 < lat1 <= 90):
+            raise EvalError(f"a geo frame's bounds [lon0, lat0, lon1, lat1] need lon0 < lon1 and "
+                            f"-90 <= lat0 < lat1 <= 90, got {list(bounds)}")
+        self.project = PROJECTIONS[projection]
+        self.projection = projection
+        (x0, y0), (x1, y1) = self.project(lon0, lat0), self.project(lon1, lat1)
+        _span(x0, x1, "a geo frame's projected longitudes")
+        _span(y0, y1, "a geo frame's projected latitudes")
+        self.bounds = (lon0, lat0, lon1, lat1)
+        self.unit = min(self.width / (x1 - x0), self.height / (y1 - y0))  # pixels per projected unit
+        self.ox = box[0] + (self.width - self.unit * (x1 - x0)) / 2 - x0 * self.unit
+        self.oy = box[3] - (self.height - self.unit * (y1 - y0)) / 2 + y0 * self.unit
+
+    @property
+    def map_box(self) -> Box:
+        """The pixels of the bounds (centred in the box; the fit leaves a margin on two sides)."""
+        lon0, lat0, lon1, lat1 = self.bounds
+        (x0, y1), (x1, y0) = self.point(lon0, lat0), self.point(lon1, lat1)
+        return x0, y0, x1, y1
+
+    def point(self, x, y) -> tuple[float, float]:
+        px, py = self.project(_number(x, "a longitude"), _number(y, "a latitude"))
+        return device_px((self.ox + px * self.unit, self.oy - py * self.unit), "the point")
+
+    def length(self, v) -> float:
+        return device_px(math.radians(_number(v, "a length")) * self.unit, "a length")
 
 
 def along(frame: Frame, channel: str, v) -> float:

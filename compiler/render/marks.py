@@ -827,4 +827,5 @@ def draw_cell(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     return Drawn(_bounds(pts), geometry={"cell": [col, row]})
 
 
+from . import maps  # noqa: E402,F401  (registers the map marks)
 from . import marks3d  # noqa: E402,F401  (registers the 3-D marks)

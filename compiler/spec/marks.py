@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .geo import SETS
+
 
 @dataclass(frozen=True)
 class Channel:
@@ -137,6 +139,11 @@ _declare("angle", {"x": Channel("pos", True), "y": Channel("pos", True), "from":
 _declare("cell", {"x": Channel("integer", True), "y": Channel("integer", True), "inset": Channel("number", default=0.0),
                   "corner": Channel("number", default=0.0)},
          summary="the cell at column x, row y of a grid frame (a square, or a hexagon in a hex grid), inset by px")
+
+_declare("map_region", {"id": Channel("string", True)}, options={"set": SETS},
+         summary="a vendored map region drawn by id (a country's ISO alpha-3 code such as 'FRA', a US state's FIPS "
+                 "code) from the set `set` (compiler/assets/geo; `map_regions()` lists them), its longitude/latitude "
+                 "points placed by the frame (a geo frame projects them and clips to its box); fill and stroke")
 
 # -- 3-D marks: a camera frame draws them together (render/marks3d.py, render/camera.py) --------------------
 _declare("box", {"x": Channel("number", True), "y": Channel("number", True), "z": Channel("number", default=0.0),

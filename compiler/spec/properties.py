@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .geo import PROJECTION_WORDS
 from .guides import GUIDES, GuideKind
 from .marks import COMMON, MARKS, MarkSpec
 
@@ -206,6 +207,13 @@ FRAMES: dict[str, tuple[Property, ...]] = {
         _p("bounds", "list", "expression", True,
            description="[[x0, y0, z0], [x1, y1, z1]]: the world box the picture is fitted to"),
     ),
+    "geo": (
+        _p("projection", "word", "word", words=PROJECTION_WORDS,
+           description="how longitude/latitude become the plane: equirectangular, mercator (conformal) or "
+                       "equal_area (Lambert cylindrical: equal areas stay equal)"),
+        _p("bounds", "nums", "expression", default="[-180, -90, 180, 90]",
+           description="[lon0, lat0, lon1, lat1]: the part of the globe fitted to the box (equal scale both ways)"),
+    ),
 }
 FRAME_SUMMARY = {
     "canvas": "pixels of the node's box, y down (the default)",
@@ -214,6 +222,8 @@ FRAME_SUMMARY = {
     "polar": "angle theta and radius r around the box's centre",
     "grid": "rows × cols cells (x = column, y = row); `cell` marks fill them",
     "camera": "a 3-D view of world coordinates; the 3-D marks draw in it",
+    "geo": "a map: x is longitude, y latitude (degrees), projected and fitted to the box; `map_region` marks draw "
+           "vendored shapes in it",
 }
 
 SCALE: tuple[Property, ...] = (
