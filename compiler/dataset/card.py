@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import TesseraError
+from ..spec.assets import asset_sets
 from .layout import DATA_DIR, MANIFEST as MANIFEST_NAME, SHARD_SUFFIX
 from .rows import _HF_FEATURES, SCHEMA, write_file_atomic
 
@@ -195,6 +196,13 @@ def render_card(manifest: dict, taxonomy) -> str:
         c = contracts[cid]
         kind = f"{c.type} of {c.items}" if c.items else c.type
         lines.append(f"| `{_cell(cid)}` | {_cell(kind)} | {_cell(getattr(c.spec, 'summary', ''))} |")
+    lines += ["", "## Credits", "",
+              "The pictures may draw icons and objects from these vendored sets (each set's licence file is "
+              "`tessera/assets/SET/LICENSE.txt` in the package):", "",
+              "| set | licence | attribution |", "|---|---|---|"]
+    for aset in asset_sets():
+        lines.append(f"| `{_cell(aset.set)}` | [{_cell(aset.licence)}]({aset.licence_url}) | "
+                     f"{_cell(aset.attribution)} |")
     lines += ["", "## Build config", "",
               f"Config `{build}`, seed {manifest['seed']}, as it was read (its sha256 is `config_sha256` below):", "",
               "```yaml", _yaml(manifest["config"]).rstrip("\n"), "```", "",
