@@ -324,3 +324,18 @@ def test_jsonl_builds_say_so_and_load_only_the_parquet(tmp_path, taxonomy):
     loaded = datasets.load_dataset(str(out))
     assert {k: len(v) for k, v in loaded.items()} == {"train": 2, "validation": 1}
     assert validate_dataset(out).ok
+
+
+def test_card_credits_every_asset_set_with_its_licence(dataset):
+    """The pictures may draw the vendored icon sets (CC BY needs attribution): the card's Credits section names each
+    set of compiler/assets/manifest.yaml with its licence and attribution line, and the licence file ships beside it.
+    Old code: the card had no credits at all."""
+    from tessera.spec.assets import LICENCE_FILE, asset_sets
+    text = (dataset / CARD).read_text()
+    credits = text.split("## Credits\n", 1)[1].split("\n## ", 1)[0]
+    sets = asset_sets()
+    assert {s.set for s in sets} >= {"game-icons", "twemoji"}
+    for s in sets:
+        assert f"| `{s.set}` | [{s.licence}]({s.licence_url}) | {s.attribution} |" in credits
+        licence = (s.folder / LICENCE_FILE).read_text()
+        assert s.licence in licence and s.licence_url in licence
