@@ -726,7 +726,9 @@ ASSET_SVG_CHARS = 100_000  # the vendored paths are up to ~24,000 characters (an
 def icon_path(name: str) -> tuple[skia.Path, float]:
     """A mono icon's path in its view-box units and the side of its view box, parsed once per process."""
     a = find_asset("mono", name)
-    return _path_of_commands(svg_commands(a.body, ASSET_SVG_CHARS)), max(a.width, a.height)
+    path = _path_of_commands(svg_commands(a.body, ASSET_SVG_CHARS))
+    path.computeTightBounds()  # computed once here: skia caches the path's bounds
+    return path, max(a.width, a.height)
 
 
 @lru_cache(maxsize=4096)
@@ -777,15 +779,27 @@ def _asset_matrix(ctx: Ctx, v: dict, side: float) -> tuple[skia.Matrix, float, f
 def draw_icon(ctx: Ctx, v: dict, opts: dict) -> Drawn:
     src, side = icon_path(v["name"])
     m, cx, cy, r = _asset_matrix(ctx, v, side)
-    if v.get("fill") is not None and ctx.color(v["fill"]) is None and v.get("stroke") is None:
+    if v.get("stroke") is not None:  # an outline: the path in canvas units, so the stroke width is in pixels
+        path = skia.Path(src)
+        path.transform(m)
+        ctx.fill_and_stroke(v, path, default_fill=ctx.theme.ink)
+        b = path.computeTightBounds()
+        half = _number(v.get("stroke_width", 1.0), "stroke_width") / 2
+        return Drawn((b.left() - half, b.top() - half, b.right() + half, b.bottom() + half),
+                     circle=(cx, cy, r * math.sqrt(2) + half))
+    fill = ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.ink
+    if fill is None:
         raise EvalError(f"fill 'none' leaves the icon '{v['name']}' nothing to draw with: give it a colour")
-    path = skia.Path(src)
-    path.transform(m)
-    ctx.fill_and_stroke(v, path, default_fill=ctx.theme.ink)
-    b = path.computeTightBounds()
-    half = _number(v.get("stroke_width", 1.0), "stroke_width") / 2 if v.get("stroke") is not None else 0.0
-    return Drawn((b.left() - half, b.top() - half, b.right() + half, b.bottom() + half),
-                 circle=(cx, cy, r * math.sqrt(2) + half))
+    # fill only: the cached path drawn under the matrix (no copy of its points); the box is the mapped tight box,
+    # exact unless turned (then the box around the turned box)
+    canvas = ctx.canvas
+    canvas.save()
+    canvas.concat(m)
+    canvas.drawPath(src, paint(fill, _number(v.get("opacity", 1.0), "opacity")))
+    canvas.restore()
+    ctx.painter.marks += 1
+    b = m.mapRect(src.computeTightBounds())
+    return Drawn((b.left(), b.top(), b.right(), b.bottom()), circle=(cx, cy, r * math.sqrt(2)))
 
 
 @mark("object")
