@@ -46,6 +46,8 @@ _TABLE: list[tuple[str, str, str, str]] = [
     ("expr", "unknown-function", "error", "a call to a function that does not exist"),
     ("expr", "unknown-kind", "error", "an unknown mark, guide, frame, template filter or test, raster edit, font "
                                       "class, audit threshold or rule"),
+    ("expr", "unknown-asset", "error", "an icon or object name, or an asset tag, that the asset library does not "
+                                       "hold (docs/assets.md)"),
     ("expr", "reserved-name", "error", "a name that is reserved, private (_name), a function, or bound twice"),
     ("expr", "type-mismatch", "error", "an operand, argument or value of the wrong type"),
     ("expr", "arg-count", "error", "a call with the wrong number of arguments"),

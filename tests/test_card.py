@@ -20,6 +20,7 @@ from tessera.dataset import card as card_module
 from tessera.dataset.card import CARD, MAX_CARD_BYTES, _cell, card_features, parse_front_matter
 from tessera.export.config import load_build_config
 from tessera.validate.dataset import validate_dataset
+from tests.conftest import ROOT
 
 # A summary with Markdown and YAML specials: neither the front matter nor the tables may break on it.
 SMALL = """
@@ -324,3 +325,41 @@ def test_jsonl_builds_say_so_and_load_only_the_parquet(tmp_path, taxonomy):
     loaded = datasets.load_dataset(str(out))
     assert {k: len(v) for k, v in loaded.items()} == {"train": 2, "validation": 1}
     assert validate_dataset(out).ok
+
+
+def test_card_credits_every_asset_set_with_its_licence(dataset):
+    """The pictures may draw the vendored icon sets (CC BY needs attribution): the card's Credits section names each
+    set of compiler/assets/manifest.yaml with its licence and attribution line, and the licence file ships beside it.
+    Old code: the card had no credits at all."""
+    from tessera.spec.assets import LICENCE_FILE, asset_sets
+    text = (dataset / CARD).read_text()
+    credits = text.split("## Credits\n", 1)[1].split("\n## ", 1)[0]
+    sets = asset_sets()
+    assert {s.set for s in sets} >= {"game-icons", "twemoji"}
+    for s in sets:
+        assert f"| `{s.set}` | [{s.licence}]({s.licence_url}) | {s.attribution} |" in credits
+        licence = (s.folder / LICENCE_FILE).read_text()
+        assert s.licence in licence and s.licence_url in licence
+
+
+def test_card_credits_the_map_sets_and_every_font_family(dataset):
+    """Every vendored asset is credited in every card: the map sets of compiler/assets/geo/manifest.csv (Natural Earth,
+    US Census, with the packages' licences) and each family of the font pool (render/fonts/fonts.yaml) with its
+    licence. Old code: the card credited the icon sets only."""
+    import csv
+
+    import yaml
+
+    text = (dataset / CARD).read_text()
+    credits = text.split("## Credits\n", 1)[1].split("\n## ", 1)[0]
+    fonts_dir = ROOT / "compiler" / "render" / "fonts"
+    with open(ROOT / "compiler" / "assets" / "geo" / "manifest.csv", newline="") as f:
+        maps = list(csv.DictReader(f))
+    assert {m["set"] for m in maps} == {"countries", "us-states"}
+    for m in maps:
+        assert f"| `{m['set']}` | {m['source']} |" in credits and m["attribution"] in credits
+    families = yaml.safe_load((fonts_dir / "fonts.yaml").read_text())["families"]
+    assert len(families) > 20
+    for fam in families:
+        assert f"| {fam['family']} | {fam['licence']} |" in credits
+    assert "Made with Natural Earth" in credits and "| DejaVu Sans | Bitstream-Vera |" in credits

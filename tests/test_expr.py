@@ -95,7 +95,7 @@ def test_random_functions_are_deterministic_per_seed():
     ("count(bars, b -> b.value)", "e.yaml:1:13: error: the lambda given to count() must return boolean, got integer  [lambda-form]"),
     ("level + word", "e.yaml:1:7: error: operator '+' needs numbers, got integer and string  [type-mismatch]"),
     ("levle * 2", "e.yaml:1:1: error: unknown name 'levle' in expression (known here: bars, level, pts, word)  [unknown-name]"),
-    ("cuont(bars)", "e.yaml:1:1: error: unknown function 'cuont' (did you mean count, union?)  [unknown-function]"),
+    ("cuont(bars)", "e.yaml:1:1: error: unknown function 'cuont' (did you mean count, union, icons?)  [unknown-function]"),
     ("[1, 'a']", "e.yaml:1:5: error: list items must share one type: integer and string do not mix  [type-mismatch]"),
     ("1 if level else 2", "e.yaml:1:6: error: the condition of 'if' must be boolean, got integer  [type-mismatch]"),
     ("bars.__class__", "e.yaml:1:6: error: field names starting with '_' are not allowed ('__class__')  [reserved-name]"),

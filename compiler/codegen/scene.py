@@ -16,6 +16,7 @@ from ..errors import Diagnostics, EvalError, located
 from ..expr.compile import Compiled, Scope, Site, compile_expr, run
 from ..expr.template import Template, compile_template
 from ..expr.types import ANY, BOOL, FLOAT, INT, STR, ListT, RecordT, Type, is_numeric
+from ..spec.assets import find_asset
 from ..spec.colors import COLOR_WORDS, PALETTES
 from ..spec.geo import PROJECTION_WORDS
 from ..spec.guides import GUIDES
@@ -535,6 +536,8 @@ class SceneCompiler:
                                                      "clear": CLEAR_OPTION}, kind, scope)
         if kind == "svg" and "d" in out.channels:
             self.svg_data(doc, body["d"], out.channels["d"], here + ("d",))
+        if kind in ("icon", "object") and "name" in out.channels:
+            self.asset_name(doc, body["name"], out.channels["name"], here + ("name",), kind)
         if "where" in body:
             out.where = self.typed(doc, body["where"], here + ("where",), inner, "boolean", "'where'")
         if "bind" in body:
@@ -558,6 +561,20 @@ class SceneCompiler:
             svg_commands(value)
         except EvalError as exc:
             self.error(doc, loc, str(exc), code="value-type")
+
+    def asset_name(self, doc, raw, c: Compiled, loc: tuple, kind: str) -> None:
+        """An asset named by a string literal is looked up now: an unknown name is an error at its position, with
+        the near names (a computed name is looked up when drawn)."""
+        if not (isinstance(raw, str) and len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\""):
+            return
+        try:
+            value = c.fn({"$budget": None})
+        except Exception:  # noqa: BLE001 - not a plain literal after all: looked up when drawn
+            return
+        try:
+            find_asset("mono" if kind == "icon" else "colour", value)
+        except EvalError as exc:
+            self.error(doc, loc, str(exc), code="unknown-asset")
 
     # -- guides -------------------------------------------------------------------------------------------------
     def guide(self, doc, raw, loc: tuple, scope: Scope) -> CGuide | None:

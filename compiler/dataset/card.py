@@ -17,8 +17,20 @@ from pathlib import Path
 import yaml
 
 from ..errors import TesseraError
+from ..spec.assets import asset_sets
+from ..spec.geo import manifest as geo_manifest
 from .layout import DATA_DIR, MANIFEST as MANIFEST_NAME, SHARD_SUFFIX
 from .rows import _HF_FEATURES, SCHEMA, write_file_atomic
+
+# The vendored font pool's table (render/fonts/fonts.yaml, written by its vendor script): read as data, so the card
+# credits every family without importing the renderer.
+FONTS_TABLE = Path(__file__).resolve().parent.parent / "render" / "fonts" / "fonts.yaml"
+
+
+def font_families() -> list[dict]:
+    """The vendored font families, in the table's order: family, classes, licence, package, files."""
+    with open(FONTS_TABLE, encoding="utf-8") as f:
+        return list(yaml.safe_load(f)["families"])
 
 CARD = "README.md"
 MAX_CARD_BYTES = 4 * 1024 * 1024  # validate reads no larger card; a build's card is a few KiB per hundred tasks
@@ -195,6 +207,22 @@ def render_card(manifest: dict, taxonomy) -> str:
         c = contracts[cid]
         kind = f"{c.type} of {c.items}" if c.items else c.type
         lines.append(f"| `{_cell(cid)}` | {_cell(kind)} | {_cell(getattr(c.spec, 'summary', ''))} |")
+    lines += ["", "## Credits", "",
+              "The pictures may draw icons and objects from these vendored sets (each set's licence file is "
+              "`tessera/assets/SET/LICENSE.txt` in the package):", "",
+              "| set | licence | attribution |", "|---|---|---|"]
+    for aset in asset_sets():
+        lines.append(f"| `{_cell(aset.set)}` | [{_cell(aset.licence)}]({aset.licence_url}) | "
+                     f"{_cell(aset.attribution)} |")
+    lines += ["", "Maps are drawn from these vendored sets (licence files in `tessera/assets/geo/`):", "",
+              "| set | source | licence | attribution |", "|---|---|---|---|"]
+    for m in geo_manifest():
+        lines.append(f"| `{_cell(m['set'])}` | {_cell(m['source'])} | {_cell(m['licence'])} | "
+                     f"{_cell(m['attribution'])} |")
+    lines += ["", "Text is set in these vendored font families (licence files beside them in "
+              "`tessera/render/fonts/`):", "", "| family | licence | Debian package |", "|---|---|---|"]
+    for fam in font_families():
+        lines.append(f"| {_cell(fam['family'])} | {_cell(fam['licence'])} | {_cell(fam.get('package', ''))} |")
     lines += ["", "## Build config", "",
               f"Config `{build}`, seed {manifest['seed']}, as it was read (its sha256 is `config_sha256` below):", "",
               "```yaml", _yaml(manifest["config"]).rstrip("\n"), "```", "",

@@ -91,6 +91,8 @@ RETURNS: dict[str, str] = {
     # time
     "clock_angle": "number", "format_time": "string", "dial_minutes": "integer", "add_minutes": "{hour, minute}",
     "minutes_between": "integer",
+    # the asset library
+    "icons": "list of strings (icon names)", "objects": "list of strings (object names)",
 }
 
 
@@ -1115,6 +1117,7 @@ def _scatter(ck, node, args):
 
 # -- operator families in their own modules (importing one registers its builtins) ------------------------------
 # (one line per module; keep this list sorted)
+from . import lib_assets  # noqa: E402,F401
 from . import lib_color  # noqa: E402,F401
 from . import lib_fraction  # noqa: E402,F401
 from . import lib_geometry  # noqa: E402,F401

@@ -17,6 +17,7 @@ from typing import Callable
 import skia
 
 from ..errors import EvalError
+from ..spec.assets import find_asset
 from ..spec.marks import MARKS as MARK_SPECS, Channel
 from ..spec.svg import SVG_VIEW, svg_commands
 from .frames import Frame, GridFrame, PolarFrame, _number, device_px
@@ -529,8 +530,12 @@ def draw_path(ctx: Ctx, v: dict, opts: dict) -> Drawn:
 @lru_cache(maxsize=512)
 def parse_svg_path(d: str) -> skia.Path:
     """SVG path data as a skia path in view-box units (SVG_VIEW); a mistake is an EvalError naming its character."""
+    return _path_of_commands(svg_commands(d))
+
+
+def _path_of_commands(commands: tuple[tuple, ...]) -> skia.Path:
     path = skia.Path()
-    for op, *a in svg_commands(d):
+    for op, *a in commands:
         if op == "M":
             path.moveTo(a[0], a[1])
         elif op == "L":
@@ -758,6 +763,104 @@ def draw_glyph(ctx: Ctx, v: dict, opts: dict) -> Drawn:
         ctx.canvas.drawPath(path, paint(fill, _number(v.get("opacity", 1.0), "opacity")))
     ctx.fill_and_stroke(vv, path)
     return Drawn(box, circle=circle)
+
+
+# -- icons and objects of the asset library (spec/assets.py) ---------------------------------------------------
+ASSET_SVG_CHARS = 100_000  # the vendored paths are up to ~24,000 characters (an author's `svg` mark: MAX_SVG_CHARS)
+
+
+@lru_cache(maxsize=8192)
+def icon_path(name: str) -> tuple[skia.Path, float]:
+    """A mono icon's path in its view-box units and the side of its view box, parsed once per process."""
+    a = find_asset("mono", name)
+    path = _path_of_commands(svg_commands(a.body, ASSET_SVG_CHARS))
+    path.computeTightBounds()  # computed once here: skia caches the path's bounds
+    return path, max(a.width, a.height)
+
+
+@lru_cache(maxsize=4096)
+def object_picture(name: str) -> tuple[skia.Picture, float, skia.Rect]:
+    """A coloured object recorded once per process (skia's SVG module reads its markup: paths, circles, ellipses,
+    groups, uses, clips), the side of its view box, and the tight box of its pixels in view-box units."""
+    a = find_asset("colour", name)
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+           f'viewBox="0 0 {a.width:g} {a.height:g}" width="{a.width:g}" height="{a.height:g}">{a.body}</svg>')
+    dom = skia.SVGDOM.MakeFromStream(skia.MemoryStream(svg.encode(), True))
+    if dom is None:
+        raise EvalError(f"the object '{name}' could not be read as SVG")
+    rec = skia.PictureRecorder()
+    dom.render(rec.beginRecording(skia.Rect.MakeWH(a.width, a.height)))
+    pic = rec.finishRecordingAsPicture()
+    # the tight box: the alpha of the picture drawn at 4 px per view unit
+    k = 4.0
+    surf = skia.Surface(int(math.ceil(a.width * k)), int(math.ceil(a.height * k)))
+    surf.getCanvas().drawPicture(pic, skia.Matrix.Scale(k, k), None)
+    alpha = surf.makeImageSnapshot().toarray()[:, :, 3]
+    rows, cols = alpha.any(axis=1).nonzero()[0], alpha.any(axis=0).nonzero()[0]
+    if not len(rows):
+        raise EvalError(f"the object '{name}' draws no pixels")
+    tight = skia.Rect.MakeLTRB(cols[0] / k, rows[0] / k, (cols[-1] + 1) / k, (rows[-1] + 1) / k)
+    return pic, max(a.width, a.height), tight
+
+
+def _asset_matrix(ctx: Ctx, v: dict, side: float) -> tuple[skia.Matrix, float, float, float]:
+    """View-box units → canvas: the view box's square fitted to half-side `size` at (x, y), turned clockwise by
+    `rotate` degrees about its centre and mirrored left to right by `flip`; also the centre and half-side."""
+    cx, cy = ctx.frame.point(v["x"], v["y"])
+    dx, dy = _offset(v)
+    cx, cy = cx + dx, cy + dy
+    r = ctx.size(v.get("size", 12.0), "size")
+    if r < 1:
+        raise RenderRejected(f"an asset's size is {r:.2f} px: too small to be seen")
+    k = 2 * r / side
+    m = skia.Matrix.Translate(-side / 2, -side / 2)
+    m.postScale(-k if v.get("flip") else k, k)
+    angle = _number(v.get("rotate", 0.0), "rotate")
+    if angle:
+        m.postRotate(angle)
+    m.postTranslate(cx, cy)
+    return m, cx, cy, r
+
+
+@mark("icon")
+def draw_icon(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    src, side = icon_path(v["name"])
+    m, cx, cy, r = _asset_matrix(ctx, v, side)
+    if v.get("stroke") is not None:  # an outline: the path in canvas units, so the stroke width is in pixels
+        path = skia.Path(src)
+        path.transform(m)
+        ctx.fill_and_stroke(v, path, default_fill=ctx.theme.ink)
+        b = path.computeTightBounds()
+        half = _number(v.get("stroke_width", 1.0), "stroke_width") / 2
+        return Drawn((b.left() - half, b.top() - half, b.right() + half, b.bottom() + half),
+                     circle=(cx, cy, r * math.sqrt(2) + half))
+    fill = ctx.color(v["fill"]) if v.get("fill") is not None else ctx.theme.ink
+    if fill is None:
+        raise EvalError(f"fill 'none' leaves the icon '{v['name']}' nothing to draw with: give it a colour")
+    # fill only: the cached path drawn under the matrix (no copy of its points); the box is the mapped tight box,
+    # exact unless turned (then the box around the turned box)
+    canvas = ctx.canvas
+    canvas.save()
+    canvas.concat(m)
+    canvas.drawPath(src, paint(fill, _number(v.get("opacity", 1.0), "opacity")))
+    canvas.restore()
+    ctx.painter.marks += 1
+    b = m.mapRect(src.computeTightBounds())
+    return Drawn((b.left(), b.top(), b.right(), b.bottom()), circle=(cx, cy, r * math.sqrt(2)))
+
+
+@mark("object")
+def draw_object(ctx: Ctx, v: dict, opts: dict) -> Drawn:
+    pic, side, tight = object_picture(v["name"])
+    m, cx, cy, r = _asset_matrix(ctx, v, side)
+    op = _number(v.get("opacity", 1.0), "opacity")
+    if op >= 1.0:
+        ctx.canvas.drawPicture(pic, m, None)
+    else:
+        ctx.canvas.drawPicture(pic, m, skia.Paint(Alphaf=max(0.0, op)))
+    ctx.painter.marks += 1
+    b = m.mapRect(tight)
+    return Drawn((b.left(), b.top(), b.right(), b.bottom()), circle=(cx, cy, r * math.sqrt(2)))
 
 
 # -- angle marks and grid cells ---------------------------------------------------------------------------------

@@ -130,6 +130,21 @@ _declare("glyph", {"x": Channel("pos", True), "y": Channel("pos", True), "shape"
          summary="a shape glyph (circle, square, triangle, diamond, pentagon, hexagon, star) or a pictogram "
                  "(house, tree, car, ...) of radius `size` at (x, y); fill is the colour, stroke the outline")
 
+ASSET_CHANNELS = {"name": Channel("string", True), "x": Channel("pos", True), "y": Channel("pos", True),
+                  "size": Channel("number", default=12.0), "rotate": Channel("number", default=0.0),
+                  "flip": Channel("boolean", default=False)}
+
+_declare("icon", ASSET_CHANNELS,
+         summary="a monochrome icon of the asset library (docs/assets.md; `icons(tag)` lists names) by `name`, "
+                 "filled with `fill` (default: the theme's ink) and outlined by `stroke`, in a square of half-side "
+                 "`size` centred at (x, y) (as a glyph's radius); turned clockwise by `rotate` degrees, mirrored "
+                 "left to right by `flip`")
+
+_declare("object", ASSET_CHANNELS,
+         summary="a coloured object of the asset library (docs/assets.md; `objects(tag)` lists names) by `name`, "
+                 "in its own colours (fill and stroke are not used), in a square of half-side `size` centred at "
+                 "(x, y); turned clockwise by `rotate` degrees, mirrored left to right by `flip`")
+
 _declare("angle", {"x": Channel("pos", True), "y": Channel("pos", True), "from": Channel("number", True),
                    "to": Channel("number", True), "r": Channel("number", default=18.0)},
          options={"square": (True, False)},

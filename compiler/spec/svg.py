@@ -14,14 +14,16 @@ MAX_SVG_CHARS = 4000
 
 
 @lru_cache(maxsize=512)
-def svg_commands(d: str) -> tuple[tuple, ...]:
+def svg_commands(d: str, max_chars: int = MAX_SVG_CHARS) -> tuple[tuple, ...]:
     """SVG path data (M L H V C S Q T A Z, absolute and relative) as absolute commands in view-box units:
     ("M", x, y), ("L", x, y), ("C", x1, y1, x2, y2, x, y), ("Q", x1, y1, x, y),
-    ("A", rx, ry, rotation, large, sweep, x, y), ("Z",). A mistake is an EvalError naming the character where it is."""
+    ("A", rx, ry, rotation, large, sweep, x, y), ("Z",). A mistake is an EvalError naming the character where it is.
+    `max_chars` bounds what an author writes; the vendored icons (spec/assets.py, up to ~24,000 characters, read
+    once per process) pass a larger bound."""
     if not isinstance(d, str) or not d.strip():
         raise EvalError("svg path data 'd' is empty")
-    if len(d) > MAX_SVG_CHARS:
-        raise EvalError(f"svg path data has {len(d)} characters (at most {MAX_SVG_CHARS})")
+    if len(d) > max_chars:
+        raise EvalError(f"svg path data has {len(d)} characters (at most {max_chars})")
     tokens, pos = [], 0
     while pos < len(d):
         m = _SVG_TOKEN.match(d, pos)
