@@ -105,7 +105,7 @@ def test_chess_wrong_options_are_on_the_move_pattern(taxonomy):
         assert len([o for o in options if o in legal]) == 1
         assert 3 <= len(options) <= 4
         # all at one distance from the piece: the right one is not simply the nearest
-        at = {max(abs(int(o[1:]) - (st["rows"] - mover["row"])), abs(ord(o[0]) - 65 - mover["col"])) for o in options}
+        at = {max(abs(int(o[1:]) - (st["rows"] - mover["row"])), abs(ord(o[0].upper()) - 65 - mover["col"])) for o in options}
         assert len(at) == 1, (level, options, square(st, mover["row"], mover["col"]))
 
 

@@ -101,8 +101,9 @@ render:
 
 # -- boards -----------------------------------------------------------------------------------------------------
 def test_checker_board_binds_pieces_on_a_light_top_left_square(taxonomy):
-    pieces = [{"row": 0, "col": 0, "kind": "queen", "side": "white"}, {"row": 3, "col": 2, "kind": "X", "side": "black"}]
-    rmap, img, _ = render(taxonomy, "games.chess", {"pieces": pieces, "rows": 4, "cols": 4}, seed=3)
+    # checkers draws lettered discs (style disc): a king is a disc lettered K
+    pieces = [{"row": 0, "col": 0, "king": True, "side": "white"}, {"row": 3, "col": 2, "king": False, "side": "red"}]
+    rmap, img, _ = render(taxonomy, "games.checkers", {"pieces": pieces, "n": 4}, seed=3)
     assert set(rmap) == {"pieces[0]", "pieces[1]"}
     x0, y0, x1, y1 = rmap["pieces[1]"]["bbox"]
     assert x1 - x0 > 20 and 0 <= x0 and x1 <= 448
@@ -116,8 +117,33 @@ def test_checker_board_binds_pieces_on_a_light_top_left_square(taxonomy):
     disc = img[round(qy - qr / 2):round(qy + qr / 2), round(qx - qr / 2):round(qx + qr / 2)]
     assert (disc.max(axis=2) < 140).sum() > 50  # the letter, in ink on a white disc
     with pytest.raises(Exception, match=r"requires pieces_on_the_board: .* is false for the arguments given at"):
-        render(taxonomy, "games.chess", {"pieces": [{"row": 4, "col": 0, "kind": "rook", "side": "white"}],
-                                          "rows": 4, "cols": 4})
+        render(taxonomy, "games.chess", {"pieces": [{"row": 8, "col": 0, "kind": "rook", "side": "white"}],
+                                          "rows": 8, "cols": 8})
+
+
+
+
+def test_chess_draws_figurines_on_an_8_by_8_diagram(taxonomy):
+    """games.chess uses checker_board's style figurine: a white piece is the outline figurine in ink (its inside
+    shows the square), a black one the solid figurine; files a-h and ranks 1-8 label the edges. The old board drew
+    every piece as a disc 0.72 squares wide, lettered K/Q/R/B/N, so a white piece's middle was the disc's white."""
+    pieces = [{"row": 7, "col": 0, "kind": "king", "side": "white"}, {"row": 0, "col": 7, "kind": "king", "side": "black"},
+              {"row": 4, "col": 4, "kind": "rook", "side": "white"}, {"row": 2, "col": 2, "kind": "rook", "side": "black"}]
+    rmap, img, decisions = render(taxonomy, "games.chess", {"pieces": pieces, "rows": 8, "cols": 8}, seed=3)
+    assert set(rmap) == {f"pieces[{i}]" for i in range(4)}
+    ink = lambda i: int((crop(rmap, img, i).max(axis=2) < 100).sum())  # noqa: E731
+    # the solid black rook has far more ink than the outline white one, on squares of the same shade (both light)
+    assert ink(3) > 2 * ink(2) > 0
+    # no disc: nothing in the white piece's box is the old disc's fill '#fafaf4' (the square shows through)
+    assert not (crop(rmap, img, 2) == (250, 250, 244)).all(axis=2).any()
+    # a figurine fills most of its square: its box is at least 0.6 squares tall (a square is 1/8 of the board)
+    x0, y0, x1, y1 = rmap["pieces[2]"]["bbox"]
+    assert (y1 - y0) > 0.6 * (448 - 12 - 30) / 8
+
+
+def crop(rmap, img, i):
+    x0, y0, x1, y1 = (round(v) for v in rmap[f"pieces[{i}]"]["bbox"])
+    return img[y0:y1, x0:x1]
 
 
 def test_digit_grid_binds_every_cell(taxonomy):

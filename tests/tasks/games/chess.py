@@ -38,7 +38,7 @@ def reachable(state: dict, piece: dict, captures: bool) -> set[tuple[int, int]]:
 
 
 def square(state: dict, r: int, c: int) -> str:
-    return "ABCDEFGHIJ"[c] + str(state["rows"] - r)
+    return "abcdefgh"[c] + str(state["rows"] - r)
 
 
 @oracle("games.chess.move_count")
