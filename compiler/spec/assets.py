@@ -29,7 +29,7 @@ from ..errors import EvalError
 ASSET_DIR = Path(__file__).resolve().parent.parent / "assets"
 MANIFEST = ASSET_DIR / "manifest.yaml"
 KINDS = {"mono": "icon", "colour": "object"}  # a set's colour kind → the mark that draws it (and the builtin's name)
-ICON_FILE, LICENCE_FILE = "icons.json.gz", "LICENSE.txt"
+ICON_FILE, LICENCE_FILE, TABLE_FILE = "icons.json.gz", "LICENSE.txt", "tables.json.gz"
 SET_FIELDS = ("set", "kind", "title", "source", "licence", "licence_url", "attribution", "count")
 
 
