@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from compiler.spec.assets import ICON_FILE, TABLE_FILE, asset_sets  # noqa: E402
+from tessera.spec.assets import ICON_FILE, TABLE_FILE, asset_sets  # noqa: E402
 
 SIDE = 32  # pixels per side of the rendered asset
 NEAR = 0.10  # RMS distance under which two assets of a set are near-identical
@@ -66,7 +66,7 @@ def render_set(kind: str, names: list[str]) -> np.ndarray:
     """The images of a set's assets, (n, SIDE, SIDE, channels) float32 in 0..1: ink coverage or premultiplied RGBA."""
     import skia
 
-    from compiler.render.marks import icon_path, object_picture
+    from tessera.render.marks import icon_path, object_picture
 
     out = []
     for name in names:
