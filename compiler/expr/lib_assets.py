@@ -99,6 +99,7 @@ def _distinct_sample(ck, node, args):
         xs, n = nf(env), kf(env)
         if not 0 <= n <= len(xs):
             raise EvalError(f"distinct_sample(): cannot take {n} names from a list of {len(xs)}")
+        _charge(env, len(xs))  # the shuffle touches every name
         picked: list[str] = []
         # a random order, then each name kept unless near-identical to one kept: every name is looked at once and
         # compared with at most k kept ones
