@@ -93,6 +93,8 @@ RETURNS: dict[str, str] = {
     "minutes_between": "integer",
     # the asset library
     "icons": "list of strings (icon names)", "objects": "list of strings (object names)",
+    "distinct_sample": "list of strings (the names)", "rotation_safe": "list of strings (the names)",
+    "mirror_safe": "list of strings (the names)", "asset_label": "string", "asset_synonyms": "list of strings",
 }
 
 

@@ -29,7 +29,7 @@ from ..errors import EvalError
 ASSET_DIR = Path(__file__).resolve().parent.parent / "assets"
 MANIFEST = ASSET_DIR / "manifest.yaml"
 KINDS = {"mono": "icon", "colour": "object"}  # a set's colour kind → the mark that draws it (and the builtin's name)
-ICON_FILE, LICENCE_FILE = "icons.json.gz", "LICENSE.txt"
+ICON_FILE, LICENCE_FILE, TABLE_FILE = "icons.json.gz", "LICENSE.txt", "tables.json.gz"
 SET_FIELDS = ("set", "kind", "title", "source", "licence", "licence_url", "attribution", "count")
 
 
@@ -142,3 +142,73 @@ def _near(word: str, known) -> str:
 
 def asset_count(kind: str) -> int:
     return len(_index(kind).names)
+
+
+# -- what a viewer can tell apart: the per-set tables bench/asset_tables.py precomputes ---------------------------
+# A name both kinds hold (an icon and an object called 'dog') is read as every asset it names, conservatively: it is
+# near-identical to a name when any of its assets is, rotation- or mirror-safe only when all of them are, and its
+# synonyms are all of theirs.
+@dataclass(frozen=True)
+class _Table:
+    near: dict[str, frozenset[str]]  # asset name in its set → the names of the set near-identical to it
+    rotation_safe: frozenset[str]  # turned 90° and 180°, it differs visibly from itself
+    mirror_safe: frozenset[str]  # mirrored left to right, it differs visibly from itself
+    synonyms: dict[str, tuple[str, ...]]  # the words a person may say for it, where more than its label
+
+
+@lru_cache(maxsize=None)
+def _table(set_name: str) -> _Table:
+    data = json.loads(gzip.decompress((ASSET_DIR / set_name / TABLE_FILE).read_bytes()))
+    near: dict[str, set[str]] = {}
+    for a, b, _ in data["near"]:
+        near.setdefault(a, set()).add(b)
+        near.setdefault(b, set()).add(a)
+    turn, names = data["turn_at_least"], data["names"]
+    return _Table({n: frozenset(ns) for n, ns in near.items()},
+                  frozenset(n for n, t90, t180 in zip(names, data["turn90"], data["turn180"]) if min(t90, t180) >= turn),
+                  frozenset(n for n, m in zip(names, data["mirror"]) if m >= turn),
+                  {n: tuple(s) for n, s in data["synonyms"].items()})
+
+
+def assets_named(name: str) -> list[Asset]:
+    """Every asset (of either kind) this name or alias names; an unknown name is an EvalError listing near names."""
+    out = []
+    for kind in KINDS:
+        idx = _index(kind)
+        a = idx.assets.get(name) or idx.assets.get(idx.aliases.get(name, ""))
+        if a is not None:
+            out.append(a)
+    if not out:
+        known = {**_index("mono").assets, **_index("colour").assets}
+        raise EvalError(f"unknown icon or object '{name}'{_near(name, known)}")
+    return out
+
+
+def near_identical(a: str, b: str) -> bool:
+    """Whether two names draw assets a viewer may not tell apart at icon size (the same asset included)."""
+    return any(x.set == y.set and (x.name == y.name or y.name in _table(x.set).near.get(x.name, ()))
+               for x in assets_named(a) for y in assets_named(b))
+
+
+def rotation_safe(name: str) -> bool:
+    return all(a.name in _table(a.set).rotation_safe for a in assets_named(name))
+
+
+def mirror_safe(name: str) -> bool:
+    return all(a.name in _table(a.set).mirror_safe for a in assets_named(name))
+
+
+def asset_label(name: str) -> str:
+    """The display name: the words of the name as written, without its set ('red apple' for 'twemoji:red-apple')."""
+    assets_named(name)
+    return " ".join(_words(name.split(":")[-1]))
+
+
+def asset_synonyms(name: str) -> list[str]:
+    """The words a person may say for the asset, sorted: its label, its upstream aliases' labels, the head noun of a
+    colour- or size-qualified name, the kinds of bench/asset_tables.py's KINDS."""
+    said = {asset_label(name)}
+    for a in assets_named(name):
+        said.add(" ".join(_words(a.name)))
+        said.update(_table(a.set).synonyms.get(a.name, ()))
+    return sorted(said)
