@@ -209,3 +209,30 @@ def test_missing_tile_decoys_are_the_tile_turned_and_another_busy_tile(taxonomy)
         assert len(same) == 3 and same[0] == 0 and len(set(same)) == 3  # upright once, two other turns
         (other,) = [o for o in opts if o["src"] != gap[0]]
         assert other["turn"] == 0 and other["src"] in st["busy"]  # a tile that shows a sprite, shown elsewhere
+
+
+def test_room_things_are_recoloured_icons_standing_on_their_base(taxonomy):
+    """The room draws its things and pets as game-icons (vocab.sprites `icon`) in their colour, a square of side
+    max(w, h) on the thing's base: the old sprites drew a 4.6 × 3.6 cup box, not a square, and no icon."""
+    from tessera.spec.assets import asset_names
+    from tests.test_scene_symbolic import render
+
+    mono = set(asset_names("mono"))
+    icons = {v["kind"]: v["icon"] for v in taxonomy.vocab["sprites"]}
+    assert all(name in mono for name in icons.values() if name), icons
+    assert {k for k, n in icons.items() if n} >= {"cat", "dog", "ball", "book", "cup"}
+    table = {"kind": "table", "x": 40.0, "y": 5.0, "w": 32.0, "h": 16.0, "color": "brown", "z": 1, "flip": False,
+             "host": -1, "rel": "furniture"}
+    cup = {"kind": "cup", "x": 40.0, "y": 21.0, "w": 4.6, "h": 3.6, "color": "red", "z": 2, "flip": False,
+           "host": 0, "rel": "on"}
+    state = {"width": 80.0, "height": 40.0, "floor": 5.0, "hosts": [table], "objects": [cup]}
+    rmap, img, _ = render(taxonomy, "illustrations.room", state)
+    px = min(600 / 80.0, 300 / 40.0)
+    x0, y0, x1, y1 = rmap["objects[0]"]["bbox"]
+    side, top = 4.6 * px, 300 - (21.0 + 4.6) * px  # the square of side max(w, h) standing on the table top
+    assert x0 >= 300 - side / 2 - 1 and x1 <= 300 + side / 2 + 1 and y0 >= top - 1, (x0, y0, x1, y1, side)
+    assert x1 - x0 >= 0.8 * side and y1 - y0 >= 0.8 * side, (x0, y0, x1, y1, side)  # a glyph filling it
+    assert abs(y1 - (300 - 21.0 * px)) < 3  # it stands on the table top
+    box = img[int(y0):int(y1), int(x0):int(x1)].astype(int)
+    red = (box[..., 0] > 150) & (box[..., 1] < 110) & (box[..., 2] < 110)
+    assert red.mean() > 0.1, red.mean()  # recoloured by its colour
