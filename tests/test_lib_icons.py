@@ -116,11 +116,12 @@ def render_grammar(root, rel: str, text: str, seed: int = 3):
 
 
 def test_icon_field_and_grid_bind_every_pictogram(library_copy):
+    # icon_field draws game-icons by name (issue 26); icon_grid still draws the pictograms
     res, _ = render_grammar(library_copy, "grammars/icons/t_field.yaml", """
         grammar: icons.t_field
         summary: two pictograms
         state:
-          field: "[{k: 'sun', c: 'yellow', s: 'large', x: 0.2, y: 0.3, a: 0}, {k: 'car', c: 'red', s: 'small', x: 0.7, y: 0.6, a: 90}]"
+          field: "[{k: 'sun', c: 'yellow', s: 'large', x: 0.2, y: 0.3, a: 0}, {k: 'city-car', c: 'red', s: 'small', x: 0.7, y: 0.6, a: 90}]"
         render:
           canvas: {width: 480, height: 480}
           scene: {use: icon_field, with: {items: field, x: "i -> i.x", y: "i -> i.y", icon: "i -> i.k",
