@@ -212,3 +212,50 @@ def test_balance_binds_each_scale_inside_the_canvas(taxonomy):
     x0, y0, x1, y1 = (round(v) for v in boxes[2])
     box = img[y0:y1, x0:(x0 + x1) // 2]
     assert ((box[:, :, 0] > 230) & (box[:, :, 1] > 200) & (box[:, :, 2] < 150)).sum() > 200
+
+
+# -- games.cards --------------------------------------------------------------------------------------------------
+def _blobs(mask) -> int:
+    """Connected groups (8-neighbour) of True pixels: one per drawn pip."""
+    seen = np.zeros_like(mask, dtype=bool)
+    count = 0
+    for y0, x0 in zip(*np.nonzero(mask)):
+        if seen[y0, x0]:
+            continue
+        count += 1
+        stack = [(y0, x0)]
+        seen[y0, x0] = True
+        while stack:
+            y, x = stack.pop()
+            for ny in (y - 1, y, y + 1):
+                for nx in (x - 1, x, x + 1):
+                    if 0 <= ny < mask.shape[0] and 0 <= nx < mask.shape[1] and mask[ny, nx] and not seen[ny, nx]:
+                        seen[ny, nx] = True
+                        stack.append((ny, nx))
+    return count
+
+
+@pytest.mark.parametrize("suit", ["hearts", "spades"])
+def test_cards_show_their_ranks_pips_and_court_panels(taxonomy, suit):
+    """games.cards draws a real card: between the corner indices a number card shows as many suit pips as its
+    rank (the ace one), a court card a framed panel (its fill '#f6efd9') instead. The old card drew one big suit
+    symbol whatever the rank, so every card counted 1 pip and no card had a panel."""
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    cards = [{"rank": r, "suit": suit, "value": i + 1} for i, r in enumerate(ranks)]
+    rmap, img, _ = render(taxonomy, "games.cards", {"cards": cards, "n": len(cards)}, seed=2)
+    assert set(rmap) == {f"cards[{i}]" for i in range(13)}
+    for i, c in enumerate(cards):
+        x0, y0, x1, y1 = rmap[f"cards[{i}]"]["bbox"]
+        w, h = x1 - x0, y1 - y0
+        # the pip field: clear of the corner indices, which sit in the outer fifth of the width
+        field = img[round(y0 + 0.12 * h):round(y1 - 0.12 * h), round(x0 + 0.21 * w):round(x1 - 0.21 * w)]
+        if suit == "hearts":
+            ink = (field[:, :, 0] > 150) & (field[:, :, 1] < 110) & (field[:, :, 2] < 110)
+        else:
+            ink = field.max(axis=2) < 200  # a spade's thin stem is grey where it meets the blade
+        panel = (field == (246, 239, 217)).all(axis=2).any()
+        if c["value"] <= 10:
+            assert _blobs(ink) == c["value"], c
+            assert not panel, c
+        else:
+            assert panel, c
