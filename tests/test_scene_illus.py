@@ -290,3 +290,27 @@ def test_street_draws_recoloured_icons_in_rows_that_never_overlap(taxonomy):
     assert x1 - x0 >= 0.8 * 18.0 * px and y1 - y0 >= 0.8 * 11.0 * px
     sky, road = img[5, 600], img[int(y(4.0)), 320]
     assert sky[2] > 230 and sky[0] < 230 and road.max() < 130, (sky, road)  # a blue sky band, a dark road
+
+
+def test_shelf_things_are_recoloured_icons_on_their_board_within_their_gap(taxonomy):
+    """The bookcase's things are game-icons in their colour, a square of side min(max(w, h), w + 1.5) standing on the
+    shelf board: the old shelf drew them as vector sprites (a cup was a 6.9 × 5.4 box, not an icon)."""
+    from tests.test_scene_symbolic import render
+
+    case = {"kind": "shelf", "shelf": "", "x": 40.0, "y": 2.0, "w": 60.0, "h": 50.0, "color": "brown", "z": 0,
+            "flip": False}
+    board = 2.0 + 0.672 * 50.0  # the top shelf's anchor v0
+    book = {"kind": "book", "shelf": "top", "x": 40.0, "y": board, "w": 4.5, "h": 7.5, "color": "red", "z": 1,
+            "flip": False}
+    rmap, img, _ = render(taxonomy, "illustrations.shelf", {"width": 80.0, "height": 80.0 / 1.2, "sw": 60.0, "sh": 50.0,
+                                                          "case": case, "things": [book]})
+    px = min(480 / 80.0, 400 / (80.0 / 1.2))
+    oy = (400 - 80.0 / 1.2 * px) / 2
+    x0, y0, x1, y1 = rmap["things[0]"]["bbox"]
+    side = 6.0  # min(7.5, 4.5 + 1.5): narrower than max(w, h), so neighbours 1.5 apart never touch
+    base = oy + (80.0 / 1.2 - board) * px
+    assert x0 >= 240 - side / 2 * px - 1 and x1 <= 240 + side / 2 * px + 1, (x0, x1)
+    assert y1 <= base + 1 and y0 >= base - side * px - 1 and y1 - y0 >= 0.8 * side * px, (y0, y1, base)
+    box = img[int(y0):int(y1), int(x0):int(x1)]
+    red = (box[..., 0] > 150) & (box[..., 1] < 110) & (box[..., 2] < 110)
+    assert red.mean() > 0.1, red.mean()
