@@ -8,10 +8,15 @@ import sys
 from pathlib import Path
 
 VOCAB = Path(__file__).resolve().parent.parent / "taxonomy" / "vocab.yaml"
-ICONS = {"cat": "cat", "dog": "sitting-dog", "ball": "beach-ball", "book": "book-cover", "cup": "coffee-cup"}
+ICONS = {"cat": "cat", "dog": "sitting-dog", "ball": "beach-ball", "book": "book-cover", "cup": "coffee-cup",
+         # the street (no mono bicycle: it stays a sprite)
+         "car": "city-car", "bus": "bus", "house": "house", "shop": "shop", "tree": "oak", "pine": "pine-tree",
+         "person": "person"}
 NOTE = ("  # `icon`: the game-icons asset a scene may draw the kind as ('' for none): the `icon` mark, recoloured by fill\n"
         "  # (colour words stay true), a square of side max(w, h) on the same base, centred on the same x.\n")
-ENTRY = re.compile(r"^(    - \{kind: (\w+), family: \w+, plural: \w+, w: [\d.]+, h: [\d.]+, )(?!icon: )", re.M)
+# an entry's head up to its `icon` field (written or not): rewriting replaces the value, so a name added to ICONS
+# reaches entries written before it (the old pattern skipped every entry that had an `icon` already)
+ENTRY = re.compile(r"^(    - \{kind: (\w+), family: \w+, plural: \w+, w: [\d.]+, h: [\d.]+, )(icon: '[\w-]*', )?", re.M)
 
 
 def rewrite(text: str) -> str:

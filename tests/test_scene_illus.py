@@ -136,8 +136,25 @@ def test_tiles_in_another_layout_show_chosen_tiles_with_labels(tmp_path):
 
 
 # -- the sprite library (components/sprite_*.yaml, vocab.sprites) --------------------------------------------------
-def _sprite_sheet(taxonomy):
-    """Every sprite of vocab.sprites, drawn large through the street grammar's scene on a hand-made state."""
+@pytest.fixture(scope="module")
+def sheet_taxonomy(tmp_path_factory):
+    """A probe library whose one grammar draws `items` through the `sprites` component alone, on a blank canvas: the
+    sprite sheet no longer goes through the street scene, which draws most kinds as game-icons over a sky."""
+    from tests.conftest import probe_taxonomy
+    from tessera.taxonomy import compile_taxonomy
+
+    tmp = tmp_path_factory.mktemp("sheet")
+    probe_taxonomy(tmp)
+    (tmp / "grammars/probe").mkdir(parents=True)
+    (tmp / "grammars/probe/sheet.yaml").write_text(
+        "grammar: probe.sheet\nsummary: Every sprite.\nstate:\n  width: 144.0\n  height: 100.0\n  items: \"[{kind: 'cat', row: 0, x: 9.0, y: 1.0, w: 10.0, h: 9.0, z: 0, color: 'red', flip: false}]\"\n"
+        "render:\n  canvas: {width: 640, height: 320}\n  scene:\n    use: sprites\n"
+        "    with: {items: items, width: width, height: height, z: '.z', flip: '.flip'}\n")
+    return compile_taxonomy(tmp)
+
+
+def _sprite_sheet(taxonomy, sheet_taxonomy):
+    """Every sprite of vocab.sprites, drawn large through the sprites component on a hand-made state."""
     from tests.test_scene_symbolic import render
 
     sprites = taxonomy.vocab["sprites"]
@@ -146,13 +163,13 @@ def _sprite_sheet(taxonomy):
         k = 16.0 / max(v["w"], v["h"])
         items.append({"kind": v["kind"], "row": 0, "x": 12.0 + 24.0 * (i % 6), "y": 76.0 - 23.0 * (i // 6),
                       "w": v["w"] * k, "h": v["h"] * k, "z": 0, "color": "red", "flip": False})
-    state = {"width": 144.0, "height": 100.0, "bases": [-50.0, -50.0, -50.0], "items": items}
-    rmap, img, _ = render(taxonomy, "illustrations.street", state)
+    state = {"width": 144.0, "height": 100.0, "items": items}
+    rmap, img, _ = render(sheet_taxonomy, "probe.sheet", state)
     return sprites, items, rmap, img
 
 
-def test_every_sprite_is_drawn_in_its_box(taxonomy):
-    sprites, items, rmap, img = _sprite_sheet(taxonomy)
+def test_every_sprite_is_drawn_in_its_box(taxonomy, sheet_taxonomy):
+    sprites, items, rmap, img = _sprite_sheet(taxonomy, sheet_taxonomy)
     families = {v["family"] for v in sprites}
     assert len(sprites) >= 16 and {"furniture", "plants", "people", "vehicles", "animals", "buildings"} <= families
     px = min(640 / 144.0, 320 / 100.0)
@@ -169,8 +186,8 @@ def test_every_sprite_is_drawn_in_its_box(taxonomy):
         assert inked > 0.08, (s["kind"], inked)  # something of the sprite is drawn in its box
 
 
-def test_sprite_anchors_are_surfaces_and_free_space(taxonomy):
-    sprites, items, rmap, img = _sprite_sheet(taxonomy)
+def test_sprite_anchors_are_surfaces_and_free_space(taxonomy, sheet_taxonomy):
+    sprites, items, rmap, img = _sprite_sheet(taxonomy, sheet_taxonomy)
     px = min(640 / 144.0, 320 / 100.0)
     ox, oy = (640 - 144.0 * px) / 2, (320 - 100.0 * px) / 2
     bg = img[2, 2]
@@ -236,3 +253,64 @@ def test_room_things_are_recoloured_icons_standing_on_their_base(taxonomy):
     box = img[int(y0):int(y1), int(x0):int(x1)].astype(int)
     red = (box[..., 0] > 150) & (box[..., 1] < 110) & (box[..., 2] < 110)
     assert red.mean() > 0.1, red.mean()  # recoloured by its colour
+
+
+def test_street_draws_recoloured_icons_in_rows_that_never_overlap(taxonomy):
+    """The street draws its buildings, trees, people, pets and cars as game-icons (vocab.sprites `icon`) in their
+    colour, a square standing on the item's base and never taller than the gap up to the next row, over a sky, a
+    pavement and a road; the bicycle, with no icon, stays a sprite. The old street drew every kind as a vector sprite
+    (a bus was a box) on three flat bands: no icon, no sky."""
+    from tests.test_scene_symbolic import render
+
+    icons = {v["kind"]: v["icon"] for v in taxonomy.vocab["sprites"]}
+    assert {k for k, n in icons.items() if n} >= {"car", "bus", "house", "shop", "tree", "pine", "person"}
+    assert icons["bicycle"] == ""
+    bases = [41.0, 22.0, 2.0]
+    items = [{"kind": "house", "row": 0, "x": 30.0, "y": 41.0, "w": 25.2, "h": 25.2, "z": 0, "color": "red", "flip": False},
+             {"kind": "person", "row": 1, "x": 30.0, "y": 22.0, "w": 6.8, "h": 15.3, "z": 1, "color": "blue", "flip": False},
+             {"kind": "bus", "row": 2, "x": 40.0, "y": 2.0, "w": 40.0, "h": 16.0, "z": 2, "color": "red", "flip": False},
+             {"kind": "bicycle", "row": 2, "x": 110.0, "y": 2.0, "w": 18.0, "h": 11.0, "z": 2, "color": "blue", "flip": False}]
+    rmap, img, _ = render(taxonomy, "illustrations.street", {"width": 136.0, "height": 68.0, "bases": bases, "items": items})
+    px = min(640 / 136.0, 320 / 68.0)
+
+    def y(v):
+        return 320 - v * px
+    for i, side in ((0, 25.2), (1, 15.3), (2, min(40.0, bases[1] - bases[2] - 1.5))):  # the bus: capped by the row gap
+        x0, y0, x1, y1 = rmap[f"items[{i}]"]["bbox"]
+        s = items[i]
+        assert y1 <= y(s["y"]) + 1 and y0 >= y(s["y"] + side) - 1, (s["kind"], y0, y1, side)  # in its square on the base
+        assert max(y1 - y0, x1 - x0) >= 0.8 * side * px, (s["kind"], y0, y1, side)  # a glyph filling it
+        assert x0 >= (s["x"] - side / 2) * px - 1 and x1 <= (s["x"] + side / 2) * px + 1, (s["kind"], x0, x1)
+        box = img[int(y0):int(y1), int(x0):int(x1)]
+        hue = (box[..., 0] > 150) & (box[..., 1] < 110) if s["color"] == "red" else (box[..., 2] > 150) & (box[..., 0] < 110)
+        assert hue.mean() > 0.1, (s["kind"], hue.mean())  # recoloured by its colour
+    assert rmap["items[0]"]["bbox"][3] < rmap["items[1]"]["bbox"][1] + 1  # the back row is wholly above the pavement
+    assert rmap["items[1]"]["bbox"][3] < rmap["items[2]"]["bbox"][1] + 1
+    x0, y0, x1, y1 = rmap["items[3]"]["bbox"]  # the bicycle: its sprite fills its 18 × 11 box
+    assert x1 - x0 >= 0.8 * 18.0 * px and y1 - y0 >= 0.8 * 11.0 * px
+    sky, road = img[5, 600], img[int(y(4.0)), 320]
+    assert sky[2] > 230 and sky[0] < 230 and road.max() < 130, (sky, road)  # a blue sky band, a dark road
+
+
+def test_shelf_things_are_recoloured_icons_on_their_board_within_their_gap(taxonomy):
+    """The bookcase's things are game-icons in their colour, a square of side min(max(w, h), w + 1.5) standing on the
+    shelf board: the old shelf drew them as vector sprites (a cup was a 6.9 × 5.4 box, not an icon)."""
+    from tests.test_scene_symbolic import render
+
+    case = {"kind": "shelf", "shelf": "", "x": 40.0, "y": 2.0, "w": 60.0, "h": 50.0, "color": "brown", "z": 0,
+            "flip": False}
+    board = 2.0 + 0.672 * 50.0  # the top shelf's anchor v0
+    book = {"kind": "book", "shelf": "top", "x": 40.0, "y": board, "w": 4.5, "h": 7.5, "color": "red", "z": 1,
+            "flip": False}
+    rmap, img, _ = render(taxonomy, "illustrations.shelf", {"width": 80.0, "height": 80.0 / 1.2, "sw": 60.0, "sh": 50.0,
+                                                          "case": case, "things": [book]})
+    px = min(480 / 80.0, 400 / (80.0 / 1.2))
+    oy = (400 - 80.0 / 1.2 * px) / 2
+    x0, y0, x1, y1 = rmap["things[0]"]["bbox"]
+    side = 6.0  # min(7.5, 4.5 + 1.5): narrower than max(w, h), so neighbours 1.5 apart never touch
+    base = oy + (80.0 / 1.2 - board) * px
+    assert x0 >= 240 - side / 2 * px - 1 and x1 <= 240 + side / 2 * px + 1, (x0, x1)
+    assert y1 <= base + 1 and y0 >= base - side * px - 1 and y1 - y0 >= 0.8 * side * px, (y0, y1, base)
+    box = img[int(y0):int(y1), int(x0):int(x1)]
+    red = (box[..., 0] > 150) & (box[..., 1] < 110) & (box[..., 2] < 110)
+    assert red.mean() > 0.1, red.mean()
