@@ -186,8 +186,8 @@ def panels(root, items: list[dict], w=800, h=440, options=4, blank=True, wrap=0)
     return res
 
 
-PANELS = [{"k": "heart", "c": "red", "n": n, "s": "large", "a": 0} for n in (1, 2, 3)]
-OPTIONS = [{"k": "heart", "c": c, "n": 4, "s": "large", "a": 0} for c in ("red", "blue", "green", "gray")]
+PANELS = [{"k": "hearts", "c": "red", "n": n, "s": "large", "a": 0} for n in (1, 2, 3)]
+OPTIONS = [{"k": "hearts", "c": c, "n": 4, "s": "large", "a": 0} for c in ("red", "blue", "green", "gray")]
 
 
 def test_panel_row_binds_sequence_and_lettered_options_in_two_rows(library_copy):
@@ -201,7 +201,7 @@ def test_panel_row_binds_sequence_and_lettered_options_in_two_rows(library_copy)
     assert len(rows) == 2
 
 
-def test_pictogram_size_does_not_depend_on_the_count(library_copy):
+def test_icon_size_does_not_depend_on_the_count(library_copy):
     """Size is a property a sequence can change, so a panel of 4 holds four copies as big as a panel of 1's."""
     res = panels(library_copy, [{**PANELS[0], "n": 1}, {**PANELS[0], "n": 4}], 400, 220, options=0, blank=False)
     px = res.rgb[:, :, :3]
