@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .cache import Cache, code_key, key
-from .check.taxonomy import check_duplicates, check_references, resolve_taxonomy
+from .check.taxonomy import check_duplicates, check_references, check_vocab_assets, resolve_taxonomy
 from .errors import CompileFailed, Diagnostic, Diagnostics, TesseraError
 from .load.library import Library, Unit, diags_from_rows, load_library
 
@@ -416,6 +416,7 @@ def _compile_taxonomy(root, cache, tasks) -> Taxonomy:
     diags = Diagnostics()
     lib = load_library(root, diags, cache)
     check_references(lib, diags)
+    check_vocab_assets(lib, diags)
     comp = _Compiler(lib, cache)
     chosen = set(lib.programs) if tasks is None else {t for t in lib.programs if tasks(comp.info(t))}
     used_contracts = {lib.programs[t].header["contract"] for t in chosen}
@@ -543,6 +544,7 @@ def open_taxonomy(root: Path | str | None = None, cache: Cache | None = None) ->
     if lib.taxonomy is None:
         raise CompileFailed(diags if diags else _no_index(root))
     check_references(lib, diags)
+    check_vocab_assets(lib, diags)
     domains = resolve_taxonomy(lib, diags)
     comp = _Compiler(lib, cache)
     return _taxonomy(lib, comp, domains, diags, list(diags.errors))

@@ -116,7 +116,7 @@ def render_grammar(root, rel: str, text: str, seed: int = 3):
 
 
 def test_icon_field_and_grid_bind_every_pictogram(library_copy):
-    # icon_field draws game-icons by name (issue 26); icon_grid still draws the pictograms
+    # icon_field and icon_grid draw game-icons by name (issue 26)
     res, _ = render_grammar(library_copy, "grammars/icons/t_field.yaml", """
         grammar: icons.t_field
         summary: two pictograms
@@ -134,7 +134,7 @@ def test_icon_field_and_grid_bind_every_pictogram(library_copy):
         grammar: icons.t_grid
         summary: two pictograms on a grid
         state:
-          grid: "[{r: 0, c: 1, k: 'tree', col: 'green'}, {r: 2, c: 2, k: 'cup', col: 'blue'}]"
+          grid: "[{r: 0, c: 1, k: 'pine-tree', col: 'green'}, {r: 2, c: 2, k: 'coffee-cup', col: 'blue'}]"
         render:
           canvas: {width: 448, height: 448}
           scene: {use: icon_grid, with: {items: grid, rows: 3, cols: 3, row: "i -> i.r", col: "i -> i.c",
@@ -143,6 +143,25 @@ def test_icon_field_and_grid_bind_every_pictogram(library_copy):
     assert set(res.render_map) == {"grid[0]", "grid[1]"}
     a, b = res.render_map["grid[0]"]["bbox"], res.render_map["grid[1]"]["bbox"]
     assert a[2] < b[0] and a[3] < b[1]  # cell (0, 1) is up and left of cell (2, 2)
+
+
+def test_asset_vocabularies_name_real_assets(fixture_lib):
+    # A vocabulary named *icon_kinds holds mono icon names (plain, or a record's `name`): an unknown one is an error
+    # at its place in vocab.yaml when the library compiles, not when some task first draws it.
+    from tests.test_errors import diagnostics
+
+    path = fixture_lib / "taxonomy" / "vocab.yaml"
+    path.write_text(path.read_text() + "  icon_kinds:\n    - {name: cat, label: cat}\n    - {name: catt, label: cat}\n"
+                    "  turning_icon_kinds: [cat, teapott]\n  my_object_kinds: [no-such-object]\n")
+    line = len(path.read_text().splitlines()) - 2  # the line of `{name: catt ...}`
+    errs = [e.split("/taxonomy/", 1)[1] for e in diagnostics(fixture_lib)]
+    assert errs[0] == (f"vocab.yaml:{line}:14: error: vocabulary 'icon_kinds' (asset names): unknown icon 'catt' "
+                       "(near: cat, chart, catch, catapult, cigarette)  [unknown-asset]")
+    assert errs[1].startswith(f"vocab.yaml:{line + 1}:29: error: vocabulary 'turning_icon_kinds' (asset names): "
+                              "unknown icon 'teapott'")
+    assert errs[2].startswith(f"vocab.yaml:{line + 2}:21: error: vocabulary 'my_object_kinds' (asset names): "
+                              "unknown object 'no-such-object'")
+    assert len(errs) == 3
 
 
 PANEL_GRAMMAR = """
@@ -167,8 +186,8 @@ def panels(root, items: list[dict], w=800, h=440, options=4, blank=True, wrap=0)
     return res
 
 
-PANELS = [{"k": "heart", "c": "red", "n": n, "s": "large", "a": 0} for n in (1, 2, 3)]
-OPTIONS = [{"k": "heart", "c": c, "n": 4, "s": "large", "a": 0} for c in ("red", "blue", "green", "gray")]
+PANELS = [{"k": "hearts", "c": "red", "n": n, "s": "large", "a": 0} for n in (1, 2, 3)]
+OPTIONS = [{"k": "hearts", "c": c, "n": 4, "s": "large", "a": 0} for c in ("red", "blue", "green", "gray")]
 
 
 def test_panel_row_binds_sequence_and_lettered_options_in_two_rows(library_copy):
@@ -182,7 +201,7 @@ def test_panel_row_binds_sequence_and_lettered_options_in_two_rows(library_copy)
     assert len(rows) == 2
 
 
-def test_pictogram_size_does_not_depend_on_the_count(library_copy):
+def test_icon_size_does_not_depend_on_the_count(library_copy):
     """Size is a property a sequence can change, so a panel of 4 holds four copies as big as a panel of 1's."""
     res = panels(library_copy, [{**PANELS[0], "n": 1}, {**PANELS[0], "n": 4}], 400, 220, options=0, blank=False)
     px = res.rgb[:, :, :3]

@@ -52,7 +52,8 @@ REDEFINED = {
                      "icons.shape_grid.common_shape_option", "icons.shape_grid.empty_cells",
                      "icons.shape_grid.row_extreme"],
                     "issue 11: redesigned so that every level is harder (or chart topics from vocabularies)"),
-    **dict.fromkeys(["icons.icon_field.count_either", "icons.icon_field.nearest_icon"],
+    **dict.fromkeys(["icons.icon_field.count_either", "icons.icon_field.nearest_icon", "icons.icon_grid.line_kinds",
+                     "icons.icon_grid.same_neighbors"],
                     "issue 26: kinds drawn from 210 curated game-icons (vocab.icon_kinds), not 14 pictograms"),
 }
 # Option tasks whose wrong options were redrawn since (issue 11: distractors that need the image). The query is

@@ -6,8 +6,9 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from ..errors import Diagnostics
+from ..errors import Diagnostics, EvalError
 from ..load.library import Library
+from ..spec.assets import find_asset
 
 
 def check_references(lib: Library, diags: Diagnostics) -> None:
@@ -25,6 +26,36 @@ def check_references(lib: Library, diags: Diagnostics) -> None:
         if shown != want and not shown.endswith("/" + want):
             diags.warning(unit.pos("id"), f"task id '{tid}' does not match its file: expected it at {want}",
                           code="task-id-path")
+
+
+# Vocabularies that hold asset names, by the suffix of their name: `icon_kinds`, `turning_icon_kinds` ... name mono
+# icons (the icon mark), `..._object_kinds` coloured objects (the object mark). An entry is the name itself or a
+# record whose `name` is the asset (its other fields, such as `label`, are the author's words).
+_ASSET_VOCABS = (("icon_kinds", "mono"), ("object_kinds", "colour"))
+
+
+def check_vocab_assets(lib: Library, diags: Diagnostics) -> None:
+    """Every asset name in a vocabulary that holds them (see _ASSET_VOCABS) is in the asset library: a misspelt or
+    removed name is an `unknown-asset` error at its place in taxonomy/vocab.yaml, not a failure when some task first
+    draws it. Reads the header; the document is parsed only to place an error."""
+    unit = lib.vocab_unit
+    if unit is None:  # no vocab.yaml: no vocabularies
+        return
+    for key, entries in lib.vocab.items():
+        kind = next((k for suffix, k in _ASSET_VOCABS if key == suffix or key.endswith("_" + suffix)), None)
+        if kind is None:
+            continue
+        for i, entry in enumerate(entries):
+            name = entry.get("name") if isinstance(entry, dict) else entry
+            loc: tuple = ("vocab", key, i, "name") if isinstance(entry, dict) else ("vocab", key, i)
+            if not isinstance(name, str):
+                diags.error(unit.doc.pos(loc), f"vocabulary '{key}' holds asset names: entry {i} should be a name or a record "
+                                   f"with a `name`, not {entry!r}", code="unknown-asset")
+                continue
+            try:
+                find_asset(kind, name)
+            except EvalError as exc:
+                diags.error(unit.doc.pos(loc), f"vocabulary '{key}' (asset names): {exc}", code="unknown-asset")
 
 
 def _known(table: dict) -> str:
