@@ -874,11 +874,14 @@ def test_a_real_full_disk(room, two_cfg, two_ref, taxonomy, tmp_path):
 
 # -- what the hashes cover ------------------------------------------------------------------------------------
 def test_task_inputs_cover_nested_components(taxonomy):
-    task = next(t for t in taxonomy.tasks.values() if t.grammar.id == "icons.icon_grid")
-    assert provenance._components_used(task.grammar.scene, set()) == {"icon_grid", "grid_board"}
+    # the pets scene uses `sprites`, which uses one component per sprite family: an edit two levels down counts
+    task = next(t for t in taxonomy.tasks.values() if t.grammar.id == "illustrations.pets")
+    assert provenance._components_used(task.grammar.scene, set()) == {
+        "sprites", "sprite_animals", "sprite_buildings", "sprite_furniture", "sprite_people", "sprite_plants",
+        "sprite_things", "sprite_vehicles"}
     parts = provenance.task_parts(task, taxonomy)
     other = provenance.task_parts(task, taxonomy, {**provenance.component_hashes(ROOT.resolve()),
-                                                   "grid_board": "edited"})
+                                                   "sprite_animals": "edited"})
     assert [p for p in provenance.TASK_PARTS if parts[p] != other[p]] == ["components"]
 
 
