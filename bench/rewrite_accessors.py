@@ -17,6 +17,10 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.rewrite_driver import run  # noqa: E402
+
 DIRS = ("grammars", "programs", "components")
 SPECIAL = {"inf", "nan"}
 INLINE = re.compile(r"(?<![\w.])([A-Za-z_]\w*) -> \1\.([A-Za-z_]\w*)(?=\s*[,)\]}\"']|\s*$)", re.M)
@@ -36,22 +40,7 @@ def rewrite(text: str) -> tuple[str, int]:
 
 
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
-    args = [a for a in argv if a != "--check"]
-    root = Path(args[0]) if args else Path(__file__).resolve().parent.parent
-    total = files = 0
-    for d in DIRS:
-        for path in sorted((root / d).rglob("*.yaml")):
-            text = path.read_text()
-            new, n = rewrite(text)
-            if n:
-                files += 1
-                total += n
-                if not check:
-                    path.write_text(new)
-    verb = "would rewrite" if check else "rewrote"
-    print(f"{verb} {total} accessor lambdas in {files} files")
-    return 1 if check and total else 0
+    return run(argv, DIRS, lambda text, _path: rewrite(text), "accessor lambdas")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from compiler.errors import Diagnostics  # noqa: E402
 from compiler.load.models import OLD_TYPE_WORDS  # noqa: E402
 from compiler.load.yaml_source import parse_yaml  # noqa: E402
+from bench.rewrite_driver import run  # noqa: E402
 
 
 def rewrite(text: str, display: str) -> tuple[str, int]:
@@ -40,21 +41,7 @@ def rewrite(text: str, display: str) -> tuple[str, int]:
 
 
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
-    args = [a for a in argv if a != "--check"]
-    root = Path(args[0]) if args else Path(__file__).resolve().parent.parent
-    total = files = 0
-    for path in sorted((root / "components").rglob("*.yaml")):
-        text = path.read_text()
-        new, n = rewrite(text, str(path.relative_to(root)))
-        if n:
-            files += 1
-            total += n
-            if not check:
-                path.write_text(new)
-    verb = "would rewrite" if check else "rewrote"
-    print(f"{verb} {total} parameter kinds in {files} files")
-    return 1 if check and total else 0
+    return run(argv, ("components",), rewrite, "parameter kinds")
 
 
 if __name__ == "__main__":
